@@ -1,0 +1,43 @@
+// The one shape every recipe uses to talk to a model. Implemented by activities/llm/client.ts
+// (openai SDK + durable request cache); recipes only see this interface, so they stay pure and testable.
+
+export interface TextPart { type: 'text'; text: string }
+export interface ImagePart { type: 'image_url'; image_url: { url: string } }
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string | Array<TextPart | ImagePart>;
+}
+
+/** Decoding parameters: all of them are part of the request-cache key. */
+export interface Decoding {
+  temperature: number;
+  topP?: number;
+  maxTokens: number;
+  /** Per-request sampling seed sent to the server (vLLM honours it). */
+  seed?: number;
+  stop?: string[];
+}
+
+export interface ChatCall {
+  messages: ChatMessage[];
+  decoding: Decoding;
+  /** Number of candidates in one request (tree sampling). Default 1. */
+  n?: number;
+  /**
+   * Identifies which sample this is (e.g. `s3` for the 4th sample of a task). Part of the cache key so that
+   * repeated samples of the same prompt do not collapse into one cached answer.
+   */
+  sampleKey: string;
+}
+
+export interface TokenUsage { promptTokens: number; completionTokens: number }
+
+export interface ChatOutput {
+  texts: string[];
+  finishReasons: string[];
+  usage: TokenUsage;
+  /** True when the answer came from the durable cache (no request was sent). */
+  cached: boolean;
+}
+
+export type Chat = (call: ChatCall) => Promise<ChatOutput>;
