@@ -1,0 +1,16 @@
+// Splits each split's (task × sample) space into shards of `generation.shardSize` tasks.
+import type { LoopConfig } from '../../configs/schema';
+import type { ShardSpec } from '../../workflows/types';
+import { recipeRuntime, type Split } from '../recipes/runtime';
+
+export function planShards(config: LoopConfig, evalOnly: boolean): ShardSpec[] {
+  const runtime = recipeRuntime(config);
+  const splits: Split[] = evalOnly ? ['eval'] : ['eval', 'train'];
+  const out: ShardSpec[] = [];
+  for (const split of splits) {
+    const n = runtime.taskCount(split);
+    for (let start = 0, index = 0; start < n; start += config.generation.shardSize, index++)
+      out.push({ split, index, start, end: Math.min(n, start + config.generation.shardSize) });
+  }
+  return out;
+}

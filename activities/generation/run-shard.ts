@@ -1,0 +1,82 @@
+// Runs one shard of conversations with bounded concurrency, heartbeating progress, and writes the records to the
+// artifact store; only the ref goes back to the workflow. Every LLM call goes through the durable cache, so a
+// retried shard (after a crash, a kill or a flaky endpoint) re-sends only the calls that never succeeded.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import path from 'node:path';
+import type { ShardInput, ShardResult } from '../../workflows/types';
+import { ArtifactStore } from '../artifacts/store';
+import { RequestCache } from '../llm/cache';
+import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
+import { recipeRuntime } from '../recipes/runtime';
+import { startHeartbeat } from '../heartbeat';
+
+export interface ShardProgress {
+  done: number;
+  total: number;
+  calls: number;
+  cachedCalls: number;
+}
+
+export function extractorEndpoint(input: ShardInput): EndpointRef {
+  const ex = input.config.recipe.extractor;
+  if (!ex) return input.agent; // CoRal default: the served model extracts its own beliefs
+  return { baseUrl: ex.baseUrl, model: ex.model, cacheId: ex.model, apiKeyEnv: ex.apiKeyEnv, maxConcurrency: ex.maxConcurrency };
+}
+
+export async function runShard(input: ShardInput): Promise<ShardResult> {
+  const { config, shard } = input;
+  const ctx = Context.current();
+  const signal = ctx.cancellationSignal;
+  const runtime = recipeRuntime(config);
+  const cache = new RequestCache(path.join(config.stateDir, 'llm-cache'));
+  const usage = newUsageCounter();
+  const chatOpts = { cache, llm: config.llm, usage, signal };
+  const agent = createChat({ ...chatOpts, endpoint: input.agent });
+  const extractor = createChat({ ...chatOpts, endpoint: extractorEndpoint(input) });
+
+  const samples = runtime.samplesPerTask(shard.split);
+  const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
+  for (let t = shard.start; t < shard.end; t++) for (let s = 0; s < samples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
+
+  const records: unknown[] = new Array(jobs.length);
+  const progress: ShardProgress = { done: 0, total: jobs.length, calls: 0, cachedCalls: 0 };
+  const hb = startHeartbeat(progress);
+  const errors: unknown[] = [];
+  let next = 0;
+  const lane = async () => {
+    // After a failure, stop starting conversations but let those in flight finish: their answers land in the
+    // cache, so the retry does not pay for them again.
+    while (next < jobs.length && errors.length === 0 && !signal.aborted) {
+      const i = next++;
+      try {
+        records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], agent, extractor });
+        progress.done++;
+        progress.calls = usage.calls;
+        progress.cachedCalls = usage.cachedCalls;
+        hb.update({ ...progress });
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(config.generation.concurrency, jobs.length) }, lane));
+  } finally {
+    hb.stop();
+  }
+  if (signal.aborted) throw signal.reason; // a CancelledFailure: the stage was stopped
+  if (errors.length) {
+    // A non-retryable failure (bad key, wrong model) wins: retrying the shard cannot fix it.
+    const fatal = errors.find((e) => e instanceof ApplicationFailure && e.nonRetryable);
+    throw fatal ?? errors[0];
+  }
+  const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
+  const ref = store.putJsonl(records);
+  return {
+    records: ref,
+    conversations: records.length,
+    calls: usage.calls,
+    cachedCalls: usage.cachedCalls,
+    tokens: records.reduce<number>((sum, r) => sum + runtime.recordTokens(r), 0),
+  };
+}

@@ -1,0 +1,45 @@
+// Activity factory: every side effect of the project, wrapped so that user mistakes (a bad task file, a bad
+// template) become one non-retryable failure with a clear message instead of a retry storm of stack traces.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { CollabActivities } from '../workflows/activity-types';
+import { buildTrainingData } from './data/build-training-data';
+import { evaluateIteration } from './evaluation/evaluate-iteration';
+import { planShards } from './generation/plan-shards';
+import { runShard } from './generation/run-shard';
+import { deployCheckpoint, undeployCheckpoint } from './serving/deploy';
+import { trainCheckpoint } from './training/train-checkpoint';
+
+/** Errors caused by inputs the user controls: retrying cannot fix them. */
+const USER_ERRORS = new Set(['TaskFileError', 'ConfigError', 'TemplateError']);
+
+function userErrorsAreFinal<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
+  return async (...args: A) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      if (err instanceof Error && USER_ERRORS.has(err.name)) throw ApplicationFailure.nonRetryable(err.message, err.name);
+      throw err;
+    }
+  };
+}
+
+export interface ActivityDeps {
+  /** Wraps each activity (tests inject faults here). */
+  wrap?: <A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>) => (...a: A) => Promise<R>;
+}
+
+export function createActivities(deps: ActivityDeps = {}): CollabActivities {
+  const wrap = deps.wrap ?? ((_n, f) => f);
+  const acts: CollabActivities = {
+    deployCheckpoint,
+    undeployCheckpoint,
+    planShards: async ({ config, evalOnly }) => planShards(config, evalOnly),
+    runShard,
+    evaluateIteration,
+    buildTrainingData,
+    trainCheckpoint,
+  };
+  return Object.fromEntries(
+    Object.entries(acts).map(([name, fn]) => [name, wrap(name, userErrorsAreFinal(fn as (...a: unknown[]) => Promise<unknown>))]),
+  ) as unknown as CollabActivities;
+}

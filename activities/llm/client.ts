@@ -1,0 +1,152 @@
+// The one way the project calls a model: openai SDK (its own retries off), the durable request cache in front,
+// a per-endpoint concurrency bound, token accounting, and failures mapped for Temporal.
+//
+// Retries happen at two levels on purpose. A retryable failure is first retried here, a few times, honouring
+// Retry-After, so one flaky call does not abort the 50 other conversations of its shard; when those attempts are
+// used up the failure goes to Temporal (mapped by errors.ts) and the whole shard activity retries — finding every
+// call that already succeeded in the cache.
+import OpenAI from 'openai';
+import type { LlmConfig } from '../../configs/schema';
+import { RequestCache, requestCacheKey, type CachedAnswer } from './cache';
+import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
+import { endpointLimiter } from './limiter';
+import type { Chat, ChatCall, ChatOutput } from './types';
+
+/** An endpoint as activities see it. `cacheId` names the exact weights (model + checkpoint), not the URL. */
+export interface EndpointRef {
+  baseUrl: string;
+  model: string;
+  cacheId: string;
+  apiKeyEnv?: string;
+  maxConcurrency: number;
+}
+
+export interface UsageCounter {
+  calls: number;
+  cachedCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Tokens of calls actually sent (cache hits excluded): what this attempt paid. */
+  paidPromptTokens: number;
+  paidCompletionTokens: number;
+}
+
+export const newUsageCounter = (): UsageCounter => ({
+  calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, paidPromptTokens: 0, paidCompletionTokens: 0,
+});
+
+export interface ChatClientOptions {
+  endpoint: EndpointRef;
+  cache: RequestCache;
+  llm: LlmConfig;
+  usage: UsageCounter;
+  signal?: AbortSignal;
+  /** Injected for tests; defaults to a timer that aborts with the signal. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const inFlight = new Map<string, Promise<CachedAnswer>>();
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+  });
+}
+
+export function resolveApiKey(endpoint: EndpointRef): string {
+  if (!endpoint.apiKeyEnv) return 'not-needed';
+  const key = process.env[endpoint.apiKeyEnv];
+  if (!key)
+    throw toTemporalFailure({
+      retryable: false,
+      type: 'LlmAuthentication',
+      message: `${endpoint.baseUrl}: environment variable ${endpoint.apiKeyEnv} (apiKeyEnv) is not set on this worker`,
+    });
+  return key;
+}
+
+function parseCompletion(body: OpenAI.Chat.Completions.ChatCompletion, where: string, n: number): CachedAnswer {
+  if (!body || !Array.isArray(body.choices) || body.choices.length === 0)
+    throw new LlmBadResponse(`${where}: response has no "choices"`);
+  const choices = [...body.choices].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+  if (choices.length < n) throw new LlmBadResponse(`${where}: asked for n=${n} choices, got ${choices.length}`);
+  const texts = choices.map((c, i) => {
+    const content = c?.message?.content;
+    if (typeof content !== 'string') throw new LlmBadResponse(`${where}: choices[${i}].message.content is not a string`);
+    return content;
+  });
+  return {
+    texts,
+    finishReasons: choices.map((c) => c.finish_reason ?? 'stop'),
+    usage: { promptTokens: body.usage?.prompt_tokens ?? 0, completionTokens: body.usage?.completion_tokens ?? 0 },
+  };
+}
+
+export function createChat(opts: ChatClientOptions): Chat {
+  const { endpoint, cache, llm, usage, signal } = opts;
+  const sleep = opts.sleep ?? defaultSleep;
+  const client = new OpenAI({
+    baseURL: endpoint.baseUrl,
+    apiKey: resolveApiKey(endpoint),
+    maxRetries: 0,
+    timeout: llm.requestTimeoutSeconds * 1000,
+  });
+  const limiter = endpointLimiter(endpoint.baseUrl, endpoint.maxConcurrency);
+
+  async function send(call: ChatCall, key: string): Promise<CachedAnswer> {
+    const n = call.n ?? 1;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const body = await limiter.run(() =>
+          client.chat.completions.create(
+            {
+              model: endpoint.model,
+              messages: call.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+              temperature: call.decoding.temperature,
+              top_p: call.decoding.topP,
+              max_tokens: call.decoding.maxTokens,
+              seed: call.decoding.seed,
+              stop: call.decoding.stop,
+              n,
+            },
+            { headers: { 'x-collab-request-key': key }, signal },
+          ),
+        );
+        const answer = parseCompletion(body, endpoint.baseUrl, n);
+        cache.put(key, answer); // durable before anyone counts it as done
+        usage.paidPromptTokens += answer.usage.promptTokens;
+        usage.paidCompletionTokens += answer.usage.completionTokens;
+        return answer;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        const c = classifyLlmError(err, endpoint.baseUrl);
+        if (!c.retryable || attempt >= llm.callRetries) throw toTemporalFailure(c);
+        const backoff = Math.min(250 * 2 ** attempt, llm.maxRetryDelaySeconds * 1000);
+        await sleep(Math.min(c.retryAfterMs ?? backoff, llm.maxRetryDelaySeconds * 1000), signal);
+      }
+    }
+  }
+
+  return async (call: ChatCall): Promise<ChatOutput> => {
+    const key = requestCacheKey(endpoint.cacheId, call);
+    let cached = true;
+    let answer = await cache.get(key);
+    if (!answer) {
+      // Identical concurrent calls share one request (e.g. two shards retried side by side).
+      let p = inFlight.get(key);
+      if (!p) {
+        cached = false;
+        p = send(call, key).finally(() => inFlight.delete(key));
+        inFlight.set(key, p);
+      }
+      answer = await p;
+    }
+    usage.calls++;
+    if (cached) usage.cachedCalls++;
+    usage.promptTokens += answer.usage.promptTokens;
+    usage.completionTokens += answer.usage.completionTokens;
+    return { ...answer, cached };
+  };
+}

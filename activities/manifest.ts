@@ -1,0 +1,31 @@
+// Builds the lineage record every stage writes: inputs, params, outputs, token counts and code version.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import type { StageManifest } from './artifacts/store';
+import { ArtifactStore } from './artifacts/store';
+import { PROJECT_ROOT } from './subprocess/node-script';
+
+let version: string | undefined;
+/** The project's git commit (+ "-dirty"), or the package version outside a checkout. */
+export function codeVersion(): string {
+  if (version) return version;
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    version = dirty ? `${head}-dirty` : head;
+  } catch {
+    version = 'unknown';
+  }
+  return version;
+}
+
+export function storeFor(stateDir: string): ArtifactStore {
+  return new ArtifactStore(path.join(stateDir, 'artifacts'));
+}
+
+export function writeStageManifest(
+  stateDir: string,
+  m: Omit<StageManifest, 'codeVersion' | 'createdAt'>,
+) {
+  return storeFor(stateDir).writeManifest({ ...m, codeVersion: codeVersion(), createdAt: new Date().toISOString() });
+}

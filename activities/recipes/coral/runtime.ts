@@ -1,0 +1,59 @@
+// Glue between CoRal's pure logic (this folder) and the generic stages: which tasks, which decoding per split,
+// which metrics, which data builders.
+import type { CoralRecipeConfig } from '../../../configs/schema';
+import type { RecipeRuntime, Split } from '../runtime';
+import { loadCoralTasks, type CoralTask } from './tasks';
+import { runCoralConversation, type CoralConversation } from './conversation';
+import { coralMetrics } from './metrics';
+import { buildPreferencePairs, buildSftExamples, formatPreferences, formatSft } from './data';
+
+const taskCache = new Map<string, CoralTask[]>();
+
+function tasksFor(cfg: CoralRecipeConfig, split: Split): CoralTask[] {
+  const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
+  if (!file) return [];
+  const key = `${file}#${cfg.dataset}`;
+  let tasks = taskCache.get(key);
+  if (!tasks) taskCache.set(key, (tasks = loadCoralTasks(file, cfg.dataset)));
+  return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
+}
+
+export function coralRuntime(cfg: CoralRecipeConfig, seed: number): RecipeRuntime {
+  return {
+    taskCount: (split) => tasksFor(cfg, split).length,
+    samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
+    runTask: ({ split, taskIndex, sampleIndex, agent, extractor }) =>
+      runCoralConversation({
+        task: tasksFor(cfg, split)[taskIndex],
+        agent,
+        extractor,
+        sampleIndex,
+        mode: cfg.mode,
+        maxTurns: cfg.mode === 'cot' ? 1 : cfg.maxTurns,
+        agentDecoding: {
+          temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature,
+          topP: cfg.topP,
+          maxTokens: cfg.maxTokens,
+        },
+        extractorDecoding: { temperature: 0, maxTokens: cfg.extractorMaxTokens },
+        beamSize: split === 'train' ? cfg.beamSize : 1,
+        seed,
+        compat: cfg.compat,
+      }),
+    recordTokens: (r) => {
+      const u = (r as CoralConversation).usage;
+      return u.promptTokens + u.completionTokens;
+    },
+    metrics: (records) => coralMetrics(records as CoralConversation[], cfg.compat) as unknown as Record<string, number>,
+    buildData: (records) => {
+      const convs = records as CoralConversation[];
+      const sft = buildSftExamples(convs, { maxPerTask: cfg.data.maxPerTask });
+      const pairs = buildPreferencePairs(convs, { maxPerTask: cfg.data.maxPerTask, maxPairsPerTurn: cfg.data.maxPairsPerTurn, seed });
+      return {
+        sft: formatSft(sft, cfg.data.format),
+        dpo: formatPreferences(pairs, cfg.data.format),
+        counts: { sft_examples: sft.length, preference_pairs: pairs.length },
+      };
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// Process-group control. Servers and trainers start detached (their own group) so that one signal reaches the
+// whole tree (torchrun/accelerate/vLLM workers), and a pid file lets a retry on another worker clean up what a
+// killed worker left behind.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../artifacts/store';
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** SIGTERM the group, wait up to `graceMs`, then SIGKILL it. Resolves once no member is left. */
+export async function killProcessGroup(pid: number, graceMs = 10_000): Promise<void> {
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, s);
+    } catch {
+      try { process.kill(pid, s); } catch { /* already gone */ }
+    }
+  };
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && (groupAlive(pid) || isAlive(pid))) await pause(100);
+  if (groupAlive(pid) || isAlive(pid)) signal('SIGKILL');
+  for (let i = 0; i < 50 && groupAlive(pid); i++) await pause(100);
+}
+
+export interface PidRecord {
+  pid: number;
+  [k: string]: unknown;
+}
+
+export function writePidFile(file: string, rec: PidRecord): void {
+  writeFileAtomic(file, JSON.stringify(rec));
+}
+
+export function readPidFile(file: string): PidRecord | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as PidRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Kills whatever process group a pid file names (left by an earlier attempt) and removes the file. */
+export async function reapPidFile(file: string): Promise<boolean> {
+  const rec = readPidFile(file);
+  rmSync(file, { force: true });
+  if (!rec || !(isAlive(rec.pid) || groupAlive(rec.pid))) return false;
+  await killProcessGroup(rec.pid);
+  return true;
+}

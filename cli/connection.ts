@@ -1,0 +1,26 @@
+// Client connection for CLI commands; registers our search attributes on servers that lack them.
+import { Client, Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+
+export const temporalAddress = () => process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+export const temporalNamespace = () => process.env.TEMPORAL_NAMESPACE ?? 'default';
+
+export async function connectClient(): Promise<Client> {
+  const connection = await Connection.connect({ address: temporalAddress(), connectTimeout: 5000 });
+  return new Client({ connection, namespace: temporalNamespace() });
+}
+
+const INDEXED_TYPE: Record<string, number> = { TEXT: 1, KEYWORD: 2, INT: 3, DOUBLE: 4, BOOL: 5 };
+
+/** Idempotent: a dev server started by us already has them; another server gets them added here. */
+export async function ensureSearchAttributes(client: Client): Promise<void> {
+  const ns = client.options.namespace;
+  const existing = await client.connection.operatorService.listSearchAttributes({ namespace: ns });
+  const have = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
+  const missing = SEARCH_ATTRIBUTES.filter((sa) => !have.has(sa.name));
+  if (!missing.length) return;
+  await client.connection.operatorService.addSearchAttributes({
+    namespace: ns,
+    searchAttributes: Object.fromEntries(missing.map((sa) => [sa.name, INDEXED_TYPE[sa.type]])),
+  });
+}

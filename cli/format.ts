@@ -1,0 +1,38 @@
+// Plain-text rendering of run status and metrics tables for the terminal.
+import type { IterationSummary } from '../workflows/types';
+import type { RunStatus } from './runs';
+
+export const fmtNum = (v: number | undefined) =>
+  v === undefined || Number.isNaN(v) ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(4);
+
+export function metricsTable(rows: IterationSummary[], keys?: string[]): string {
+  if (!rows.length) return '(no finished iterations yet)';
+  const cols = keys ?? [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
+  const header = ['iter', ...cols, 'tokens'];
+  const body = rows.map((r) => [String(r.iteration), ...cols.map((c) => fmtNum(r.metrics[c])), String(r.tokens)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+export function renderStatus(s: RunStatus): string {
+  const { loop, iteration: it } = s;
+  const lines: string[] = [];
+  const state = s.workflowStatus === 'RUNNING' ? (loop.paused ? 'paused' : 'running') : s.workflowStatus.toLowerCase();
+  lines.push(`run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${state} · iteration ${Math.min(loop.iteration + 1, loop.iterations)}/${loop.iterations}`);
+  if (it && s.workflowStatus === 'RUNNING') {
+    const live = s.inFlight.reduce((a, f) => a + f.done, 0);
+    lines.push(`  stage: ${it.stage}${it.paused ? ' (paused)' : ''}`);
+    if (it.shards.total)
+      lines.push(`  progress: shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live} done (${live} in running shards) · tokens ${it.tokens}`);
+    if (it.train?.step !== undefined) lines.push(`  train: step ${it.train.step}${it.train.loss !== undefined ? ` · loss ${fmtNum(it.train.loss)}` : ''}`);
+    if (it.metrics) lines.push(`  metrics: ${Object.entries(it.metrics).map(([k, v]) => `${k}=${fmtNum(v)}`).join(' ')}`);
+    if (it.attention) {
+      lines.push(`  NEEDS ATTENTION in stage "${it.attention.stage}" (since ${it.attention.since}):`);
+      lines.push(...it.attention.error.split('\n').slice(0, 12).map((l) => `    ${l}`));
+      lines.push(`  fix the cause, then: collab-loop retry ${loop.runName} [--stage S] [--set key=value]`);
+    }
+  }
+  if (loop.done.length) lines.push('', metricsTable(loop.done));
+  return lines.join('\n');
+}

@@ -1,0 +1,188 @@
+// collab-loop: start, watch and steer durable self-improvement loops. One file per concern under cli/.
+import { Command, Option } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { loadConfig } from '../configs/load';
+import { iterationConfigQuery, iterationWorkflowId, loopWorkflowId, pauseSignal, retryStageUpdate, stopSignal } from '../workflows/messages';
+import { STAGES, type Stage } from '../workflows/types';
+import { applyOverridesToConfig } from '../configs/load';
+import { connectClient, ensureSearchAttributes, temporalAddress } from './connection';
+import { cliAction, UserError } from './user-error';
+import { getRunStatus, startLoop, waitForRun } from './runs';
+import { metricsTable, renderStatus } from './format';
+import { reportHtml } from './report-html';
+import { runDemo, runEval } from './one-shot';
+import { scoreFile } from './score';
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+const program = new Command('collab-loop')
+  .description('Durable self-improvement loops for collaborative and multi-agent LLMs (Temporal workflows)')
+  .showHelpAfterError();
+
+program
+  .command('server')
+  .description('run the Temporal dev server (persistent SQLite under --state-dir, UI on --ui-port)')
+  .option('--state-dir <dir>', 'where temporal.sqlite lives', 'state')
+  .option('--port <n>', 'gRPC port', '7233')
+  .option('--ui-port <n>', 'web UI port', '8233')
+  .action(cliAction(async (o: { stateDir: string; port: string; uiPort: string }) => {
+    const { startDevServer } = await import('../scripts/dev-server');
+    console.log(`Temporal dev server on 127.0.0.1:${o.port}, UI http://localhost:${o.uiPort} (state ${o.stateDir}/temporal.sqlite)`);
+    const r = await startDevServer({ stateDir: o.stateDir, port: Number(o.port), uiPort: Number(o.uiPort), log: 'inherit' });
+    process.exit(r.exitCode ?? 0);
+  }));
+
+program
+  .command('worker')
+  .description('run workers for the given task-queue classes (default: all)')
+  .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu')
+  .action(cliAction(async (o: { queues?: string }) => {
+    const { NativeConnection } = await import('@temporalio/worker');
+    const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
+    const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
+    const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
+    if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
+    const connection = await NativeConnection.connect({ address: temporalAddress() });
+    const workers = await createWorkers({ connection, queues: queues as typeof ALL_QUEUES });
+    console.log(`collab-loop worker polling ${queues.join(', ')} on ${temporalAddress()} (pid ${process.pid})`);
+    await runWorkers(workers);
+    await connection.close();
+  }));
+
+program
+  .command('start <config>')
+  .description('start a loop (workers must be running: collab-loop worker)')
+  .option('--name <name>', 'run name (default: config name or file name)')
+  .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
+  .option('--wait', 'wait for the run to finish and print its metrics')
+  .action(cliAction(async (file: string, o: { name?: string; set: string[]; wait?: boolean }) => {
+    const loaded = loadConfig(file, { overrides: o.set, name: o.name });
+    const client = await connectClient();
+    await ensureSearchAttributes(client);
+    const handle = await startLoop(client, loaded);
+    console.log(`started run ${loaded.runName} (workflow ${handle.workflowId})`);
+    if (o.wait) {
+      const s = await waitForRun(client, loaded.runName, () => undefined);
+      console.log(renderStatus(s));
+    }
+  }));
+
+program
+  .command('status <name>')
+  .description('iteration, stage, progress counts, tokens and metrics of a run')
+  .option('--json', 'machine-readable')
+  .action(cliAction(async (name: string, o: { json?: boolean }) => {
+    const s = await getRunStatus(await connectClient(), name);
+    console.log(o.json ? JSON.stringify(s, null, 2) : renderStatus(s));
+  }));
+
+program
+  .command('list')
+  .description('runs known to the server')
+  .action(cliAction(async () => {
+    const client = await connectClient();
+    const rows: string[][] = [];
+    for await (const w of client.workflow.list({ query: `WorkflowType = 'trainingLoop'` })) {
+      const sa = w.typedSearchAttributes;
+      const get = (n: string) => sa.getAll().find((p) => p.key.name === n)?.value;
+      rows.push([String(get('CollabRunName') ?? w.workflowId), String(get('CollabRecipe') ?? ''), w.status.name.toLowerCase(), String(get('CollabIteration') ?? ''), w.startTime.toISOString()]);
+    }
+    const seen = new Set<string>();
+    const latest = rows.filter((r) => (seen.has(r[0]) ? false : (seen.add(r[0]), true)));
+    if (!latest.length) return console.log('(no runs)');
+    console.log(['run', 'recipe', 'status', 'iteration', 'started'].join('\t'));
+    for (const r of latest) console.log(r.join('\t'));
+  }));
+
+for (const [cmd, paused] of [['pause', true], ['resume', false]] as const)
+  program
+    .command(`${cmd} <name>`)
+    .description(paused ? 'pause at the next stage boundary' : 'resume a paused run')
+    .action(cliAction(async (name: string) => {
+      const client = await connectClient();
+      await client.workflow.getHandle(loopWorkflowId(name)).signal(pauseSignal, paused);
+      console.log(`${name}: ${paused ? 'pausing at the next stage boundary' : 'resumed'}`);
+    }));
+
+program
+  .command('stop <name>')
+  .description('stop a run: cancels the running stage (killing trainers/servers) and cleans up')
+  .option('--no-wait', 'do not wait for the run to close')
+  .action(cliAction(async (name: string, o: { wait: boolean }) => {
+    const client = await connectClient();
+    const handle = client.workflow.getHandle(loopWorkflowId(name));
+    await handle.signal(stopSignal, 'requested from the CLI');
+    if (o.wait) await handle.result().catch(() => undefined);
+    console.log(`${name}: stopped`);
+  }));
+
+program
+  .command('retry <name>')
+  .description('re-run the stage that needs attention (or an earlier one), optionally with changed config')
+  .addOption(new Option('--stage <stage>', 'stage to re-run from').choices([...STAGES]))
+  .option('--set <key=value>', 'override a config field for the retry (repeatable)', collect, [])
+  .action(cliAction(async (name: string, o: { stage?: Stage; set: string[] }) => {
+    const client = await connectClient();
+    const s = await getRunStatus(client, name);
+    if (s.workflowStatus !== 'RUNNING' || !s.iteration?.attention)
+      throw new UserError(`run "${name}" has no stage that needs attention (status: ${s.workflowStatus.toLowerCase()}${s.iteration ? `, stage ${s.iteration.stage}` : ''})`);
+    const child = client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration));
+    const config = o.set.length ? applyOverridesToConfig(await child.query(iterationConfigQuery), o.set) : undefined;
+    try {
+      const msg = await child.executeUpdate(retryStageUpdate, { args: [{ stage: o.stage, config }] });
+      console.log(`${name}: ${msg}`);
+    } catch (err) {
+      throw new UserError(`retry rejected: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+    }
+  }));
+
+program
+  .command('report <name>')
+  .description('metrics per iteration as a table, and as an HTML page with a plot')
+  .option('--html <file>', 'HTML output file', '')
+  .action(cliAction(async (name: string, o: { html: string }) => {
+    const s = await getRunStatus(await connectClient(), name);
+    console.log(metricsTable(s.loop.done));
+    const file = o.html || `${name}-report.html`;
+    writeFileSync(file, reportHtml(name, s.loop.done));
+    console.log(`\nHTML report: ${file}`);
+  }));
+
+program
+  .command('eval <config>')
+  .description('one evaluation pass, no training (CoRal `validate`); runs its own workers')
+  .option('--name <name>', 'run name')
+  .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
+  .action(cliAction(async (file: string, o: { name?: string; set: string[] }) => {
+    await runEval(loadConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }));
+  }));
+
+program
+  .command('demo <config>')
+  .description('start (or reuse) the dev server, run the loop with in-process workers, print metrics')
+  .option('--name <name>', 'run name')
+  .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
+  .option('--stop-server', 'stop the dev server at the end if the demo started it')
+  .action(cliAction(async (file: string, o: { name?: string; set: string[]; stopServer?: boolean }) => {
+    await runDemo(loadConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
+  }));
+
+program
+  .command('score')
+  .description('score records with a recipe\'s evaluator: one JSON line per input record')
+  .requiredOption('--recipe <recipe>', 'recipe (coral)')
+  .option('--dataset <dataset>', 'mmlu_pro | gpqa | math | explore_tom | hi_tom')
+  .requiredOption('--input <file>', 'records.jsonl')
+  .addOption(new Option('--compat <mode>', 'fixed (default) or the seed\'s behaviour').choices(['fixed', 'seed']).default('fixed'))
+  .action(cliAction(async (o: { recipe: string; dataset?: string; input: string; compat: 'fixed' | 'seed' }) => {
+    for (const line of scoreFile(o)) console.log(line);
+  }));
+
+program
+  .command('bench')
+  .description('throughput and footprint figures (see README)')
+  .action(cliAction(async () => {
+    const { runBench } = await import('../scripts/bench');
+    await runBench();
+  }));
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,62 @@
+// `demo` and `eval`: one command that brings up what it needs (dev server, workers), runs, and prints results.
+import type { LoadedConfig } from '../configs/load';
+import { connectClient, ensureSearchAttributes } from './connection';
+import { ensureDevServer } from './server-control';
+import { withInProcessWorkers } from './in-process-worker';
+import { startLoop, waitForRun, type RunStatus } from './runs';
+import { metricsTable, renderStatus } from './format';
+import { loopWorkflowId } from '../workflows/messages';
+
+function progressPrinter(): (s: RunStatus) => void {
+  let last = '';
+  return (s) => {
+    const it = s.iteration;
+    const live = s.inFlight.reduce((a, f) => a + f.done, 0);
+    const line = it
+      ? `iteration ${s.loop.iteration} · ${it.stage}${it.shards.total ? ` · shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live}` : ''}${it.train?.step !== undefined ? ` · train step ${it.train.step}` : ''}${it.attention ? ` · NEEDS ATTENTION: ${it.attention.error.split('\n')[0]}` : ''}`
+      : `${s.workflowStatus.toLowerCase()}`;
+    if (line !== last) console.log(`  ${line}`);
+    last = line;
+  };
+}
+
+export const uiLink = (ui: string, workflowId: string) => `${ui}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
+
+async function runToEnd(loaded: LoadedConfig, evalOnly: boolean): Promise<{ status: RunStatus; ui?: string; started: boolean; pid?: number }> {
+  const server = await ensureDevServer(loaded.config.stateDir);
+  if (server.started) console.log(`started the Temporal dev server (pid ${server.pid}, state ${loaded.config.stateDir}/temporal.sqlite)`);
+  const client = await connectClient();
+  await ensureSearchAttributes(client);
+  const status = await withInProcessWorkers(server.address, async () => {
+    await startLoop(client, loaded, { evalOnly });
+    console.log(`run ${loaded.runName}: ${evalOnly ? 'evaluation' : `${loaded.config.iterations} iteration(s)`} of ${loaded.config.recipe.name}`);
+    return waitForRun(client, loaded.runName, progressPrinter(), 500, { returnOnAttention: true });
+  });
+  return { status, ui: server.uiUrl, started: server.started, pid: server.pid };
+}
+
+export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean }): Promise<void> {
+  const t0 = Date.now();
+  const { status, ui, started, pid } = await runToEnd(loaded, false);
+  console.log(`\n${status.workflowStatus === 'COMPLETED' ? 'finished' : status.workflowStatus.toLowerCase()} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
+  console.log(metricsTable(status.loop.done));
+  if (ui) console.log(`\nTemporal UI: ${uiLink(ui, loopWorkflowId(loaded.runName))}`);
+  if (started && pid) {
+    if (opts.stopServer) process.kill(-pid, 'SIGTERM');
+    else console.log(`The dev server keeps running for the UI (pid ${pid}); stop it with: kill ${pid}`);
+  }
+  if (status.workflowStatus !== 'COMPLETED') {
+    // A stage needs attention: the run waits durably; a worker plus `collab-loop retry` continues it.
+    console.log(renderStatus(status));
+    console.log(`\nThe run is waiting. Start workers with \`collab-loop worker\`, fix the cause, then \`collab-loop retry ${loaded.runName}\`.`);
+    process.exitCode = 1;
+  }
+}
+
+export async function runEval(loaded: LoadedConfig): Promise<void> {
+  const { status, ui } = await runToEnd(loaded, true);
+  console.log('');
+  console.log(metricsTable(status.loop.done));
+  if (ui) console.log(`\nTemporal UI: ${uiLink(ui, loopWorkflowId(loaded.runName))}`);
+  if (status.workflowStatus !== 'COMPLETED') { console.log(renderStatus(status)); process.exitCode = 1; }
+}

@@ -1,0 +1,105 @@
+// Run-level operations shared by CLI commands: start a loop, read its status, wait for it.
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { LoadedConfig } from '../configs/load';
+import { recipeRuntime } from '../activities/recipes/runtime';
+import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, RecipeKey, RunNameKey, IterationKey } from '../workflows/messages';
+import { TASK_QUEUES, type IterationStatus, type LoopStatus } from '../workflows/types';
+import type { trainingLoop, LoopResult } from '../workflows/loop';
+import { UserError } from './user-error';
+
+/** Checks inputs that activities would otherwise reject later (task files parse, etc.) — before anything starts. */
+export function preflight(loaded: LoadedConfig): void {
+  const rt = recipeRuntime(loaded.config);
+  if (rt.taskCount('eval') === 0) throw new UserError(`${loaded.file}: recipe.evalTasks: the task file has no tasks`);
+  if (loaded.config.recipe.trainTasks) rt.taskCount('train');
+}
+
+export async function startLoop(client: Client, loaded: LoadedConfig, opts: { evalOnly?: boolean } = {}): Promise<WorkflowHandle<typeof trainingLoop>> {
+  preflight(loaded);
+  const { config, runName } = loaded;
+  const workflowId = loopWorkflowId(runName);
+  try {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    if (d.status.name === 'RUNNING') throw new UserError(`run "${runName}" is already running (collab-loop status ${runName}); pick another --name`);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  return client.workflow.start<typeof trainingLoop>('trainingLoop', {
+    taskQueue: TASK_QUEUES.workflows,
+    workflowId,
+    args: [{ runName, config: opts.evalOnly ? { ...config, iterations: 1 } : config, evalOnly: opts.evalOnly }],
+    staticSummary: `${config.recipe.name} loop **${runName}** · ${opts.evalOnly ? 'evaluation only' : `${config.iterations} iteration(s)`}`,
+    staticDetails: `config: \`${loaded.file}\`\n\nbase checkpoint: \`${config.baseCheckpoint}\`\n\nstate: \`${config.stateDir}\``,
+    typedSearchAttributes: [
+      { key: RunNameKey, value: runName },
+      { key: RecipeKey, value: config.recipe.name },
+      { key: IterationKey, value: 0 },
+    ],
+  });
+}
+
+export interface ShardInFlight { done: number; total: number }
+
+export interface RunStatus {
+  workflowStatus: string;
+  loop: LoopStatus;
+  iteration?: IterationStatus;
+  inFlight: ShardInFlight[];
+  result?: LoopResult;
+}
+
+export async function getRunStatus(client: Client, runName: string): Promise<RunStatus> {
+  const handle = client.workflow.getHandle(loopWorkflowId(runName));
+  let desc;
+  try {
+    desc = await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new UserError(`no run named "${runName}" (see collab-loop list)`);
+    throw err;
+  }
+  const workflowStatus = desc.status.name;
+  let loop: LoopStatus;
+  let result: LoopResult | undefined;
+  if (workflowStatus === 'COMPLETED') {
+    result = (await handle.result()) as LoopResult;
+    loop = { runName, recipe: '', iteration: result.iterations.length, iterations: result.iterations.length, paused: false, done: result.iterations, finished: true };
+  } else {
+    loop = await handle.query(loopStatusQuery);
+  }
+  let iteration: IterationStatus | undefined;
+  const inFlight: ShardInFlight[] = [];
+  if (workflowStatus === 'RUNNING') {
+    const child = client.workflow.getHandle(iterationWorkflowId(runName, loop.iteration));
+    try {
+      iteration = await child.query(iterationStatusQuery);
+      const cd = await child.describe();
+      for (const pa of cd.raw.pendingActivities ?? []) {
+        const p = pa.heartbeatDetails?.payloads?.[0];
+        if (!p) continue;
+        const d = defaultPayloadConverter.fromPayload<Partial<ShardInFlight & { step: number; loss: number }>>(p as never);
+        if (typeof d?.done === 'number' && typeof d.total === 'number') inFlight.push({ done: d.done, total: d.total });
+        if (typeof d?.step === 'number' && iteration) iteration.train = { step: d.step, loss: d.loss };
+      }
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err; // between iterations: no child yet
+    }
+  }
+  return { workflowStatus, loop, iteration, inFlight, result };
+}
+
+export async function waitForRun(
+  client: Client,
+  runName: string,
+  onTick: (s: RunStatus) => void,
+  pollMs = 1000,
+  opts: { returnOnAttention?: boolean } = {},
+): Promise<RunStatus> {
+  for (;;) {
+    const s = await getRunStatus(client, runName);
+    onTick(s);
+    if (s.workflowStatus !== 'RUNNING') return s;
+    if (opts.returnOnAttention && s.iteration?.attention) return s;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

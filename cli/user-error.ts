@@ -1,0 +1,31 @@
+// The CLI's promise: a user mistake prints one line naming what to fix — never a stack trace.
+export class UserError extends Error {
+  override name = 'UserError';
+}
+
+const USER_ERROR_NAMES = new Set(['UserError', 'ConfigError', 'TaskFileError', 'TemplateError', 'WorkflowNotFoundError', 'WorkflowExecutionAlreadyStartedError']);
+
+export function describeCliError(err: unknown): { message: string; user: boolean } {
+  const e = err as Error & { code?: string };
+  if (e?.name && USER_ERROR_NAMES.has(e.name)) return { message: e.message, user: true };
+  const msg = String(e?.message ?? err);
+  if (/ECONNREFUSED|TransportError|Failed to connect|connect ECONNREFUSED|UNAVAILABLE/i.test(msg))
+    return {
+      message: `cannot reach the Temporal server at ${process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233'} — start it with \`collab-loop server\` (or set TEMPORAL_ADDRESS)`,
+      user: true,
+    };
+  return { message: msg, user: false };
+}
+
+export function cliAction<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      const { message, user } = describeCliError(err);
+      console.error(`collab-loop: ${message}`);
+      if (!user && process.env.DEBUG) console.error((err as Error).stack);
+      process.exit(user ? 2 : 1);
+    }
+  };
+}

@@ -1,0 +1,120 @@
+// Reads an experiment YAML, applies `--set key=value` overrides, validates it with the zod schema and resolves
+// paths. Every problem becomes one ConfigError naming the file and the field path — never a stack trace.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { z } from 'zod';
+import { loopConfigSchema, type LoopConfig } from './schema';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string | undefined,
+    detail: string,
+  ) {
+    super(field ? `${file}: ${field}: ${detail}` : `${file}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A validated config plus where it came from. Paths inside are absolute. */
+export interface LoadedConfig {
+  file: string;
+  config: LoopConfig;
+  runName: string;
+}
+
+/** Parses `a.b.c=value`; the value is read as YAML so numbers and booleans keep their type. */
+export function applyOverride(raw: Record<string, unknown>, assignment: string, file: string): void {
+  const eq = assignment.indexOf('=');
+  if (eq <= 0) throw new ConfigError(file, undefined, `--set "${assignment}" must look like key.path=value`);
+  const keyPath = assignment.slice(0, eq).split('.');
+  const value = parseYaml(assignment.slice(eq + 1));
+  let node: Record<string, unknown> = raw;
+  for (const key of keyPath.slice(0, -1)) {
+    const next = node[key];
+    if (next === undefined || next === null) node[key] = {};
+    else if (typeof next !== 'object' || Array.isArray(next))
+      throw new ConfigError(file, keyPath.join('.'), `--set cannot descend into "${key}", which is not a mapping`);
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keyPath[keyPath.length - 1]] = value;
+}
+
+function formatIssue(issue: z.core.$ZodIssue): { field: string; detail: string } {
+  const field = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
+  let detail = issue.message;
+  if (issue.code === 'unrecognized_keys') detail = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return { field, detail };
+}
+
+export function parseConfigText(text: string, file: string, overrides: string[] = []): LoopConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    const where = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
+    throw new ConfigError(file, undefined, `not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError(file, undefined, 'must be a YAML mapping of fields (see configs/demo.yaml)');
+  for (const o of overrides) applyOverride(raw as Record<string, unknown>, o, file);
+  const result = loopConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const { field, detail } = formatIssue(result.error.issues[0]);
+    const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
+    throw new ConfigError(file, field, detail + more);
+  }
+  return result.data;
+}
+
+/** Makes every path in the config absolute (relative paths are relative to the config file) and checks inputs exist. */
+export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig {
+  const base = path.dirname(path.resolve(file));
+  const abs = (p: string) => (path.isAbsolute(p) ? p : path.resolve(base, p));
+  const out: LoopConfig = structuredClone(config);
+  out.stateDir = abs(config.stateDir);
+  out.baseCheckpoint = abs(config.baseCheckpoint);
+  out.recipe.evalTasks = abs(config.recipe.evalTasks);
+  if (config.recipe.trainTasks) out.recipe.trainTasks = abs(config.recipe.trainTasks);
+  const mustExist: Array<[string, string]> = [
+    ['recipe.evalTasks', out.recipe.evalTasks],
+    ...(out.recipe.trainTasks ? [['recipe.trainTasks', out.recipe.trainTasks] as [string, string]] : []),
+  ];
+  for (const [field, p] of mustExist)
+    if (!existsSync(p)) throw new ConfigError(file, field, `file not found: ${p}`);
+  if (out.iterations > 1 && !out.train)
+    throw new ConfigError(file, 'train', `is required when iterations > 1 (nothing would produce the next checkpoint)`);
+  if (out.train?.method === 'dpo' && out.recipe.beamSize < 2)
+    throw new ConfigError(file, 'recipe.beamSize', 'must be at least 2 for DPO: pairs come from sibling candidates');
+  if (out.train && !out.recipe.trainTasks)
+    throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');
+  return out;
+}
+
+export function loadConfig(file: string, opts: { overrides?: string[]; name?: string } = {}): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, undefined, `cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const config = resolveConfigPaths(parseConfigText(text, file, opts.overrides), file);
+  const runName = opts.name ?? config.name ?? path.basename(file).replace(/\.ya?ml$/, '');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/.test(runName))
+    throw new ConfigError(file, 'name', `run name "${runName}" may hold only letters, digits, ".", "_" and "-"`);
+  return { file, config, runName };
+}
+
+/** `retry --set`: applies overrides to a running iteration's (already resolved) config and validates the result. */
+export function applyOverridesToConfig(config: LoopConfig, overrides: string[]): LoopConfig {
+  const where = 'retry --set';
+  const raw = structuredClone(config) as unknown as Record<string, unknown>;
+  for (const o of overrides) applyOverride(raw, o, where);
+  const result = loopConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const { field, detail } = formatIssue(result.error.issues[0]);
+    throw new ConfigError(where, field, detail);
+  }
+  return resolveConfigPaths(result.data, path.join(process.cwd(), 'retry.yaml'));
+}

@@ -1,0 +1,125 @@
+// The one schema for an experiment file. The TypeScript type is inferred from it, so the file format and the
+// code can never disagree. Secrets never appear here: endpoints name the env var that holds a key.
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+const envVarName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a config)');
+
+/** An OpenAI-compatible endpoint that the loop does not deploy itself. */
+export const externalEndpointSchema = z.strictObject({
+  baseUrl: z.url({ message: 'must be a URL such as http://127.0.0.1:8000/v1' }),
+  model: z.string().min(1),
+  apiKeyEnv: envVarName.optional(),
+  maxConcurrency: positiveInt.default(32),
+});
+
+/** Bounded in-process retries of one call before the failure goes to Temporal (see activities/llm/client.ts). */
+export const llmSchema = z.strictObject({
+  requestTimeoutSeconds: z.number().positive().default(600),
+  callRetries: z.number().int().min(0).default(4),
+  maxRetryDelaySeconds: z.number().positive().default(60),
+});
+
+/** A command template: a list of argv words with {placeholders}; see activities/subprocess/template.ts. */
+const commandTemplate = z.array(z.string().min(1)).min(1);
+
+export const deploySchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('simulator'),
+    /** Seeded simulated policy of the project's own dry-run server (no GPU, no weights): for demos and tests. */
+    latencyMs: z.number().int().min(0).default(0),
+    capacity: positiveInt.optional(),
+    maxConcurrency: positiveInt.default(32),
+    readyTimeoutSeconds: z.number().positive().default(60),
+  }),
+  z.strictObject({
+    kind: z.literal('command'),
+    /** e.g. ["vllm","serve","{checkpoint}","--port","{port}","--served-model-name","{model}"] */
+    command: commandTemplate,
+    healthPath: z.string().default('/health'),
+    servedModel: z.string().default('{checkpoint}'),
+    apiKeyEnv: envVarName.optional(),
+    maxConcurrency: positiveInt.default(32),
+    readyTimeoutSeconds: z.number().positive().default(900),
+  }),
+  z.strictObject({
+    kind: z.literal('external'),
+    endpoint: externalEndpointSchema,
+  }),
+]);
+
+export const trainSchema = z.strictObject({
+  kind: z.literal('command'),
+  method: z.enum(['sft', 'dpo']).default('sft'),
+  /** e.g. ["fairseq2","lm","instruction_finetune","{output}","--config","dataset.path={data}"] */
+  command: commandTemplate,
+  /** Regex with a named group `step` (and optionally `loss`) matched against each output line. */
+  progressPattern: z.string().optional(),
+  /** Regex with a named group `path` announcing a saved checkpoint (it rides in heartbeat details). */
+  checkpointPattern: z.string().optional(),
+  heartbeatTimeoutSeconds: z.number().positive().default(120),
+  timeoutHours: z.number().positive().default(48),
+  maximumAttempts: positiveInt.default(3),
+});
+
+export const coralRecipeSchema = z.strictObject({
+  name: z.literal('coral'),
+  dataset: z.enum(['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom']),
+  /** Evaluation split: conversations at temperature `evalTemperature`, metrics per iteration. */
+  evalTasks: z.string().min(1),
+  /** Training split for synthetic data (tree sampling). Omit for evaluation-only loops. */
+  trainTasks: z.string().min(1).optional(),
+  mode: z.enum(['coral', 'cot']).default('coral'),
+  compat: z.enum(['fixed', 'seed']).default('fixed'),
+  maxTurns: positiveInt.default(20),
+  maxTokens: positiveInt.default(1024),
+  evalSamples: positiveInt.default(1),
+  evalTemperature: z.number().min(0).max(2).default(0),
+  trainSamples: positiveInt.default(5),
+  trainTemperature: z.number().min(0).max(2).default(0.8),
+  topP: z.number().gt(0).max(1).default(0.9),
+  /** Tree sampling width d (candidates per turn); DPO pairs need d > 1. */
+  beamSize: positiveInt.default(5),
+  limit: positiveInt.optional(),
+  extractor: externalEndpointSchema.optional(),
+  extractorMaxTokens: positiveInt.default(32),
+  data: z
+    .strictObject({
+      format: z.enum(['fairseq2', 'trl', 'openrlhf']).default('fairseq2'),
+      maxPerTask: positiveInt.default(10),
+      maxPairsPerTurn: positiveInt.default(1),
+    })
+    .prefault({}),
+});
+
+export const loopConfigSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/, 'letters, digits, ".", "_" and "-" only').optional(),
+  recipe: z.discriminatedUnion('name', [coralRecipeSchema]),
+  iterations: positiveInt.default(1),
+  seed: z.number().int().default(0),
+  /** Where artifacts, the request cache, logs and the dev server's SQLite file live. */
+  stateDir: z.string().default('state'),
+  /** Initial checkpoint (a directory). The deploy stage serves it in iteration 0. */
+  baseCheckpoint: z.string().min(1),
+  deploy: deploySchema,
+  train: trainSchema.optional(),
+  generation: z
+    .strictObject({
+      shardSize: positiveInt.default(100),
+      /** Conversations in flight per shard activity (bounded by the endpoint's maxConcurrency too). */
+      concurrency: positiveInt.default(64),
+      heartbeatTimeoutSeconds: z.number().positive().default(30),
+      maximumAttempts: positiveInt.default(20),
+    })
+    .prefault({}),
+  llm: llmSchema.prefault({}),
+});
+
+export type LoopConfig = z.infer<typeof loopConfigSchema>;
+export type CoralRecipeConfig = z.infer<typeof coralRecipeSchema>;
+export type DeployConfig = z.infer<typeof deploySchema>;
+export type TrainConfig = z.infer<typeof trainSchema>;
+export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
+export type LlmConfig = z.infer<typeof llmSchema>;

@@ -1,0 +1,57 @@
+// The Temporal dev server (`temporal server start-dev`) with a persistent SQLite file, our search attributes
+// registered, and the UI. Used by `collab-loop server`, the demo and the benchmark.
+import { execa, type ResultPromise } from 'execa';
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+import { temporalCliPath } from './temporal-cli';
+
+const SA_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 'Bool', TEXT: 'Text', DOUBLE: 'Double' };
+
+export interface DevServerOptions {
+  stateDir: string;
+  port?: number;
+  uiPort?: number;
+  headless?: boolean;
+  /** Where the server's output goes; 'inherit' for the foreground `collab-loop server`. */
+  log?: 'inherit' | string;
+  detached?: boolean;
+}
+
+export function devServerArgs(o: DevServerOptions): string[] {
+  const port = o.port ?? 7233;
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', path.join(o.stateDir, 'temporal.sqlite'), '--log-level', 'warn'];
+  if (o.headless) args.push('--headless');
+  else args.push('--ui-port', String(o.uiPort ?? 8233));
+  for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type]}`);
+  return args;
+}
+
+export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host });
+    const done = (ok: boolean) => { s.destroy(); resolve(ok); };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+export async function waitForPort(port: number, timeoutMs: number, child?: ResultPromise): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  child?.once?.('exit', () => { exited = true; });
+  while (Date.now() < deadline) {
+    if (await portOpen(port)) return;
+    if (exited) throw new Error(`the Temporal dev server exited before listening on ${port} (see its log)`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the Temporal dev server did not listen on 127.0.0.1:${port} within ${timeoutMs / 1000}s`);
+}
+
+export function startDevServer(o: DevServerOptions): ResultPromise {
+  mkdirSync(o.stateDir, { recursive: true });
+  const out = o.log && o.log !== 'inherit' ? ({ file: o.log, append: true } as const) : ('inherit' as const);
+  return execa(temporalCliPath(), devServerArgs(o), { stdin: 'ignore', stdout: out, stderr: out, detached: o.detached, reject: false, cleanup: !o.detached });
+}

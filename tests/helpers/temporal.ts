@@ -1,0 +1,24 @@
+// A real Temporal dev server per test file (the `temporal` CLI installed by bin/setup.js), plus one workflow
+// bundle per file so workers start fast.
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createRequire } from 'node:module';
+import { temporalCliPath } from '../../scripts/temporal-cli';
+import { SEARCH_ATTRIBUTES } from '../../workflows/messages';
+
+const require = createRequire(import.meta.url);
+
+export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: temporalCliPath() },
+      searchAttributes: [...SEARCH_ATTRIBUTES],
+    },
+  });
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows/index.ts'), logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
+  return bundle;
+}

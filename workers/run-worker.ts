@@ -1,0 +1,56 @@
+// Starts one Worker per task-queue class in this process. Deployments split them across machines with
+// `collab-loop worker --queues gpu` (trainers, model servers) and `--queues workflows,llm,cpu` elsewhere.
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createRequire } from 'node:module';
+import { createActivities, type ActivityDeps } from '../activities';
+import { TASK_QUEUES, type QueueClass } from '../workflows/types';
+
+const require = createRequire(import.meta.url);
+
+export const ALL_QUEUES = Object.keys(TASK_QUEUES) as QueueClass[];
+
+/** Concurrency per queue class: shards are I/O bound; gpu work is one trainer or server start at a time per slot. */
+const SLOTS: Record<QueueClass, number> = { workflows: 200, llm: 16, cpu: 4, gpu: 4 };
+
+export interface WorkerSetOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  queues?: QueueClass[];
+  activityDeps?: ActivityDeps;
+  /** Pre-built workflow bundle (tests bundle once per file). */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+}
+
+export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
+  const activities = createActivities(opts.activityDeps);
+  const queues = opts.queues ?? ALL_QUEUES;
+  return Promise.all(
+    queues.map((q) =>
+      Worker.create({
+        connection: opts.connection,
+        namespace: opts.namespace ?? 'default',
+        taskQueue: TASK_QUEUES[q],
+        ...(q === 'workflows'
+          ? opts.workflowBundle
+            ? { workflowBundle: opts.workflowBundle }
+            : { workflowsPath: require.resolve('../workflows/index.ts') }
+          : { activities }),
+        maxConcurrentActivityTaskExecutions: SLOTS[q],
+        shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
+      }),
+    ),
+  );
+}
+
+/** Runs the workers until `until` settles (or forever), then shuts them down together. */
+export async function runWorkers<T>(workers: Worker[], until?: Promise<T>): Promise<T | undefined> {
+  if (!until) {
+    await Promise.all(workers.map((w) => w.run()));
+    return undefined;
+  }
+  const [first, ...rest] = workers;
+  let nested: Promise<T> = until;
+  for (const w of rest) { const inner = nested; nested = w.runUntil(inner); }
+  return first.runUntil(nested);
+}

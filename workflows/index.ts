@@ -1,0 +1,3 @@
+// Entry point the worker bundles: every workflow type the project registers.
+export { trainingLoop } from './loop';
+export { iterationWorkflow } from './iteration';

@@ -1,0 +1,114 @@
+// Shapes that cross the workflow/activity boundary. Only small values and artifact refs — never data.
+import type { ArtifactRef } from '../activities/artifacts/ref';
+import type { LoopConfig } from '../configs/schema';
+import type { EndpointRef } from '../activities/llm/client';
+
+export type { ArtifactRef, LoopConfig, EndpointRef };
+
+export const STAGES = ['deploy', 'generate', 'evaluate', 'build-data', 'undeploy', 'train'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const TASK_QUEUES = {
+  workflows: 'collab-loop-workflows',
+  llm: 'collab-loop-llm',
+  cpu: 'collab-loop-cpu',
+  gpu: 'collab-loop-gpu',
+} as const;
+export type QueueClass = keyof typeof TASK_QUEUES;
+
+export interface LoopInput {
+  runName: string;
+  config: LoopConfig;
+  /** Only evaluate (CoRal's `validate`): no sampling, no data, no training. */
+  evalOnly?: boolean;
+}
+
+export interface IterationSummary {
+  iteration: number;
+  checkpoint: string;
+  metrics: Record<string, number>;
+  tokens: number;
+  datasets?: { sft?: ArtifactRef; dpo?: ArtifactRef };
+  nextCheckpoint?: string;
+  manifests: Record<string, ArtifactRef>;
+}
+
+export interface LoopState {
+  iteration: number;
+  checkpoint: string;
+  done: IterationSummary[];
+}
+
+export interface IterationInput {
+  runName: string;
+  config: LoopConfig;
+  iteration: number;
+  checkpoint: string;
+  evalOnly: boolean;
+}
+
+export interface Attention {
+  stage: Stage;
+  error: string;
+  failureType?: string;
+  since: string;
+}
+
+export interface IterationStatus {
+  iteration: number;
+  stage: Stage | 'done';
+  paused: boolean;
+  attention?: Attention;
+  shards: { done: number; total: number };
+  conversations: { done: number; total: number };
+  tokens: number;
+  metrics?: Record<string, number>;
+  train?: { step?: number; loss?: number };
+}
+
+export interface LoopStatus {
+  runName: string;
+  recipe: string;
+  iteration: number;
+  iterations: number;
+  paused: boolean;
+  done: IterationSummary[];
+  finished: boolean;
+}
+
+/** A unit of generation work: tasks [start, end) of one split, each sampled `samples` times. */
+export interface ShardSpec {
+  split: 'eval' | 'train';
+  index: number;
+  start: number;
+  end: number;
+}
+
+export interface ShardInput {
+  runName: string;
+  iteration: number;
+  config: LoopConfig;
+  shard: ShardSpec;
+  agent: EndpointRef;
+}
+
+export interface ShardResult {
+  records: ArtifactRef;
+  conversations: number;
+  calls: number;
+  cachedCalls: number;
+  tokens: number;
+}
+
+export interface DeployResult {
+  endpoint: EndpointRef;
+  serverId?: string;
+  manifest: ArtifactRef;
+}
+
+export interface TrainResult {
+  checkpoint: string;
+  manifest: ArtifactRef;
+  finalLoss?: number;
+  steps?: number;
+}
