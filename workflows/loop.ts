@@ -2,7 +2,7 @@
 // each history stays small however many iterations run and new code takes effect at iteration boundaries.
 // Holds only small state: the iteration number, the current checkpoint path and per-iteration summaries.
 import {
-  allHandlersFinished, CancellationScope, condition, continueAsNew, executeChild, getExternalWorkflowHandle,
+  allHandlersFinished, CancellationScope, condition, continueAsNew, startChild, type ChildWorkflowHandle,
   isCancellation, setCurrentDetails, setHandler, upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { iterationWorkflow } from './iteration';
@@ -46,11 +46,12 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   });
   const publish = () => setCurrentDetails(renderLoopDetails(input, state, stopped));
   setHandler(loopStatusQuery, status);
+  let child: ChildWorkflowHandle<typeof iterationWorkflow> | undefined;
   setHandler(pauseSignal, async (p) => {
     state.paused = p;
     publish();
     // Forward to the running iteration so it pauses at its next stage boundary.
-    await getExternalWorkflowHandle(childId).signal(pauseSignal, p).catch(() => undefined);
+    if (child) await child.signal(pauseSignal, p).catch(() => undefined);
   });
   setHandler(stopSignal, () => {
     stopped = true;
@@ -70,8 +71,8 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   if (stopped) return result();
 
   try {
-    const summary = await childScope.run(() =>
-      executeChild(iterationWorkflow, {
+    child = await childScope.run(() =>
+      startChild(iterationWorkflow, {
         workflowId: childId,
         taskQueue: TASK_QUEUES.workflows,
         args: [{ runName: input.runName, config: input.config, iteration: state.iteration, checkpoint: state.checkpoint, evalOnly: !!input.evalOnly }],
@@ -83,6 +84,8 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
         ],
       }),
     );
+    if (state.paused) await child.signal(pauseSignal, true); // paused while the child was starting
+    const summary = await childScope.run(() => child!.result());
     state.done.push(summary);
     if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
     state.iteration++;

@@ -5,7 +5,8 @@ import type { RecipeRuntime, Split } from '../runtime';
 import { loadCoralTasks, type CoralTask } from './tasks';
 import { runCoralConversation, type CoralConversation } from './conversation';
 import { coralMetrics } from './metrics';
-import { buildPreferencePairs, buildSftExamples, formatPreferences, formatSft } from './data';
+import { buildPreferencePairs, buildSftExamples } from './training-data';
+import { formatPreferences, formatSft } from './formats';
 
 const taskCache = new Map<string, CoralTask[]>();
 

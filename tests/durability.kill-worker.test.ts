@@ -1,0 +1,66 @@
+// The durability promise: SIGKILL the worker mid-generation, start a new one, and the run completes with every
+// conversation present once — and the endpoint never answered the same request twice, except the requests that
+// were in flight at the moment of the kill.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { trainingLoop } from '../workflows/loop';
+import { loopWorkflowId } from '../workflows/messages';
+import { TASK_QUEUES } from '../workflows/types';
+import { evaluatedRecords, recordKeys } from './helpers/records';
+import type { RunningServer } from '../activities/serving/openai-compatible-server';
+import { startDevServer } from './helpers/temporal';
+import { tempStateDir, testConfig } from './helpers/config';
+import { externalDeploy, startCountingEndpoint } from './helpers/endpoint';
+import { cliProcess } from './helpers/cli';
+import { waitUntil } from './helpers/wait';
+
+let env: TestWorkflowEnvironment;
+let server: RunningServer;
+beforeAll(async () => {
+  env = await startDevServer();
+  server = await startCountingEndpoint({ latencyMs: 150, capacity: 8 });
+});
+afterAll(async () => { await server?.close(); await env?.teardown(); });
+
+describe('worker killed with SIGKILL mid-generation', () => {
+  it('completes after a restart without re-paying finished calls', async () => {
+    const stateDir = tempStateDir();
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      delete c.train;
+      delete c.recipe.trainTasks;
+      c.recipe.limit = 16;
+      c.recipe.evalSamples = 2;
+      c.deploy = externalDeploy(server, 8);
+      c.generation = { shardSize: 8, concurrency: 8, heartbeatTimeoutSeconds: 3 };
+    });
+    const workerEnv = { TEMPORAL_ADDRESS: env.address };
+    const first = cliProcess(['worker'], workerEnv);
+    const runName = 'kill-test';
+    const handle = await env.client.workflow.start(trainingLoop, {
+      taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
+    });
+    await waitUntil(async () => server.stats().completed >= 40, 60_000, '40 answered requests');
+    first.kill('SIGKILL');
+    await first;
+    // Requests the dead worker had sent but not yet cached are the only ones allowed to be paid twice.
+    const atKill = server.stats();
+    const inFlightAtKill = atKill.inFlight;
+    expect(atKill.completed).toBeGreaterThanOrEqual(40);
+
+    const second = cliProcess(['worker'], workerEnv);
+    try {
+      const result = await handle.result();
+      const stats = server.stats();
+      expect(stats.duplicates).toBeLessThanOrEqual(inFlightAtKill);
+      expect(stats.completed).toBeGreaterThan(atKill.completed); // the run really continued after the kill
+      expect(result.iterations[0].metrics.conversations).toBe(32);
+      const keys = recordKeys(evaluatedRecords(stateDir, result.iterations[0]));
+      expect(keys).toHaveLength(32);
+      expect(new Set(keys).size).toBe(32);
+    } finally {
+      second.kill('SIGTERM');
+      await second;
+    }
+  });
+});

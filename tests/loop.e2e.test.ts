@@ -1,0 +1,83 @@
+// The whole loop on a real Temporal dev server: simulator deploy (a real HTTP server subprocess), CoRal
+// generation through the real LLM client, evaluation, DPO data, the stand-in trainer subprocess, and the next
+// iteration serving the checkpoint it produced. Also records the histories that the replay test guards.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { trainingLoop } from '../workflows/loop';
+import { iterationWorkflowId, loopWorkflowId } from '../workflows/messages';
+import { TASK_QUEUES } from '../workflows/types';
+import { ArtifactStore } from '../activities/artifacts/store';
+import { startDevServer, workflowBundle } from './helpers/temporal';
+import { withWorkers } from './helpers/workers';
+import { tempStateDir, testConfig } from './helpers/config';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => { env = await startDevServer(); });
+afterAll(async () => { await env?.teardown(); });
+
+describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
+  it('runs two iterations end to end and the second serves the checkpoint the first trained', async () => {
+    const stateDir = tempStateDir();
+    const config = testConfig(stateDir);
+    const runName = 'e2e';
+    const result = await withWorkers(env, () =>
+      env.client.workflow.execute(trainingLoop, {
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config }],
+      }),
+    );
+
+    expect(result.stopped).toBe(false);
+    expect(result.iterations.map((i) => i.iteration)).toEqual([0, 1]);
+    const [it0, it1] = result.iterations;
+    // Metrics are real numbers from real conversations.
+    for (const it of result.iterations) {
+      expect(it.metrics.conversations).toBe(8);
+      expect(it.metrics.agreement_correctness).toBeGreaterThanOrEqual(0);
+      expect(it.metrics.agreement_correctness).toBeLessThanOrEqual(1);
+      expect(it.tokens).toBeGreaterThan(0);
+    }
+    // Lineage: iteration 1 deployed what iteration 0 trained, from the dataset iteration 0 built.
+    expect(it0.nextCheckpoint).toBe(path.join(stateDir, 'checkpoints', runName, 'iter-1'));
+    expect(it1.checkpoint).toBe(it0.nextCheckpoint);
+    expect(result.finalCheckpoint).toBe(it1.nextCheckpoint);
+    const lineage = JSON.parse(readFileSync(path.join(it0.nextCheckpoint!, 'collab-loop-checkpoint.json'), 'utf8'));
+    expect(lineage.dataset.sha256).toBe(it0.datasets!.dpo!.sha256);
+    expect(lineage.baseCheckpoint).toBe(config.baseCheckpoint);
+    expect(lineage.finalLoss).toBeTypeOf('number');
+    const store = new ArtifactStore(path.join(stateDir, 'artifacts'));
+    const deployManifest = store.readJson<{ inputs: { checkpoint: string } }>(it1.manifests.deploy);
+    expect(deployManifest.inputs.checkpoint).toBe(it0.nextCheckpoint);
+    // DPO rows are in the fairseq2 preference format and share a prefix.
+    const pairs = store.readJsonl<Record<string, string>>(it0.datasets!.dpo!);
+    expect(pairs.length).toBeGreaterThan(0);
+    expect(Object.keys(pairs[0])).toEqual(expect.arrayContaining(['src', 'tgt_chosen', 'tgt_rejected']));
+    // No model server is left running.
+    const serversDir = path.join(stateDir, 'servers', runName);
+    expect(existsSync(serversDir) ? readdirSync(serversDir) : []).toEqual([]);
+    const deployed = store.readJson<{ params: { port?: number } }>(it0.manifests.deploy);
+    expect(deployed.params.port).toBeTypeOf('number');
+    await expect(fetch(`http://127.0.0.1:${deployed.params.port}/health`)).rejects.toThrow();
+
+    // Record the histories; the replay test (tests/replay.test.ts) guards determinism with them.
+    const histories = {
+      loop: await env.client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory(),
+      iteration: await env.client.workflow.getHandle(iterationWorkflowId(runName, 0)).fetchHistory(),
+    };
+    const bundle = await workflowBundle();
+    await Worker.runReplayHistory({ workflowBundle: bundle }, histories.iteration, iterationWorkflowId(runName, 0));
+    if (process.env.RECORD_HISTORIES) {
+      const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, 'iteration-coral.json'), JSON.stringify({ workflowId: iterationWorkflowId(runName, 0), history: histories.iteration }));
+      writeFileSync(path.join(dir, 'loop-coral.json'), JSON.stringify({ workflowId: loopWorkflowId(runName), history: histories.loop }));
+    }
+    // History stays small: the data lives in the artifact store.
+    expect(histories.iteration.events!.length).toBeLessThan(200);
+  });
+});

@@ -1,0 +1,24 @@
+// Determinism guard: histories recorded from real runs (tests/histories, re-recorded with
+// RECORD_HISTORIES=1 npx vitest run tests/loop.e2e.test.ts) must replay against the current workflow code.
+// A change that would break running loops fails here instead of in someone's day-3 run.
+import { describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { workflowBundle } from './helpers/temporal';
+
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+
+describe('replay of recorded histories', () => {
+  it('has recorded histories of both workflow types', () => {
+    expect(files).toEqual(expect.arrayContaining(['iteration-coral.json', 'loop-coral.json']));
+  });
+
+  for (const f of files)
+    it(`replays ${f} without nondeterminism`, async () => {
+      const { workflowId, history } = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
+      await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId)).resolves.toBeUndefined();
+    });
+});
