@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,8 +75,8 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     if (process.env.RECORD_HISTORIES) {
       const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, 'iteration-coral.json'), JSON.stringify({ workflowId: iterationWorkflowId(runName, 0), history: histories.iteration }));
-      writeFileSync(path.join(dir, 'loop-coral.json'), JSON.stringify({ workflowId: loopWorkflowId(runName), history: histories.loop }));
+      writeFileSync(path.join(dir, 'iteration-coral.json'), `{"workflowId": ${JSON.stringify(iterationWorkflowId(runName, 0))}, "history": ${historyToJSON(histories.iteration)}}`);
+      writeFileSync(path.join(dir, 'loop-coral.json'), `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(histories.loop)}}`);
     }
     // History stays small: the data lives in the artifact store.
     expect(histories.iteration.events!.length).toBeLessThan(200);
