@@ -7,7 +7,7 @@ import { STAGES, type Stage } from '../workflows/types';
 import { applyOverridesToConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes, temporalAddress } from './connection';
 import { cliAction, UserError } from './user-error';
-import { getRunStatus, startLoop, waitForRun } from './runs';
+import { getRunStatus, requireRunning, startLoop, waitForRun } from './runs';
 import { metricsTable, renderStatus } from './format';
 import { reportHtml } from './report-html';
 import { runDemo, runEval } from './one-shot';
@@ -99,6 +99,7 @@ for (const [cmd, paused] of [['pause', true], ['resume', false]] as const)
     .description(paused ? 'pause at the next stage boundary' : 'resume a paused run')
     .action(cliAction(async (name: string) => {
       const client = await connectClient();
+      await requireRunning(client, name);
       await client.workflow.getHandle(loopWorkflowId(name)).signal(pauseSignal, paused);
       console.log(`${name}: ${paused ? 'pausing at the next stage boundary' : 'resumed'}`);
     }));
@@ -109,6 +110,7 @@ program
   .option('--no-wait', 'do not wait for the run to close')
   .action(cliAction(async (name: string, o: { wait: boolean }) => {
     const client = await connectClient();
+    await requireRunning(client, name);
     const handle = client.workflow.getHandle(loopWorkflowId(name));
     await handle.signal(stopSignal, 'requested from the CLI');
     if (o.wait) await handle.result().catch(() => undefined);

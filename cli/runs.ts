@@ -103,3 +103,14 @@ export async function waitForRun(
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
+
+/** Control commands act on running runs only; anything else is a clear user error. */
+export async function requireRunning(client: Client, runName: string): Promise<void> {
+  try {
+    const d = await client.workflow.getHandle(loopWorkflowId(runName)).describe();
+    if (d.status.name !== 'RUNNING') throw new UserError(`run "${runName}" is not running (${d.status.name.toLowerCase()})`);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new UserError(`no run named "${runName}" (see collab-loop list)`);
+    throw err;
+  }
+}

@@ -85,13 +85,17 @@ describe('stage control', () => {
 
   it('pause holds the run at a stage boundary and resume continues it', async () => {
     const stateDir = tempStateDir();
-    const config = testConfig(stateDir, (c) => { c.iterations = 1; delete c.train; delete c.recipe.trainTasks; });
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1; delete c.train; delete c.recipe.trainTasks;
+      c.deploy = { kind: 'simulator', latencyMs: 400 }; // slow enough that the run is still going when we pause
+    });
     const runName = 'pause';
     await withWorkers(env, async () => {
       const handle = await env.client.workflow.start(trainingLoop, {
         taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
       });
-      expect((await cli(['pause', runName], cliEnv())).exitCode).toBe(0);
+      const pause = await cli(['pause', runName], cliEnv());
+      expect(pause.all).toContain('pausing at the next stage boundary');
       // Whatever stage it is in finishes; the next one does not start while paused.
       const child = env.client.workflow.getHandle(iterationWorkflowId(runName, 0));
       const held = await waitUntil(async () => {

@@ -2,6 +2,7 @@
 // artifact store; only the ref goes back to the workflow. Every LLM call goes through the durable cache, so a
 // retried shard (after a crash, a kill or a flaky endpoint) re-sends only the calls that never succeeded.
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { ShardInput, ShardResult } from '../../workflows/types';
 import { ArtifactStore } from '../artifacts/store';
@@ -27,6 +28,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const { config, shard } = input;
   const ctx = Context.current();
   const signal = ctx.cancellationSignal;
+  setMaxListeners(0, signal); // every in-flight request listens for cancellation
   const runtime = recipeRuntime(config);
   const cache = new RequestCache(path.join(config.stateDir, 'llm-cache'));
   const usage = newUsageCounter();
