@@ -5,13 +5,17 @@ import type { RunStatus } from './runs';
 export const fmtNum = (v: number | undefined) =>
   v === undefined || Number.isNaN(v) ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(4);
 
+/** One row per metric, one column per iteration (recipes report a dozen metrics; iterations are few). */
 export function metricsTable(rows: IterationSummary[], keys?: string[]): string {
   if (!rows.length) return '(no finished iterations yet)';
-  const cols = keys ?? [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
-  const header = ['iter', ...cols, 'tokens'];
-  const body = rows.map((r) => [String(r.iteration), ...cols.map((c) => fmtNum(r.metrics[c])), String(r.tokens)]);
+  const names = keys ?? [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
+  const header = ['metric', ...rows.map((r) => `iter ${r.iteration}`)];
+  const body = [
+    ...names.map((n) => [n, ...rows.map((r) => fmtNum(r.metrics[n]))]),
+    ['tokens (all LLM calls)', ...rows.map((r) => String(r.tokens))],
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 

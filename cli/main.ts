@@ -38,6 +38,7 @@ program
   .action(cliAction(async (o: { queues?: string }) => {
     const { NativeConnection } = await import('@temporalio/worker');
     const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
+    (await import('../workers/logging')).installWorkerLogging('INFO');
     const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
     const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
     if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
@@ -188,3 +189,6 @@ program
   }));
 
 await program.parseAsync(process.argv);
+// Temporal's native runtime and a detached dev server's pipes can keep the event loop alive after a one-shot
+// command has finished; the command's work is done, so leave.
+process.exit(process.exitCode ?? 0);

@@ -71,7 +71,7 @@ export async function runBench(): Promise<void> {
     console.log(`  generation time          ${genSeconds.toFixed(2)} s (whole eval iteration ${wall.toFixed(2)} s)`);
     console.log(`  LLM calls/s              ${callsPerS.toFixed(1)}   ratio to ideal ${(callsPerS / ideal).toFixed(3)}`);
     console.log(`  conversations/s          ${convPerS.toFixed(2)}   ratio to ideal ${(convPerS / (ideal / callsPerConv)).toFixed(3)}`);
-    console.log(`  endpoint max in service  ${stats.maxInService} (capacity ${CAPACITY})`);
+    console.log(`  endpoint max in service  ${stats.maxInFlight} (capacity ${CAPACITY})`);
     console.log(`  history events          iteration ${iterHistory.events?.length ?? 0}, loop ${loopHistory.events?.length ?? 0}`);
     console.log(`  peak worker RSS          ${rssMb.toFixed(0)} MiB (workers, endpoint and bench in one process)`);
   } finally {

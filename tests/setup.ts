@@ -1,8 +1,4 @@
 // Quiet Temporal's worker-state INFO lines in test output; warnings and errors still show.
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { installWorkerLogging } from '../workers/logging';
 
-try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-} catch {
-  /* already installed in this process */
-}
+installWorkerLogging('WARN');

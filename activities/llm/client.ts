@@ -131,18 +131,21 @@ export function createChat(opts: ChatClientOptions): Chat {
 
   return async (call: ChatCall): Promise<ChatOutput> => {
     const key = requestCacheKey(endpoint.cacheId, call);
+    // The shared promise is registered before the first await, so identical concurrent calls (two shards retried
+    // side by side, a zombie attempt and its retry) never both miss the cache and both pay: by the time the promise
+    // is dropped from the map its answer is already on disk.
     let cached = true;
-    let answer = await cache.get(key);
-    if (!answer) {
-      // Identical concurrent calls share one request (e.g. two shards retried side by side).
-      let p = inFlight.get(key);
-      if (!p) {
+    let p = inFlight.get(key);
+    if (!p) {
+      p = (async () => {
+        const hit = await cache.get(key);
+        if (hit) return hit;
         cached = false;
-        p = send(call, key).finally(() => inFlight.delete(key));
-        inFlight.set(key, p);
-      }
-      answer = await p;
+        return send(call, key);
+      })().finally(() => inFlight.delete(key));
+      inFlight.set(key, p);
     }
+    const answer = await p;
     usage.calls++;
     if (cached) usage.cachedCalls++;
     usage.promptTokens += answer.usage.promptTokens;

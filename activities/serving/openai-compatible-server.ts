@@ -1,12 +1,17 @@
 // A small OpenAI-compatible HTTP server (node:http) for three jobs:
-//  (a) the dry-run model server of `deploy.kind: simulator` — answers come from a seeded SIMULATED policy,
-//      never from a model (`owned_by: collab-loop-simulator`);
-//  (b) the test endpoint that injects faults (429 / 500 / connection reset / hang) and counts requests by the
-//      client's `x-collab-request-key`, so tests can prove that no request was paid twice;
-//  (c) the benchmark endpoint with a fixed latency and capacity (ideal throughput = capacity ÷ latency).
-import { createHash } from 'node:crypto';
+//  (a) the dry-run model server of `deploy.kind: simulator` — a SIMULATOR: answers come from a seeded simulated
+//      policy, never from a model (`/v1/models` says `owned_by: collab-loop-simulator`);
+//  (b) the test endpoint that injects faults (429 / 500 / connection reset / hang) and counts successful answers
+//      per request key (the client's `x-collab-request-key`), so tests can prove no request was paid twice;
+//  (c) the benchmark endpoint with a fixed latency and capacity: ideal throughput = capacity ÷ latency, so the
+//      per-request work outside the latency timer is kept to a minimum.
+import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { canonicalJson } from '../llm/cache';
+import { createFaultPlan, validateFaultOptions, type FaultOptions } from './faults';
+
+export type { FaultOptions, FaultKind } from './faults';
 
 export interface PolicyRequest {
   model: string;
@@ -19,47 +24,52 @@ export interface PolicyRequest {
 export interface PolicyReply { texts: string[]; promptTokens: number; completionTokens: number[] }
 export type Policy = (req: PolicyRequest) => PolicyReply;
 
+const textOf = (c: unknown): string => (typeof c === 'string' ? c : JSON.stringify(c ?? ''));
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-const textOf = (c: unknown) => (typeof c === 'string' ? c : JSON.stringify(c ?? ''));
 
 /** Short deterministic replies derived from the last message: for benchmarks, where content does not matter. */
 export const echoPolicy: Policy = (req) => {
   const last = textOf(req.messages[req.messages.length - 1]?.content);
-  const texts = Array.from({ length: req.n }, (_, i) => `ack ${i} ${createHash('sha256').update(last).digest('hex').slice(0, 12)}`);
+  const digest = createHash('sha256').update(last).digest('hex').slice(0, 12);
+  const texts = Array.from({ length: req.n }, (_, i) => `echo ${digest} #${i}`);
   return { texts, promptTokens: req.messages.reduce((a, m) => a + words(textOf(m.content)), 0), completionTokens: texts.map(words) };
 };
 
-export interface FaultOptions {
-  rate: number;
-  kinds: Array<'429' | '500' | 'reset' | 'timeout'>;
-  seed?: number;
-  retryAfterMs?: number;
-}
-
 export interface ServerOptions {
   host?: string;
+  /** 0 (default) = pick a free port. */
   port?: number;
+  /** Requests must name exactly this model, as real servers (`transformers serve`, vLLM) require. */
   modelName: string;
   policy: Policy;
+  /** How long each request holds its slot before it is answered (default 0). */
   latencyMs?: number;
+  /** Most requests in service at once (default unlimited); the rest wait FIFO. */
   capacity?: number;
   faults?: FaultOptions;
+  /** If set, `/v1/*` requires `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
 }
 
 export interface ServerStats {
+  /** Chat-completion requests received (any outcome). */
   received: number;
+  /** 200 responses fully written. */
   completed: number;
+  /** Requests answered with an injected fault. */
   faulted: number;
-  /** Requests accepted and not yet answered (queued for capacity or being served). */
+  /** Requests holding a capacity slot right now (queued ones not included). */
   inFlight: number;
-  /** Most requests ever served at once (≤ capacity). */
-  maxInService: number;
+  /** Most requests ever in service at once since the last reset (≤ capacity). */
+  maxInFlight: number;
+  /** Successful (200) responses per request key. */
   byKey: Record<string, number>;
+  /** 200 responses to a key that had already succeeded: calls paid twice. */
   duplicates: number;
 }
 
 export interface RunningServer {
+  /** http://HOST:PORT (no trailing slash; the OpenAI base URL is `${url}/v1`). */
   url: string;
   port: number;
   stats(): ServerStats;
@@ -67,145 +77,260 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** mulberry32: a tiny seeded PRNG, so fault decisions are reproducible for a given seed and arrival order. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_N = 128;
+const DEFAULT_HOLD_MS = 30_000;
+
+class RequestError extends Error {
+  constructor(readonly status: number, message: string, readonly type: string, readonly code: string | null, readonly param: string | null = null) {
+    super(message);
+  }
+}
+
+interface ChatBody {
+  model: string;
+  messages: PolicyRequest['messages'];
+  n: number;
+  seed?: number;
+  temperature: number;
+  maxTokens: number;
+  raw: Record<string, unknown>;
+}
+
+const invalid = (message: string, param: string | null = null) => new RequestError(400, message, 'invalid_request_error', null, param);
+
+function parseChatBody(text: string, modelName: string): ChatBody {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw invalid('request body is not valid JSON');
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('request body must be a JSON object');
+  const b = raw as Record<string, unknown>;
+  if (typeof b.model !== 'string' || !b.model) throw invalid('"model" is required and must be a string', 'model');
+  const msgs = b.messages;
+  if (!Array.isArray(msgs) || msgs.length === 0) throw invalid('"messages" must be a non-empty array', 'messages');
+  msgs.forEach((m, i) => {
+    if (!m || typeof m !== 'object' || typeof (m as { role?: unknown }).role !== 'string')
+      throw invalid(`messages[${i}] must be an object with a string "role"`, `messages.${i}`);
+  });
+  if (b.stream === true) throw invalid('streaming is not supported by this server; send "stream": false', 'stream');
+  const n = b.n ?? 1;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_N) throw invalid(`"n" must be an integer in [1, ${MAX_N}]`, 'n');
+  for (const f of ['temperature', 'top_p', 'max_tokens', 'seed'] as const)
+    if (b[f] != null && typeof b[f] !== 'number') throw invalid(`"${f}" must be a number`, f);
+  if (b.model !== modelName)
+    throw new RequestError(404, `The model "${b.model}" does not exist on this server; it serves "${modelName}" (names must match exactly).`, 'invalid_request_error', 'model_not_found', 'model');
+  return {
+    model: b.model,
+    messages: msgs as PolicyRequest['messages'],
+    n,
+    seed: typeof b.seed === 'number' ? b.seed : undefined,
+    temperature: typeof b.temperature === 'number' ? b.temperature : 1,
+    maxTokens: typeof b.max_tokens === 'number' ? b.max_tokens : 1024,
+    raw: b,
   };
 }
 
-function canonicalKey(body: Record<string, unknown>): string {
-  const pick = { model: body.model, messages: body.messages, temperature: body.temperature, top_p: body.top_p, max_tokens: body.max_tokens, seed: body.seed, n: body.n };
-  return createHash('sha256').update(JSON.stringify(pick)).digest('hex');
+/** Fallback request key when the client sends no `x-collab-request-key`: what determines the answer, canonically. */
+export function bodyRequestKey(b: Record<string, unknown>): string {
+  const pick = { model: b.model, messages: b.messages, temperature: b.temperature, top_p: b.top_p, max_tokens: b.max_tokens, seed: b.seed, n: b.n };
+  return createHash('sha256').update(canonicalJson(pick)).digest('hex');
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)), ...headers });
+  res.end(data);
+}
+
+function sendError(res: http.ServerResponse, e: RequestError, headers?: Record<string, string>): void {
+  sendJson(res, e.status, { error: { message: e.message, type: e.type, param: e.param, code: e.code } }, headers);
 }
 
 export function startOpenAICompatibleServer(opts: ServerOptions): Promise<RunningServer> {
-  const latency = opts.latencyMs ?? 0;
+  const latencyMs = opts.latencyMs ?? 0;
   const capacity = opts.capacity ?? Infinity;
-  const rand = prng(opts.faults?.seed ?? 1);
-  let stats: ServerStats;
-  const resetStats = () => { stats = { received: 0, completed: 0, faulted: 0, inFlight: 0, maxInService: 0, byKey: {}, duplicates: 0 }; };
-  resetStats();
-  let busy = 0;
-  const queue: Array<() => void> = [];
-  const acquire = () => (busy < capacity ? (busy++, Promise.resolve()) : new Promise<void>((r) => queue.push(r)));
-  const release = () => { const next = queue.shift(); if (next) next(); else busy--; };
-  const sockets = new Set<import('node:net').Socket>();
-
-  const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const data = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers });
-    res.end(data);
-  };
-  const apiError = (res: http.ServerResponse, status: number, message: string, type: string, headers?: Record<string, string>) =>
-    send(res, status, { error: { message, type, code: status } }, headers);
-
-  async function chat(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
-    stats.received++;
-    let body: Record<string, unknown>;
+  if (!(latencyMs >= 0)) return Promise.reject(new RangeError(`latencyMs must be >= 0, got ${latencyMs}`));
+  if (!(capacity >= 1)) return Promise.reject(new RangeError(`capacity must be >= 1, got ${capacity}`));
+  if (opts.faults) {
     try {
-      body = JSON.parse(raw);
-    } catch {
-      return apiError(res, 400, 'request body is not valid JSON', 'invalid_request_error');
-    }
-    if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`)
-      return apiError(res, 401, 'invalid or missing API key', 'authentication_error');
-    if (!Array.isArray(body.messages) || body.messages.length === 0)
-      return apiError(res, 400, '"messages" must be a non-empty array', 'invalid_request_error');
-    if (body.stream) return apiError(res, 400, 'streaming is not supported by this server', 'invalid_request_error');
-    if (body.model !== opts.modelName)
-      return apiError(res, 404, `model "${String(body.model)}" not found; this server serves "${opts.modelName}"`, 'not_found_error');
-
-    const f = opts.faults;
-    if (f && f.rate > 0 && f.kinds.length && rand() < f.rate) {
-      const kind = f.kinds[Math.floor(rand() * f.kinds.length)];
-      stats.faulted++;
-      if (kind === '429') {
-        const ms = f.retryAfterMs ?? 50;
-        return apiError(res, 429, 'rate limited (injected fault)', 'rate_limit_error', { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) });
-      }
-      if (kind === '500') return apiError(res, 500, 'internal error (injected fault)', 'server_error');
-      if (kind === 'reset') return req.socket.destroy();
-      await new Promise((r) => setTimeout(r, 30_000));
-      return req.socket.destroy();
-    }
-
-    const key = (req.headers['x-collab-request-key'] as string | undefined) ?? canonicalKey(body);
-    stats.inFlight++;
-    await acquire();
-    stats.maxInService = Math.max(stats.maxInService, busy);
-    try {
-      if (latency > 0) await new Promise((r) => setTimeout(r, latency));
-      const n = typeof body.n === 'number' && body.n > 0 ? body.n : 1;
-      const reply = opts.policy({
-        model: String(body.model),
-        messages: body.messages as PolicyRequest['messages'],
-        n,
-        seed: typeof body.seed === 'number' ? body.seed : undefined,
-        temperature: typeof body.temperature === 'number' ? body.temperature : 1,
-        maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : 1024,
-      });
-      const completion = reply.completionTokens.reduce((a, b) => a + b, 0);
-      const payload = {
-        id: `chatcmpl-${key.slice(0, 16)}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: opts.modelName,
-        choices: reply.texts.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null })),
-        usage: { prompt_tokens: reply.promptTokens, completion_tokens: completion, total_tokens: reply.promptTokens + completion },
-      };
-      if (res.destroyed) return;
-      send(res, 200, payload);
-      await new Promise<void>((r) => (res.writableFinished ? r() : res.once('finish', () => r())));
-      stats.completed++;
-      const seen = stats.byKey[key] ?? 0;
-      if (seen > 0) stats.duplicates++;
-      stats.byKey[key] = seen + 1;
-    } finally {
-      stats.inFlight--;
-      release();
+      validateFaultOptions(opts.faults);
+    } catch (err) {
+      return Promise.reject(err);
     }
   }
+  const nextFault = createFaultPlan(opts.faults);
+  const retryAfterMs = opts.faults?.retryAfterMs ?? 50;
+  const holdMs = opts.faults?.holdMs ?? DEFAULT_HOLD_MS;
+
+  // Counters are reset by resetStats; `inService` and the queue are live state and never are.
+  let c = { received: 0, completed: 0, faulted: 0, maxInFlight: 0, duplicates: 0, byKey: new Map<string, number>() };
+  const resetStats = () => {
+    c = { received: 0, completed: 0, faulted: 0, maxInFlight: inService, duplicates: 0, byKey: new Map() };
+  };
+  const stats = (): ServerStats => ({
+    received: c.received, completed: c.completed, faulted: c.faulted,
+    inFlight: inService, maxInFlight: c.maxInFlight,
+    byKey: Object.fromEntries(c.byKey), duplicates: c.duplicates,
+  });
+
+  let inService = 0;
+  const queue: Array<() => void> = [];
+  const held = new Set<NodeJS.Timeout>();
+  const models = { object: 'list', data: [{ id: opts.modelName, object: 'model', created: 0, owned_by: 'collab-loop-simulator' }] };
+
+  function acquire(start: () => void): void {
+    if (inService < capacity) {
+      inService++;
+      start();
+    } else queue.push(start);
+  }
+  // Hands the slot straight to the next waiter, so capacity is never briefly exceeded or idle.
+  function release(): void {
+    const next = queue.shift();
+    if (next) next();
+    else inService--;
+  }
+
+  function fault(kind: ReturnType<typeof nextFault>, req: http.IncomingMessage, res: http.ServerResponse): void {
+    c.faulted++;
+    if (kind === '429') {
+      const e = new RequestError(429, 'Rate limit reached (injected fault); retry after the delay in retry-after-ms.', 'requests', 'rate_limit_exceeded');
+      return sendError(res, e, { 'retry-after-ms': String(retryAfterMs), 'retry-after': String(Math.ceil(retryAfterMs / 1000)) });
+    }
+    if (kind === '500') return sendError(res, new RequestError(500, 'The server had an error processing your request (injected fault).', 'server_error', null));
+    // RST rather than FIN: the client sees ECONNRESET, as when a real server or proxy dies mid-request.
+    if (kind === 'reset') return void req.socket.resetAndDestroy();
+    // 'timeout': hang, then reset — the client's own timeout should fire first.
+    const t = setTimeout(() => { held.delete(t); req.socket.resetAndDestroy(); }, holdMs);
+    held.add(t);
+    res.once('close', () => { clearTimeout(t); held.delete(t); });
+  }
+
+  function serve(body: ChatBody, key: string, res: http.ServerResponse): void {
+    let gone = false;
+    res.once('close', () => { gone = true; });
+    acquire(() => {
+      if (gone) return release(); // the client gave up while queued: don't make the others wait for it
+      if (inService > c.maxInFlight) c.maxInFlight = inService;
+      const answer = () => {
+        if (gone) return release();
+        let payload: unknown;
+        try {
+          const reply = opts.policy({ model: body.model, messages: body.messages, n: body.n, seed: body.seed, temperature: body.temperature, maxTokens: body.maxTokens });
+          if (reply.texts.length !== body.n) throw new Error(`policy returned ${reply.texts.length} texts for n=${body.n}`);
+          const completion = reply.completionTokens.reduce((a, b) => a + b, 0);
+          payload = {
+            id: `chatcmpl-${randomUUID()}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: opts.modelName,
+            choices: reply.texts.map((content, index) => ({ index, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' })),
+            usage: { prompt_tokens: reply.promptTokens, completion_tokens: completion, total_tokens: reply.promptTokens + completion },
+          };
+        } catch (err) {
+          release();
+          return sendError(res, new RequestError(500, `policy failed: ${(err as Error).message}`, 'server_error', null));
+        }
+        // Count only once the whole response is handed to the socket: a 200 the client never got was not paid.
+        res.once('finish', () => {
+          c.completed++;
+          const seen = c.byKey.get(key) ?? 0;
+          if (seen > 0) c.duplicates++;
+          c.byKey.set(key, seen + 1);
+        });
+        sendJson(res, 200, payload);
+        release();
+      };
+      if (latencyMs > 0) setTimeout(answer, latencyMs);
+      else answer();
+    });
+  }
+
+  function chat(req: http.IncomingMessage, res: http.ServerResponse, text: string): void {
+    let body: ChatBody;
+    try {
+      body = parseChatBody(text, opts.modelName);
+    } catch (err) {
+      if (err instanceof RequestError) return sendError(res, err);
+      throw err;
+    }
+    const kind = nextFault();
+    if (kind) return fault(kind, req, res);
+    const header = req.headers['x-collab-request-key'];
+    serve(body, typeof header === 'string' && header ? header : bodyRequestKey(body.raw), res);
+  }
+
+  function readBody(req: http.IncomingMessage, res: http.ServerResponse, then: (text: string) => void): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooBig = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooBig = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (tooBig) return sendError(res, new RequestError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, 'invalid_request_error', null));
+      then(Buffer.concat(chunks).toString('utf8'));
+    });
+  }
+
+  const authorized = (req: http.IncomingMessage) => !opts.apiKey || req.headers.authorization === `Bearer ${opts.apiKey}`;
 
   const server = http.createServer((req, res) => {
-    const url = req.url ?? '/';
-    if (req.method === 'GET' && url === '/health') return send(res, 200, { status: 'ok' });
-    if (req.method === 'GET' && url === '/v1/models')
-      return send(res, 200, { object: 'list', data: [{ id: opts.modelName, object: 'model', created: 0, owned_by: 'collab-loop-simulator' }] });
-    if (req.method === 'GET' && url === '/stats') return send(res, 200, stats);
-    if (req.method === 'POST' && url === '/stats/reset') { resetStats(); return send(res, 200, { ok: true }); }
-    if (req.method === 'POST' && url === '/v1/chat/completions') {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        chat(req, res, Buffer.concat(chunks).toString('utf8')).catch((err) => {
-          if (!res.headersSent) apiError(res, 500, String((err as Error).message), 'server_error');
-        });
-      });
-      return;
+    const path = (req.url ?? '/').split('?')[0];
+    const method = req.method ?? 'GET';
+    if (path.startsWith('/v1/') && !authorized(req)) {
+      if (path === '/v1/chat/completions') c.received++;
+      req.resume();
+      return sendError(res, new RequestError(401, 'Incorrect or missing API key: send "Authorization: Bearer <key>".', 'invalid_request_error', 'invalid_api_key'));
     }
-    apiError(res, 404, `no route ${req.method} ${url}`, 'not_found_error');
+    if (method === 'POST' && path === '/v1/chat/completions') {
+      c.received++;
+      return readBody(req, res, (text) => {
+        try {
+          chat(req, res, text);
+        } catch (err) {
+          if (!res.headersSent) sendError(res, new RequestError(500, String((err as Error).message), 'server_error', null));
+        }
+      });
+    }
+    req.resume();
+    if (method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, models);
+    if (method === 'GET' && path === `/v1/models/${opts.modelName}`) return sendJson(res, 200, models.data[0]);
+    if (method === 'GET' && path === '/stats') return sendJson(res, 200, stats());
+    if (method === 'POST' && path === '/stats/reset') {
+      resetStats();
+      return sendJson(res, 200, { status: 'ok' });
+    }
+    sendError(res, new RequestError(404, `no route ${method} ${path}`, 'invalid_request_error', 'not_found'));
   });
+  // Keep-alive well past any client's idle time: a reconnect per request would distort the benchmark.
   server.keepAliveTimeout = 120_000;
   server.headersTimeout = 125_000;
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.requestTimeout = 0; // 'timeout' faults hold requests on purpose
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      for (const t of held) clearTimeout(t);
+      held.clear();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }));
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+    const host = opts.host ?? '127.0.0.1';
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
       const { port } = server.address() as AddressInfo;
-      resolve({
-        url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
-        port,
-        stats: () => structuredClone(stats),
-        resetStats,
-        close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
-      });
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      resolve({ url: `http://${urlHost}:${port}`, port, stats, resetStats, close });
     });
   });
 }

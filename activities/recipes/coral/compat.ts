@@ -1,13 +1,15 @@
 /**
- * `fixed` (default): our corrections of flaws in the seed's released code. `seed`: the seed's behaviour, for
- * numbers that compare with the paper. Every divergence is one `compat === 'seed'` branch, marked SEED-COMPAT:
+ * `compat: fixed` (default) corrects flaws of the seed's released code; `compat: seed` reproduces them, so numbers
+ * compare with the paper. Each divergence lives in exactly one place, marked `SEED-COMPAT`:
  *
- * | behaviour                      | fixed                                   | seed                                     |
- * |--------------------------------|-----------------------------------------|------------------------------------------|
- * | MATH agreement                 | grader equivalence (\frac12 = 0.5)      | raw string equality of the boxed answers |
- * | ToM normalisation of "the"     | deletes the whole word only             | deletes every "the" substring ("other"→"or") |
- * | empty ToM extraction           | invalid: never correct, never agrees    | valid: a substring of every gold answer  |
- * | final_success_rate             | the conversation's final answer correct | any turn's answer correct                |
- * | per-request sampling seed      | derived from (seed, sample, turn)       | 42 on every request                      |
+ * | behaviour                       | fixed                                        | seed                                        | where               |
+ * |---------------------------------|----------------------------------------------|---------------------------------------------|---------------------|
+ * | MATH agreement                  | grader equivalence (\frac12 = 0.5)           | raw string equality of the boxed answers    | agree.ts            |
+ * | ToM "the" removal               | whole word only                              | every substring ("other" → "or")            | extract.ts          |
+ * | ToM first line / trailing "."   | first non-empty line, trailing dots stripped | first line, `rstrip('.')` before `strip()`  | extract.ts          |
+ * | empty extraction                | invalid: never correct, never agrees         | valid: ToM "" is a substring of every gold  | extract.ts          |
+ * | ToM gold answer                 | normalised like the prediction               | compared raw (case-sensitive)               | match.ts            |
+ * | final_success_rate              | the final answer (agreed / last) is correct  | ANY turn was correct                        | metrics.ts          |
+ * | per-request sampling seed       | derived from (seed, sample, turn)            | 42 on every request (pinned MATRIX)         | conversation.ts     |
  */
 export type Compat = 'fixed' | 'seed';

@@ -1,32 +1,35 @@
-// CoRal's conversation protocol (seed brief A.2). Turn 0 is the scripted question from the "student"; the
-// "teacher" answers first; roles alternate. After every generated turn: a belief-extraction call on that turn
-// alone, a local gold match, and the agreement check (agreement.ts) that ends the conversation.
-// Tree sampling (beamSize d > 1): one request with n = d; every candidate is extracted and matched, one is
-// chosen (seeded) to continue, the rest are kept as siblings — the raw material of DPO pairs.
-import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
-import { agreementReached } from './agreement';
-import { parseExtractorReply, type Belief } from './beliefs';
+// One CoRal conversation (seed brief A.2). Turn 0 is the scripted question from the "student"; the "teacher"
+// answers first and the roles alternate. After every generated turn, in order: a belief-extraction call on that
+// turn alone (extract.ts), a local gold match (match.ts), and the agreement check (agree.ts) that ends the
+// conversation. CoT mode: one agent turn, simple_cot prompt.
+// Tree sampling (beamSize d > 1, brief A.7): one request with n = d; every candidate is extracted and matched; one,
+// picked by a seeded PRNG, continues the conversation and the others are kept as its `siblings` (DPO material).
+import type { Chat, Decoding, TokenUsage } from '../../llm/types';
+import { agentView, type CoralRole } from './agent-view';
+import { agreementReached, type RoleBelief } from './agree';
 import type { Compat } from './compat';
+import { parseExtractorReply, type Belief } from './extract';
 import { matchesGold } from './match';
-import { defaultStyle, EXTRACTOR_SYSTEM_PROMPT, extractorUserPrompt, openingMessage, systemPrompt, type SystemPromptStyle } from './prompts';
-import { hashSeed, seededRandom } from './seeded-random';
+import { defaultSystemPromptStyle, EXTRACTOR_SYSTEM_PROMPT, extractorUserPrompt, openingMessage, systemPrompt, type SystemPromptStyle } from './prompts';
+import { hashSeed, seededRandom } from '../../seeded-random';
 import type { CoralDataset, CoralTask } from './tasks';
 
-export type Role = 'student' | 'teacher';
-
 export interface CoralTurn {
-  role: Role;
+  role: CoralRole;
   content: string;
-  /** The extractor's raw reply. */
+  /** The normalised belief ('' when unsure or unusable). Absent on turn 0. */
   extracted?: string;
-  answer?: string;
+  /** The extractor's raw reply, kept for debugging extraction. */
+  extractorReply?: string;
   valid?: boolean;
   unsure?: boolean;
   correct?: boolean;
-  /** Set on the turn whose belief agreed with the partner's (the last turn of an agreed conversation). */
+  /** Present (true) when this turn's belief agrees with the partner's latest: the last turn of an agreed
+   *  conversation, and any sibling that would have ended it. */
   agreement?: boolean;
+  /** Agent tokens of this turn; with tree sampling the request's completion tokens are split evenly over candidates. */
   usage?: TokenUsage;
-  /** Tree sampling: the candidates not chosen at this turn, fully annotated. */
+  /** Tree sampling: the candidates not chosen at this turn, annotated like the chosen one. */
   siblings?: CoralTurn[];
 }
 
@@ -35,111 +38,132 @@ export interface CoralConversation {
   dataset: CoralDataset;
   sampleIndex: number;
   mode: 'coral' | 'cot';
-  /** The agents' system prompt (identical for both roles), kept so data builders can rebuild each view. */
+  /** The agents' system prompt as sent (both roles share it), so data builders rebuild exactly what was seen. */
   system: string;
+  maxTurns: number;
   turns: CoralTurn[];
   agreed: boolean;
-  /** The agreed answer, or the last valid answer if the agents never agreed. */
+  /** The agreed answer; without agreement the last valid belief; null if no turn committed to an answer. */
   finalAnswer: string | null;
   /** Whether finalAnswer matches the gold answer. */
   correct: boolean;
+  /** All calls: agent turns and extractions. */
   usage: TokenUsage;
   calls: number;
 }
 
-export interface ConversationOptions {
+export interface CoralConversationOptions {
   task: CoralTask;
   agent: Chat;
   extractor: Chat;
   sampleIndex: number;
   mode: 'coral' | 'cot';
+  /** Generated turns at most (turn 0 not counted); CoT always uses 1. */
   maxTurns: number;
-  agentDecoding: Omit<Decoding, 'seed'>;
-  extractorDecoding: Omit<Decoding, 'seed'>;
+  /** `seed` is set per request by this module (see below); a caller's value is ignored. */
+  agentDecoding: Decoding;
+  extractorDecoding: Decoding;
+  /** Tree sampling width d: candidates per turn (1 = off). */
   beamSize: number;
   seed: number;
   compat: Compat;
   systemPromptStyle?: SystemPromptStyle;
 }
 
-/** OpenAI-style servers require user/assistant alternation starting with a user turn after the system prompt. */
-const GREETING = 'Hi! Let us work through a problem together.';
-
-/** The transcript as `role` sees it: its own turns as assistant, the partner's as user. */
-export function viewOf(system: string, turns: Array<Pick<CoralTurn, 'role' | 'content'>>, role: Role): ChatMessage[] {
-  const msgs: ChatMessage[] = [{ role: 'system', content: system }];
-  const body = turns.map((t): ChatMessage => ({ role: t.role === role ? 'assistant' : 'user', content: t.content }));
-  // The student "asked" the question, so its view would open with an assistant turn: prefix a short user turn
-  // (as the MATRIX port of CoRal does) instead of breaking alternation.
-  if (body[0]?.role === 'assistant') msgs.push({ role: 'user', content: GREETING });
-  return [...msgs, ...body];
+/** The vLLM-style per-request seed of agent turn `turn` of sample `sampleIndex`. */
+export function agentRequestSeed(seed: number, sampleIndex: number, turn: number, compat: Compat): number {
+  // SEED-COMPAT: the MATRIX client CoRal pins sent seed=42 on every request, so with a server that honours it
+  // the repeated samples of one question come out identical.
+  return compat === 'seed' ? 42 : hashSeed('agent', seed, sampleIndex, turn) % 2 ** 31;
 }
 
-function addUsage(into: TokenUsage, u: TokenUsage) {
+const beliefOf = (t: CoralTurn): Belief => ({ answer: t.extracted ?? '', valid: !!t.valid, unsure: !!t.unsure });
+const add = (into: TokenUsage, u: TokenUsage) => {
   into.promptTokens += u.promptTokens;
   into.completionTokens += u.completionTokens;
-}
+};
+const withoutSeed = ({ seed: _ignored, ...rest }: Decoding): Decoding => rest;
 
-export async function runCoralConversation(o: ConversationOptions): Promise<CoralConversation> {
+export async function runCoralConversation(o: CoralConversationOptions): Promise<CoralConversation> {
   const { task, compat } = o;
-  const style = o.mode === 'cot' ? 'simple_cot' : (o.systemPromptStyle ?? defaultStyle(task.dataset));
+  const maxTurns = o.mode === 'cot' ? 1 : o.maxTurns;
+  const width = o.beamSize;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new Error(`maxTurns must be a positive integer, got ${o.maxTurns}`);
+  if (!Number.isInteger(width) || width < 1) throw new Error(`beamSize must be a positive integer, got ${o.beamSize}`);
+
+  const style = o.systemPromptStyle ?? (o.mode === 'cot' ? 'simple_cot' : defaultSystemPromptStyle(task.dataset));
   const system = systemPrompt(task.dataset, style);
   const turns: CoralTurn[] = [{ role: 'student', content: openingMessage(task) }];
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   let calls = 0;
-  const maxTurns = o.mode === 'cot' ? 1 : o.maxTurns;
-  let agreed = false;
 
-  const annotate = async (turn: CoralTurn): Promise<CoralTurn> => {
+  // Extraction is deterministic (temperature 0, no per-sample key), so identical replies share one cached call.
+  // Its seed only matters for SEED-COMPAT fidelity (the pinned client sent 42 here too).
+  const extractorDecoding: Decoding = { ...withoutSeed(o.extractorDecoding), ...(compat === 'seed' ? { seed: 42 } : {}) };
+  const annotate = async (role: CoralRole, content: string, turnUsage: TokenUsage, history: RoleBelief[]): Promise<CoralTurn> => {
     const out = await o.extractor({
-      messages: [{ role: 'system', content: EXTRACTOR_SYSTEM_PROMPT }, { role: 'user', content: extractorUserPrompt(task, turn.content) }],
-      decoding: { ...o.extractorDecoding, seed: compat === 'seed' ? 42 : 0 },
-      sampleKey: 'extract', // extraction is deterministic: the same response always gets the same answer
+      messages: [{ role: 'system', content: EXTRACTOR_SYSTEM_PROMPT }, { role: 'user', content: extractorUserPrompt(task, content) }],
+      decoding: extractorDecoding,
+      sampleKey: 'extract',
     });
     calls++;
-    addUsage(usage, out.usage);
-    const belief: Belief = parseExtractorReply(task.dataset, out.texts[0] ?? '', compat);
-    return { ...turn, extracted: out.texts[0], answer: belief.answer, valid: belief.valid, unsure: belief.unsure, correct: matchesGold(task, belief, compat) };
+    add(usage, out.usage);
+    const reply = out.texts[0] ?? '';
+    const belief = parseExtractorReply(task.dataset, reply, compat);
+    const turn: CoralTurn = {
+      role,
+      content,
+      extracted: belief.answer,
+      extractorReply: reply,
+      valid: belief.valid,
+      unsure: belief.unsure,
+      correct: matchesGold(task, belief, compat),
+      usage: turnUsage,
+    };
+    if (o.mode === 'coral' && agreementReached(task.dataset, [...history, { role, belief }], compat)) turn.agreement = true;
+    return turn;
   };
 
+  let agreed = false;
   for (let k = 1; k <= maxTurns; k++) {
-    const role: Role = k % 2 === 1 ? 'teacher' : 'student';
-    const n = Math.max(1, o.beamSize);
-    // SEED-COMPAT: the pinned seed stack sent seed=42 on every request, so repeated samples were identical.
-    const seed = compat === 'seed' ? 42 : hashSeed(o.seed, task.id, o.sampleIndex, k) % 2 ** 31;
+    const role: CoralRole = k % 2 === 1 ? 'teacher' : 'student';
     const out = await o.agent({
-      messages: viewOf(system, turns, role),
-      decoding: { ...o.agentDecoding, seed },
-      n,
+      messages: agentView(system, turns, role),
+      decoding: { ...withoutSeed(o.agentDecoding), seed: agentRequestSeed(o.seed, o.sampleIndex, k, compat) },
+      n: width,
       sampleKey: `s${o.sampleIndex}`,
     });
     calls++;
-    addUsage(usage, out.usage);
-    const perCandidate = { promptTokens: Math.round(out.usage.promptTokens / n), completionTokens: Math.round(out.usage.completionTokens / n) };
-    const candidates = await Promise.all(out.texts.map((content) => annotate({ role, content, usage: perCandidate })));
+    add(usage, out.usage);
+    if (out.texts.length === 0) throw new Error(`CoRal task ${task.id} sample ${o.sampleIndex} turn ${k}: the agent returned no text`);
+
+    const perCandidate = { promptTokens: out.usage.promptTokens, completionTokens: Math.round(out.usage.completionTokens / out.texts.length) };
+    const history = turns.slice(1).map((t) => ({ role: t.role, belief: beliefOf(t) }));
+    const candidates = await Promise.all(out.texts.map((text) => annotate(role, text, perCandidate, history)));
+    // The seed picks uniformly at random; we do the same from a PRNG seeded by the input, so a retried or resumed
+    // shard follows the same branch.
     const pick = candidates.length > 1 ? Math.floor(seededRandom(hashSeed('tree', o.seed, task.id, o.sampleIndex, k))() * candidates.length) : 0;
     const chosen = candidates[pick];
     if (candidates.length > 1) chosen.siblings = candidates.filter((_, i) => i !== pick);
     turns.push(chosen);
-    if (o.mode === 'coral' && agreementReached(task.dataset, turns.slice(1).map((t) => ({ role: t.role, belief: t.answer !== undefined ? { answer: t.answer, valid: !!t.valid, unsure: !!t.unsure } : undefined })), compat)) {
-      chosen.agreement = true;
+    if (chosen.agreement) {
       agreed = true;
       break;
     }
   }
 
   const generated = turns.slice(1);
-  const lastValid = [...generated].reverse().find((t) => t.valid);
-  const final = agreed ? generated[generated.length - 1] : lastValid;
+  const final = agreed ? generated[generated.length - 1] : [...generated].reverse().find((t) => t.valid);
   return {
     taskId: task.id,
     dataset: task.dataset,
     sampleIndex: o.sampleIndex,
     mode: o.mode,
     system,
+    maxTurns,
     turns,
     agreed,
-    finalAnswer: final?.answer ?? null,
+    finalAnswer: final ? (final.extracted ?? '') : null,
     correct: !!final?.correct,
     usage,
     calls,

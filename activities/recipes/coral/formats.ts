@@ -1,31 +1,37 @@
-// Dataset files in the formats trainers read (seed brief A.8, trainers brief B):
-//  fairseq2 (0.4 instruction / preference finetuning): {"src","tgt"} / {"src","tgt_chosen","tgt_rejected"}, src =
-//    the chat-templated prompt as text (recipe option `source_encode_mode: as_is`).
-//  trl (sft / dpo, conversational): {"messages":[...]} / {"prompt":[...],"chosen":[assistant],"rejected":[assistant]}.
-//  openrlhf (train_sft / train_dpo with --apply_chat_template): SFT {"messages":[...]} with --input_key messages
-//    (the last message is the target); DPO {"prompt":[...],"chosen":[...],"rejected":[...]} with
-//    --prompt_key prompt --chosen_key chosen --rejected_key rejected.
-import { renderLlama3 } from './chat-template';
-import type { PreferencePair, SftExample } from './training-data';
+// Training files in the formats each trainer reads (one JSON object per line; seed brief A.8, trainers brief B).
+//
+// fairseq2 0.4 — `fairseq2 lm instruction_finetune` / `preference_finetune`, `dataset.path=<dir with the jsonl>`:
+//   SFT {"src","tgt","id"}; DPO {"src","tgt_chosen","tgt_rejected","id"}; src = Llama-3.1 template text
+//   (chat-template.ts), so set `source_encode_mode: as_is`.
+// OpenRLHF — train_sft: {"messages":[...]} whose last message is the target, read with
+//   `--apply_chat_template --input_key messages` (≥ 0.10.2: `--data.apply_chat_template --data.input_key messages`);
+//   do NOT pass --multiturn, which would also train on the speaker's earlier turns.
+//   train_dpo: {"prompt":[...],"chosen":[assistant],"rejected":[assistant]} read with `--apply_chat_template
+//   --prompt_key prompt --chosen_key chosen --rejected_key rejected` (≥ 0.10.2: the same under `--data.`).
+// TRL — `trl sft`: conversational prompt-completion {"prompt":[...],"completion":[assistant]}, so the loss covers
+//   only the turn (completion_only_loss is on by default; a plain {"messages"} row would also train on the
+//   partner's turns and the system prompt). `trl dpo`: conversational {"prompt","chosen","rejected"}.
+import { renderLlama31 } from './chat-template';
+import type { PreferencePair } from './preference-pairs';
+import type { SftExample } from './sft';
 
-export type DataFormat = 'fairseq2' | 'trl' | 'openrlhf';
+export type TrainingDataFormat = 'fairseq2' | 'openrlhf' | 'trl';
 
-export function formatSft(examples: SftExample[], format: DataFormat): string[] {
-  return examples.map((e) =>
-    JSON.stringify(
-      format === 'fairseq2'
-        ? { src: renderLlama3(e.messages), tgt: e.completion, id: e.taskId }
-        : { messages: [...e.messages, { role: 'assistant', content: e.completion }] },
-    ),
-  );
+const exampleId = (e: { taskId: string; sampleIndex: number; turn: number }) => `${e.taskId}/s${e.sampleIndex}/t${e.turn}`;
+const assistant = (content: string) => [{ role: 'assistant' as const, content }];
+
+export function formatSft(examples: readonly SftExample[], format: TrainingDataFormat): string[] {
+  return examples.map((e) => {
+    if (format === 'fairseq2') return JSON.stringify({ src: renderLlama31(e.messages), tgt: e.completion, id: exampleId(e) });
+    if (format === 'openrlhf') return JSON.stringify({ messages: [...e.messages, ...assistant(e.completion)] });
+    return JSON.stringify({ prompt: e.messages, completion: assistant(e.completion) });
+  });
 }
 
-export function formatPreferences(pairs: PreferencePair[], format: DataFormat): string[] {
+export function formatPreferences(pairs: readonly PreferencePair[], format: TrainingDataFormat): string[] {
   return pairs.map((p) =>
-    JSON.stringify(
-      format === 'fairseq2'
-        ? { src: renderLlama3(p.messages), tgt_chosen: p.chosen, tgt_rejected: p.rejected, id: `${p.taskId}#${p.turn}` }
-        : { prompt: p.messages, chosen: [{ role: 'assistant', content: p.chosen }], rejected: [{ role: 'assistant', content: p.rejected }] },
-    ),
+    format === 'fairseq2'
+      ? JSON.stringify({ src: renderLlama31(p.messages), tgt_chosen: p.chosen, tgt_rejected: p.rejected, id: exampleId(p) })
+      : JSON.stringify({ prompt: p.messages, chosen: assistant(p.chosen), rejected: assistant(p.rejected) }),
   );
 }

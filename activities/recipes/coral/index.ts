@@ -1,29 +1,42 @@
 /**
- * CoRal — Collaborative Reasoner (Meta FAIR): two agents converse until they agree; trained on the synthetic
- * conversations. Everything about the recipe lives in this folder:
+ * CoRal — Collaborative Reasoner (Meta FAIR): two agents discuss a problem until they agree; the synthetic
+ * conversations become SFT and DPO data. Everything about the recipe lives in this folder:
  *
- *   tasks.ts              task files (MMLU-Pro, GPQA, MATH, ExploreToM, Hi-ToM) → CoralTask
- *   prompts.ts            system prompts, opening message, belief-extraction prompt
- *   conversation.ts       the protocol: turns, extraction, tree sampling (siblings)
- *   agreement.ts          ★ the agreement check that ends a conversation
- *   beliefs.ts            parsing extractor replies; local answer extraction
- *   match.ts              gold matching per dataset; math-equivalence.ts for MATH
- *   metrics.ts            agreement_correctness, final_success_rate, ...
- *   training-data.ts      SFT examples and DPO preference pairs; formats.ts writes fairseq2 / TRL / OpenRLHF
- *   compat.ts             `compat: fixed | seed` — where we differ from the seed's released code, and why
- *   simulated-policy.ts   SIMULATOR of a model for dry runs (demo, tests, bench)
+ *   agree.ts              ★ THE AGREEMENT CHECK: stop when both roles' latest beliefs are valid and equal
+ *   conversation.ts       the protocol: turn 0, alternation, extraction + match + stop per turn, tree sampling
+ *   agent-view.ts         the transcript from one agent's perspective (requests and training prompts)
+ *   prompts.ts            system prompts, answer-format lines, opening message, belief-extraction prompt
+ *   extract.ts            extractor reply → belief (answer / valid / unsure); ToM normalisation
+ *   local-extractor.ts    rule-based reading of a full response (simulator, `collab-loop score`)
+ *   match.ts              gold matching per dataset; MATH via math-equivalence.ts
+ *   math-equivalence.ts   the grader: math-normalize.ts (two normalisers), math-evaluate.ts (safe evaluator)
+ *   boxed.ts, latex-args.ts   brace-counting helpers
+ *   metrics.ts            agreement_correctness, final_success_rate, ...; social-metrics.ts (assert / persuade)
+ *   sft.ts, preference-pairs.ts   training examples; formats.ts writes fairseq2 / OpenRLHF / TRL lines
+ *   chat-template.ts      Llama-3.1 template as text (fairseq2 `src`)
+ *   compat.ts             `compat: fixed | seed` — every place we differ from the seed's released code, and why
+ *   tasks.ts              task files (MMLU-Pro, GPQA, MATH, ExploreToM, Hi-ToM) → CoralTask; TaskFileError
  *   score.ts              `collab-loop score --recipe coral`
- *   runtime.ts            glue to the generic stages
+ *   simulated-policy.ts   SIMULATOR of a model for dry runs (demo, tests, bench) — not a result
+ *   runtime.ts            glue to the generic stages (shards, evaluation, data building)
  */
 export * from './tasks';
 export * from './prompts';
-export * from './beliefs';
+export * from './extract';
+export * from './local-extractor';
 export * from './match';
-export * from './agreement';
-export * from './math-equivalence';
+export * from './agree';
+export * from './boxed';
+export { gradeMathAnswer, mathAnswersEquivalent } from './math-equivalence';
+export { hendrycksNormalize, graderNormalize, latexToText } from './math-normalize';
+export { evaluateNumeric } from './math-evaluate';
+export * from './agent-view';
 export * from './conversation';
+export * from './social-metrics';
 export * from './metrics';
-export * from './training-data';
+export * from './sft';
+export * from './preference-pairs';
+export * from './chat-template';
 export * from './formats';
 export * from './simulated-policy';
 export * from './score';

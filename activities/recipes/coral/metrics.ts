@@ -1,56 +1,66 @@
-// CoRal's metrics under the seed's names (seed brief A.3), each a per-conversation value averaged over all
-// conversations (every sample of a task counts on its own).
+// CoRal's metrics under the seed's names (seed brief A.3): each is a per-conversation value averaged over all
+// conversations (every sample of a task counts on its own). Only the chosen turns count, never tree siblings.
 import type { Compat } from './compat';
 import type { CoralConversation } from './conversation';
+import { socialMetrics } from './social-metrics';
 
 export interface CoralMetrics {
-  /** Headline CoRal metric: the conversation ended in agreement and the agreed answer is correct. */
+  /** Headline: the conversation ended in agreement and the agreed answer is correct (no agreement scores 0). */
   agreement_correctness: number;
-  /** fixed: the final answer is correct. seed: ANY turn's answer was correct (the seed's definition). */
+  /** fixed: the final answer (agreed, else the last valid belief) is correct. seed: ANY turn was correct. */
   final_success_rate: number;
-  /** Share of conversations that ended in agreement. */
+  /** The conversation ended in agreement (the seed's `agreement`). */
   agreement_rate: number;
-  /** Share of generated turns whose extraction gave a usable answer. */
+  /** Share of a conversation's generated turns whose extraction is usable. */
   valid_answer_rate: number;
-  /** Mean conversation length including the question (turn 0). */
-  total_turns: number;
-  /** Index of the first correct turn (question = 0), or max turns if none. */
+  /** Generated turns per conversation (the seed's `total_turns` also counts the question: add 1). */
+  avg_turns: number;
+  /** Index of the first correct turn (question = 0), or the conversation's max turns if none was correct. */
   n_turns_to_success: number;
-  /** Mean completion tokens per conversation (agent turns and extraction). */
-  conv_len: number;
-  /** All tokens (prompt + completion) of all calls. */
+  /** Prompt + completion tokens of every call (agent turns and extractions), summed over conversations. */
   total_tokens: number;
+  avg_tokens_per_conversation: number;
+  assert_rate: number;
+  persuade_rate: number;
+  persuasion_quality: number;
   conversations: number;
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
-export function coralMetrics(records: CoralConversation[], compat: Compat): CoralMetrics {
+/** Zero conversations give zeros (with `conversations: 0`), never NaN: metrics travel as JSON numbers. */
+export function coralMetrics(records: readonly CoralConversation[], compat: Compat): CoralMetrics {
   const per = records.map((r) => {
     const gen = r.turns.slice(1);
+    const last = gen[gen.length - 1];
     const firstCorrect = gen.findIndex((t) => t.correct);
-    const maxTurns = Math.max(gen.length, 1);
+    const social = socialMetrics(r);
     return {
-      agreementCorrect: r.agreed && !!gen[gen.length - 1]?.correct ? 1 : 0,
-      // SEED-COMPAT: the seed counts a conversation as a success when any turn was right.
-      success: (compat === 'seed' ? gen.some((t) => t.correct) : r.correct) ? 1 : 0,
+      agreementCorrect: r.agreed && !!last?.correct ? 1 : 0,
+      // SEED-COMPAT: the seed's "final" success counts a conversation as solved when any turn was right, even if
+      // the agents then agreed on a wrong answer.
+      success: (compat === 'seed' ? firstCorrect !== -1 : r.correct) ? 1 : 0,
       agreed: r.agreed ? 1 : 0,
       valid: gen.length ? gen.filter((t) => t.valid).length / gen.length : 0,
-      turns: r.turns.length,
-      toSuccess: firstCorrect === -1 ? maxTurns : firstCorrect + 1,
-      completion: r.usage.completionTokens,
+      turns: gen.length,
+      toSuccess: firstCorrect === -1 ? r.maxTurns : firstCorrect + 1,
       tokens: r.usage.promptTokens + r.usage.completionTokens,
+      ...social,
     };
   });
+  const total = per.reduce((a, p) => a + p.tokens, 0);
   return {
     agreement_correctness: mean(per.map((p) => p.agreementCorrect)),
     final_success_rate: mean(per.map((p) => p.success)),
     agreement_rate: mean(per.map((p) => p.agreed)),
     valid_answer_rate: mean(per.map((p) => p.valid)),
-    total_turns: mean(per.map((p) => p.turns)),
+    avg_turns: mean(per.map((p) => p.turns)),
     n_turns_to_success: mean(per.map((p) => p.toSuccess)),
-    conv_len: mean(per.map((p) => p.completion)),
-    total_tokens: per.reduce((a, p) => a + p.tokens, 0),
+    total_tokens: total,
+    avg_tokens_per_conversation: records.length ? total / records.length : 0,
+    assert_rate: mean(per.map((p) => p.assert_rate)),
+    persuade_rate: mean(per.map((p) => p.persuade_rate)),
+    persuasion_quality: mean(per.map((p) => p.persuasion_quality)),
     conversations: records.length,
   };
 }

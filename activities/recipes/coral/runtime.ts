@@ -2,11 +2,12 @@
 // which metrics, which data builders.
 import type { CoralRecipeConfig } from '../../../configs/schema';
 import type { RecipeRuntime, Split } from '../runtime';
-import { loadCoralTasks, type CoralTask } from './tasks';
 import { runCoralConversation, type CoralConversation } from './conversation';
-import { coralMetrics } from './metrics';
-import { buildPreferencePairs, buildSftExamples } from './training-data';
 import { formatPreferences, formatSft } from './formats';
+import { coralMetrics } from './metrics';
+import { buildPreferencePairs } from './preference-pairs';
+import { buildSftExamples } from './sft';
+import { loadCoralTasks, type CoralTask } from './tasks';
 
 const taskCache = new Map<string, CoralTask[]>();
 
@@ -30,13 +31,14 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number): RecipeRuntim
         extractor,
         sampleIndex,
         mode: cfg.mode,
-        maxTurns: cfg.mode === 'cot' ? 1 : cfg.maxTurns,
+        maxTurns: cfg.maxTurns,
         agentDecoding: {
           temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature,
           topP: cfg.topP,
           maxTokens: cfg.maxTokens,
         },
         extractorDecoding: { temperature: 0, maxTokens: cfg.extractorMaxTokens },
+        // Tree sampling only when generating training data; evaluation follows one path.
         beamSize: split === 'train' ? cfg.beamSize : 1,
         seed,
         compat: cfg.compat,
@@ -45,7 +47,7 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number): RecipeRuntim
       const u = (r as CoralConversation).usage;
       return u.promptTokens + u.completionTokens;
     },
-    metrics: (records) => coralMetrics(records as CoralConversation[], cfg.compat) as unknown as Record<string, number>,
+    metrics: (records) => ({ ...coralMetrics(records as CoralConversation[], cfg.compat) }),
     buildData: (records) => {
       const convs = records as CoralConversation[];
       const sft = buildSftExamples(convs, { maxPerTask: cfg.data.maxPerTask });

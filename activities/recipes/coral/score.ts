@@ -1,21 +1,42 @@
-// `collab-loop score --recipe coral`: scores records on their own (no model, no server), so an evaluator can be
-// checked against known answers. A row carries the task fields (the dataset's own names) plus either `response`
-// (a model response, parsed locally) or `extracted` (an extractor reply).
-import { parseExtractorReply, extractLocally } from './beliefs';
+// `collab-loop score --recipe coral --dataset <d> --input records.jsonl`: scores saved answers on their own (no
+// model, no server), so an evaluator can be checked against known results. Each row carries the task fields under
+// the dataset file's own names plus either `extracted` (an extractor's reply, parsed as during a conversation) or
+// `response` (a full model response, read by the local parser the simulator uses — not an LLM). With both,
+// `extracted` wins: it is what the conversation would have used.
 import type { Compat } from './compat';
+import { parseExtractorReply } from './extract';
+import { localExtractorReply } from './local-extractor';
 import { matchesGold } from './match';
 import { parseCoralRow, TaskFileError, type CoralDataset } from './tasks';
 
-export interface ScoredRecord { id: string; extracted: string; valid: boolean; correct: boolean }
+export interface ScoredRecord {
+  id: string;
+  /** The normalised answer ('' when none). */
+  extracted: string;
+  valid: boolean;
+  correct: boolean;
+}
 
-export function scoreCoralRecord(dataset: CoralDataset, row: unknown, at: { file: string; line: number; compat: Compat }): ScoredRecord {
-  if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(at.file, at.line, '(row)', 'must be a JSON object');
+export interface RowLocation { file: string; line: number }
+
+export function scoreRecord(dataset: CoralDataset, row: unknown, compat: Compat, at: RowLocation = { file: '(input)', line: 0 }): ScoredRecord {
+  if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(at.file, at.line, '', 'the row must be a JSON object');
   const r = row as Record<string, unknown>;
   const task = parseCoralRow(r, dataset, at.file, at.line);
   let reply: string;
-  if (typeof r.extracted === 'string') reply = r.extracted;
-  else if (typeof r.response === 'string') reply = extractLocally(dataset, r.response);
-  else throw new TaskFileError(at.file, at.line, 'response', 'must be a string (or give "extracted")');
-  const belief = parseExtractorReply(dataset, reply, at.compat);
-  return { id: task.id, extracted: belief.answer, valid: belief.valid, correct: matchesGold(task, belief, at.compat) };
+  if (r.extracted !== undefined) {
+    if (typeof r.extracted !== 'string') throw new TaskFileError(at.file, at.line, 'extracted', 'must be a string (an extractor reply)');
+    reply = r.extracted;
+  } else if (typeof r.response === 'string') {
+    reply = localExtractorReply(dataset, r.response);
+  } else {
+    throw new TaskFileError(at.file, at.line, 'response', 'must be a string (a model response), or give "extracted" instead');
+  }
+  const belief = parseExtractorReply(dataset, reply, compat);
+  return { id: task.id, extracted: belief.answer, valid: belief.valid, correct: matchesGold(task, belief, compat) };
+}
+
+/** The options-object form the CLI calls. */
+export function scoreCoralRecord(dataset: CoralDataset, row: unknown, o: RowLocation & { compat: Compat }): ScoredRecord {
+  return scoreRecord(dataset, row, o.compat, { file: o.file, line: o.line });
 }

@@ -1,103 +1,166 @@
-// SIMULATOR — a stand-in for a real model on machines without a GPU or weights (demo, tests, benchmarks).
-// It answers CoRal conversations from the task files' gold answers: correct with probability `skill`, agreeing
-// with its partner with probability `agreeability` (more readily when the partner is right). Extraction requests
-// are answered perfectly by the local parser. All randomness is seeded by the request itself, so the same request
-// always gets the same answer (the cache and durability tests rely on that) while n candidates differ.
-import type { PolicyReply, PolicyRequest } from '../../serving/openai-compatible-server';
-import { extractLocally, UNSURE } from './beliefs';
-import { EXTRACTOR_SYSTEM_PROMPT } from './prompts';
-import { hashSeed, seededRandom } from './seeded-random';
-import { isMultipleChoice, letter, type CoralTask } from './tasks';
+// SIMULATOR — a stand-in for a real model on machines without a GPU or weights. The project's dry-run
+// OpenAI-compatible server answers CoRal requests with it (demo, tests, benchmarks); it is never a result.
+//  - Extraction requests (system prompt = EXTRACTOR_SYSTEM_PROMPT) are answered perfectly by the local parser.
+//  - Agent requests: the task is found from the opening message; the reply reasons briefly and ends in the
+//    dataset's answer format — correct with probability `skill`, otherwise a plausible wrong answer; when the
+//    partner's latest message states an answer, the agent adopts it with probability `agreeability` (more readily
+//    when it is right, less when it is wrong). Now and then (more often at low skill) it commits to nothing.
+//  - All randomness is seeded by the request itself (model, messages, seed, candidate index): the same request
+//    always gets the same reply — the request-cache and durability tests rely on that — while n candidates differ.
+// No timers, no I/O.
+import { parseExtractorReply, UNSURE_PHRASE } from './extract';
+import { localExtractorReply } from './local-extractor';
+import { gradeMathAnswer } from './math-equivalence';
+import { matchesGold, tomMatches, tomGold } from './match';
+import { EXTRACTOR_RESPONSE_MARKER, EXTRACTOR_SYSTEM_PROMPT, extractorTaskBlock, openingMessage, STUDENT_VIEW_PREAMBLE } from './prompts';
+import { hashSeed, seededRandom } from '../../seeded-random';
+import { isMultipleChoice, optionLetter, type CoralDataset, type CoralTask } from './tasks';
 
-export interface SimulatedPolicyOptions {
-  tasks: CoralTask[];
+/** Structurally the dry-run server's request (its `messages` are untyped JSON). */
+export interface SimulatedRequest {
+  model: string;
+  messages: ReadonlyArray<{ role: string; content: unknown }>;
+  n: number;
+  seed?: number;
+  temperature: number;
+  maxTokens?: number;
+}
+export interface SimulatedReply { texts: string[]; promptTokens: number; completionTokens: number[] }
+export type CoralSimulatedPolicy = (req: SimulatedRequest) => SimulatedReply;
+
+export interface CoralSimulatedPolicyOptions {
+  tasks: readonly CoralTask[];
+  /** Probability that a reply reasons its way to the gold answer, 0..1. */
   skill: number;
+  /** Base probability of adopting the partner's stated answer, 0..1 (default 0.6). */
   agreeability?: number;
 }
 
-const text = (c: unknown): string =>
+const textOf = (c: unknown): string =>
   typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('') : '';
-const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
-function questionIn(msg: string): string | undefined {
-  return (
-    /need to solve: "([\s\S]*?)"\nThe options are:/.exec(msg)?.[1] ??
-    /math problem I need to solve: "([\s\S]*)"$/.exec(msg)?.[1] ??
-    /^Question: (.*)$/m.exec(msg)?.[1]
-  );
+const OPENERS = [
+  'Let me work through this step by step.',
+  'Here is how I see it.',
+  'Going through the problem carefully:',
+  'Let me reason about it from the start.',
+  'I will check each part in turn.',
+  'Thinking about this one piece at a time:',
+];
+
+function statement(task: CoralTask, answer: string): string {
+  if (isMultipleChoice(task.dataset)) return `Final answer: (${answer})`;
+  if (task.dataset === 'math') return `Final answer: $\\boxed{${answer}}$`;
+  return `Short Answer: ${answer}`;
+}
+
+function reasoning(task: CoralTask, answer: string): string {
+  if (isMultipleChoice(task.dataset)) return `Option (${answer}), "${task.options?.[answer.charCodeAt(0) - 65] ?? ''}", is the one that fits.`;
+  if (task.dataset === 'math') return `Carrying the computation through gives ${answer}.`;
+  return `Following who saw what in the story, the answer is ${answer}.`;
+}
+
+function wrongMath(gold: string, rand: () => number): string {
+  const g = gold.trim();
+  const bump = 1 + Math.floor(rand() * 3);
+  let m: RegExpExecArray | null;
+  let wrong: string;
+  if (/^-?\d+$/.test(g)) wrong = String(Number(g) + (rand() < 0.5 ? bump : -bump));
+  else if ((m = /^\\[dt]?frac\{(-?\d+)\}\{(\d+)\}$/.exec(g))) wrong = `\\frac{${Number(m[1]) + bump}}{${m[2]}}`;
+  else if ((m = /^(\d*)\\sqrt\{(\d+)\}$/.exec(g))) wrong = `${Number(m[1] || 1) + bump}\\sqrt{${m[2]}}`;
+  else if ((m = /^(\d*)\\pi$/.exec(g))) wrong = `${Number(m[1] || 1) + bump}\\pi`;
+  else if (/^-?\d*\.\d+$/.test(g)) wrong = String(Number(g) + bump);
+  else wrong = `${g}+${bump}`;
+  return gradeMathAnswer(wrong, gold) ? `${g}+${bump}` : wrong;
+}
+
+function wrongTom(task: CoralTask, rand: () => number): string {
+  const gold = task.gold.trim().toLowerCase();
+  if (gold === 'yes') return 'no';
+  if (gold === 'no') return 'yes';
+  if (gold.startsWith('knows about')) return gold.replace('knows about', 'does not know about');
+  if (gold.includes('does not know')) return gold.replace('does not know', 'knows');
+  const story = task.story ?? '';
+  const mentioned = task.dataset === 'hi_tom' ? story.match(/\b[a-z]+_[a-z]+\b/g) : [...story.matchAll(/\bthe ((?:other )?[a-z]+)/gi)].map((m) => m[1].toLowerCase());
+  const target = tomGold(task.gold, task.dataset, 'fixed');
+  const others = [...new Set(mentioned ?? [])].filter((w) => !tomMatches(w, target));
+  return others.length ? others[Math.floor(rand() * others.length)] : 'somewhere else';
 }
 
 function wrongAnswer(task: CoralTask, rand: () => number): string {
   if (isMultipleChoice(task.dataset)) {
-    const n = task.options!.length;
-    const goldIdx = task.gold.charCodeAt(0) - 65;
-    return letter((goldIdx + 1 + Math.floor(rand() * (n - 1))) % n);
+    const n = task.options?.length ?? 4;
+    const goldIndex = task.gold.charCodeAt(0) - 65;
+    return optionLetter((goldIndex + 1 + Math.floor(rand() * (n - 1))) % n);
   }
-  if (task.dataset === 'math') {
-    const v = Number(task.gold);
-    return Number.isFinite(v) ? String(v + 1 + Math.floor(rand() * 3)) : `${task.gold}+1`;
-  }
-  const g = task.gold.toLowerCase();
-  if (g === 'yes') return 'no';
-  if (g === 'no') return 'yes';
-  if (g.startsWith('knows about')) return g.replace('knows about', 'does not know about');
-  if (g.includes('does not know')) return g.replace('does not know', 'knows');
-  const alternatives = [...new Set((task.story ?? '').match(/\b[a-z]+_[a-z]+\b/g) ?? [])].filter((w) => w !== g);
-  return alternatives.length ? alternatives[Math.floor(rand() * alternatives.length)] : 'somewhere else';
+  return task.dataset === 'math' ? wrongMath(task.gold, rand) : wrongTom(task, rand);
 }
 
-function statement(task: CoralTask, answer: string): string {
-  if (isMultipleChoice(task.dataset)) return `The correct answer is (${answer}).`;
-  if (task.dataset === 'math') return `So the answer is $\\boxed{${answer}}$.`;
-  return `Short Answer: ${answer}`;
+/** The answer a message states, if any (read with the same local parser as `collab-loop score`). */
+function statedAnswer(task: CoralTask, message: string): { answer: string; correct: boolean } | undefined {
+  const belief = parseExtractorReply(task.dataset, localExtractorReply(task.dataset, message), 'fixed');
+  return belief.valid ? { answer: belief.answer, correct: matchesGold(task, belief, 'fixed') } : undefined;
 }
 
-function answerOf(task: CoralTask, reply: string): string | undefined {
-  const e = extractLocally(task.dataset, reply);
-  if (e === UNSURE) return undefined;
-  if (isMultipleChoice(task.dataset)) return e.slice(1, 2);
-  if (task.dataset === 'math') return e.replace(/^\$\\boxed\{/, '').replace(/\}\$$/, '');
-  return e;
+function datasetFromDemand(prompt: string): CoralDataset {
+  if (prompt.includes('"(X)"')) return 'mmlu_pro';
+  if (prompt.includes('\\boxed')) return 'math';
+  return 'explore_tom';
 }
 
-export function createCoralSimulatedPolicy(o: SimulatedPolicyOptions): (req: PolicyRequest) => PolicyReply {
-  const byQuestion = new Map(o.tasks.map((t) => [t.question, t]));
-  const agreeability = o.agreeability ?? 0.7;
+export function createCoralSimulatedPolicy(o: CoralSimulatedPolicyOptions): CoralSimulatedPolicy {
+  const agreeability = o.agreeability ?? 0.6;
+  for (const [name, v] of [['skill', o.skill], ['agreeability', agreeability]] as const)
+    if (!(v >= 0 && v <= 1)) throw new Error(`simulated policy: "${name}" must be a number in [0, 1], got ${v}`);
+  // Exact prompt texts → task: O(1) lookups, and ToM tasks that share a question but not a story stay apart.
+  const byOpening = new Map(o.tasks.map((t) => [openingMessage(t), t]));
+  const byExtractorBlock = new Map(o.tasks.map((t) => [extractorTaskBlock(t), t]));
+
+  const extract = (prompt: string): string => {
+    const at = prompt.indexOf(`\n\n${EXTRACTOR_RESPONSE_MARKER}\n`);
+    const task = at === -1 ? undefined : byExtractorBlock.get(prompt.slice(0, at));
+    const start = at + EXTRACTOR_RESPONSE_MARKER.length + 3;
+    const response = at === -1 ? '' : prompt.slice(start, prompt.lastIndexOf('\n### End of reply'));
+    return localExtractorReply(task?.dataset ?? datasetFromDemand(prompt), response);
+  };
+
+  const reply = (task: CoralTask, msgs: Array<{ role: string; content: string }>, rand: () => number, opener: string): string => {
+    const opening = openingMessage(task);
+    const said = (role: string) => msgs.filter((m) => m.role === role && m.content !== opening && m.content !== STUDENT_VIEW_PREAMBLE);
+    const partner = said('user').pop();
+    const mine = said('assistant').pop();
+    const partnerAnswer = partner && msgs[msgs.length - 1] === partner ? statedAnswer(task, partner.content) : undefined;
+    const myAnswer = mine ? statedAnswer(task, mine.content) : undefined;
+    const knows = rand() < o.skill;
+
+    if (rand() < 0.08 * (1 - o.skill)) return `${opener} I am ${UNSURE_PHRASE} how to settle this; which step do you find most convincing?`;
+    if (partnerAnswer) {
+      const adopt = partnerAnswer.correct ? agreeability + (1 - agreeability) * o.skill : agreeability * (1 - o.skill);
+      if (rand() < adopt) return `${opener} I went over your reasoning and it holds up. ${reasoning(task, partnerAnswer.answer)}\n${statement(task, partnerAnswer.answer)}`;
+    }
+    const answer = knows ? task.gold : (myAnswer?.answer ?? wrongAnswer(task, rand));
+    const stance = partnerAnswer && partnerAnswer.answer !== answer ? 'I do not think your conclusion is right; one step does not hold. ' : '';
+    return `${opener} ${stance}${reasoning(task, answer)}\n${statement(task, answer)}`;
+  };
+
   return (req) => {
-    const msgs = req.messages.map((m) => ({ role: m.role, content: text(m.content) }));
-    const promptTokens = msgs.reduce((a, m) => a + words(m.content), 0);
-    const base = hashSeed(req.model, JSON.stringify(msgs), req.seed ?? 'none', req.temperature);
-
+    const msgs = req.messages.map((m) => ({ role: m.role, content: textOf(m.content) }));
+    const promptTokens = msgs.reduce((a, m) => a + wordCount(m.content), 0);
+    const n = Math.max(1, req.n);
+    let texts: string[];
     if (msgs[0]?.role === 'system' && msgs[0].content === EXTRACTOR_SYSTEM_PROMPT) {
-      const user = msgs[msgs.length - 1]?.content ?? '';
-      const q = /^Question: (.*)$/m.exec(user)?.[1];
-      const task = q ? byQuestion.get(q) : undefined;
-      const response = /Response:\n"""\n([\s\S]*)\n"""/.exec(user)?.[1] ?? '';
-      const reply = task ? extractLocally(task.dataset, response) : UNSURE;
-      return { texts: Array.from({ length: req.n }, () => reply), promptTokens, completionTokens: Array(req.n).fill(words(reply)) };
+      texts = Array(n).fill(extract(msgs[msgs.length - 1]?.content ?? ''));
+    } else {
+      const task = msgs.map((m) => byOpening.get(m.content)).find((t) => t !== undefined);
+      // Greedy decoding ignores the seed, as a real server does.
+      const base = hashSeed(req.model, JSON.stringify(msgs), req.temperature === 0 ? 'greedy' : String(req.seed ?? 'unseeded'));
+      texts = Array.from({ length: n }, (_, i) => {
+        if (!task) return `I am ${UNSURE_PHRASE} what problem we are working on; could you state it again?`;
+        const rand = seededRandom(hashSeed(base, i));
+        return reply(task, msgs, rand, OPENERS[(base + i) % OPENERS.length]);
+      });
     }
-
-    let task: CoralTask | undefined;
-    for (const m of msgs) {
-      const q = questionIn(m.content);
-      if (q && (task = byQuestion.get(q))) break;
-    }
-    const texts = Array.from({ length: req.n }, (_, i) => {
-      if (!task) return 'I am not sure yet — could you state the problem again?';
-      const rand = seededRandom(base + i * 7919);
-      const partnerMsg = [...msgs].reverse().find((m) => m.role === 'user')?.content ?? '';
-      const partner = answerOf(task, partnerMsg);
-      const partnerRight = partner !== undefined && partner.toLowerCase() === (isMultipleChoice(task.dataset) ? task.gold : task.gold.toLowerCase());
-      const knows = rand() < o.skill;
-      if (partner !== undefined) {
-        const convinced = partnerRight ? rand() < agreeability + (1 - agreeability) * o.skill : rand() < agreeability * (1 - o.skill);
-        if (convinced) return `I went through your reasoning step by step and I agree with it. ${statement(task, partner)}`;
-        const mine = knows ? (isMultipleChoice(task.dataset) ? task.gold : task.gold) : wrongAnswer(task, rand);
-        return `I do not think that is right; one of the steps does not hold. Redoing it carefully: ${statement(task, mine)}`;
-      }
-      const mine = knows ? task.gold : wrongAnswer(task, rand);
-      return `Let me work through this step by step. After checking each option against the facts, ${statement(task, mine)}`;
-    });
-    return { texts, promptTokens, completionTokens: texts.map(words) };
+    return { texts, promptTokens, completionTokens: texts.map(wordCount) };
   };
 }

@@ -1,5 +1,5 @@
-// CoRal task files: JSONL rows in each dataset's own field names (as the seed reads them), normalised to one
-// CoralTask shape. A bad row is one TaskFileError naming file, line and field.
+// CoRal task files: JSONL rows in each dataset's own field names (as the seed reads them, brief A.5), normalised
+// to one CoralTask. A bad row is one TaskFileError naming file, line and field — never a stack trace.
 import { readFileSync } from 'node:fs';
 
 export const CORAL_DATASETS = ['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'] as const;
@@ -9,9 +9,9 @@ export interface CoralTask {
   id: string;
   dataset: CoralDataset;
   question: string;
-  /** Multiple-choice options (MMLU-Pro up to 10, GPQA 4), lettered A, B, ... */
+  /** Multiple-choice options, lettered A, B, ... (MMLU-Pro up to 10, GPQA exactly 4). */
   options?: string[];
-  /** Gold answer: a letter (MC), the final answer (MATH) or the expected short answer (ToM). */
+  /** An option letter (MC), the final answer (MATH) or the expected short answer (ToM). */
   gold: string;
   /** ToM datasets: the story the question is about. */
   story?: string;
@@ -19,87 +19,109 @@ export interface CoralTask {
 
 export class TaskFileError extends Error {
   override name = 'TaskFileError';
-  constructor(readonly file: string, readonly line: number, readonly field: string, detail: string) {
-    super(`${file} line ${line}: field "${field}" ${detail}`);
+  constructor(
+    readonly file: string,
+    /** 1-based line; 0 when the problem is the whole file. */
+    readonly line: number,
+    /** The offending field ('' when the row itself is the problem). */
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${file}${line ? ` line ${line}` : ''}: ${field ? `field "${field}" ` : ''}${detail}`);
   }
 }
 
 export const isMultipleChoice = (d: CoralDataset) => d === 'mmlu_pro' || d === 'gpqa';
 export const isTheoryOfMind = (d: CoralDataset) => d === 'explore_tom' || d === 'hi_tom';
-export const letter = (i: number) => String.fromCharCode(65 + i);
+export const optionLetter = (i: number) => String.fromCharCode(65 + i);
+export const isCoralDataset = (d: string): d is CoralDataset => (CORAL_DATASETS as readonly string[]).includes(d);
 
 type Row = Record<string, unknown>;
+interface At { file: string; line: number }
 
-function str(row: Row, field: string, at: [string, number]): string {
+function text(row: Row, field: string, at: At, numbersAllowed = false): string {
   const v = row[field];
-  if (typeof v === 'number') return String(v);
-  if (typeof v !== 'string' || v.trim() === '') throw new TaskFileError(at[0], at[1], field, 'must be a non-empty string');
+  if (numbersAllowed && typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v !== 'string' || v.trim() === '') throw new TaskFileError(at.file, at.line, field, 'must be a non-empty string');
   return v;
 }
 
-function options(row: Row, field: string, at: [string, number], exactly?: number): string[] {
+function optionList(row: Row, field: string, at: At): string[] {
   const v = row[field];
-  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string' || typeof x === 'number'))
-    throw new TaskFileError(at[0], at[1], field, 'must be a non-empty list of strings');
-  if (v.length > 26) throw new TaskFileError(at[0], at[1], field, `has ${v.length} options; at most 26 can be lettered`);
-  if (exactly && v.length !== exactly) throw new TaskFileError(at[0], at[1], field, `must have exactly ${exactly} options, has ${v.length}`);
-  return v.map(String);
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string'))
+    throw new TaskFileError(at.file, at.line, field, 'must be a non-empty list of strings');
+  if (v.length > 26) throw new TaskFileError(at.file, at.line, field, `has ${v.length} options; at most 26 can be lettered A-Z`);
+  return v as string[];
 }
 
-export function parseCoralRow(row: Row, dataset: CoralDataset, file: string, lineNo: number): CoralTask {
-  const at: [string, number] = [file, lineNo];
-  const id = row.id !== undefined ? String(row.id) : `${dataset}-${lineNo}`;
+/** One row of a task file (also used by `collab-loop score`, whose rows carry the same fields). */
+export function parseCoralRow(row: Row, dataset: CoralDataset, file: string, line: number): CoralTask {
+  const at = { file, line };
+  const rawId = row.id;
+  if (rawId !== undefined && typeof rawId !== 'string' && typeof rawId !== 'number')
+    throw new TaskFileError(file, line, 'id', 'must be a string or a number');
+  const id = rawId !== undefined && String(rawId) !== '' ? String(rawId) : `${dataset}-${line}`;
   switch (dataset) {
     case 'mmlu_pro': {
-      const opts = options(row, 'options', at);
-      const answer = str(row, 'answer', at).trim().toUpperCase();
-      if (!/^[A-Z]$/.test(answer) || answer.charCodeAt(0) - 65 >= opts.length)
-        throw new TaskFileError(file, lineNo, 'answer', `must be a letter among the ${opts.length} options, got "${answer}"`);
-      return { id, dataset, question: str(row, 'question', at), options: opts, gold: answer };
+      const question = text(row, 'question', at);
+      const options = optionList(row, 'options', at);
+      const answer = text(row, 'answer', at).trim().toUpperCase();
+      if (!/^[A-Z]$/.test(answer) || answer.charCodeAt(0) - 65 >= options.length)
+        throw new TaskFileError(file, line, 'answer', `must be one of the option letters A-${optionLetter(options.length - 1)}, got "${answer}"`);
+      return { id, dataset, question, options, gold: answer };
     }
     case 'gpqa': {
-      const opts = options(row, 'choices', at, 4);
+      const question = text(row, 'Question', at);
+      const options = optionList(row, 'choices', at);
+      if (options.length !== 4) throw new TaskFileError(file, line, 'choices', `must have exactly 4 entries, has ${options.length}`);
       const label = row.label;
-      if (typeof label !== 'number' || !Number.isInteger(label) || label < 0 || label >= opts.length)
-        throw new TaskFileError(file, lineNo, 'label', `must be the index (0-${opts.length - 1}) of the correct choice`);
-      return { id, dataset, question: str(row, 'Question', at), options: opts, gold: letter(label) };
+      if (typeof label !== 'number' || !Number.isInteger(label) || label < 0 || label > 3)
+        throw new TaskFileError(file, line, 'label', 'must be the index (0-3) of the correct choice');
+      return { id, dataset, question, options, gold: optionLetter(label) };
     }
     case 'math':
-      return { id, dataset, question: str(row, 'problem', at), gold: str(row, 'answer', at) };
+      return { id, dataset, question: text(row, 'problem', at), gold: text(row, 'answer', at, true) };
     case 'explore_tom':
     case 'hi_tom':
-      return { id, dataset, story: str(row, 'story_structure', at), question: str(row, 'question', at), gold: str(row, 'expected_answer', at) };
+      return {
+        id,
+        dataset,
+        story: text(row, 'story_structure', at),
+        question: text(row, 'question', at),
+        gold: text(row, 'expected_answer', at, true),
+      };
   }
 }
 
-export function parseCoralTasks(text: string, file: string, dataset: CoralDataset): CoralTask[] {
-  if (!(CORAL_DATASETS as readonly string[]).includes(dataset))
-    throw new TaskFileError(file, 0, 'dataset', `"${dataset}" is not one of ${CORAL_DATASETS.join(', ')}`);
+export function parseCoralTasks(content: string, file: string, dataset: CoralDataset): CoralTask[] {
+  if (!isCoralDataset(dataset)) throw new TaskFileError(file, 0, '', `dataset "${dataset}" is not one of ${CORAL_DATASETS.join(', ')}`);
   const tasks: CoralTask[] = [];
   const ids = new Set<string>();
-  text.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
+  content.replace(/^\uFEFF/, '').split('\n').forEach((lineText, i) => {
+    const line = i + 1;
+    if (!lineText.trim()) return;
     let row: unknown;
     try {
-      row = JSON.parse(line);
-    } catch {
-      throw new TaskFileError(file, i + 1, '(row)', 'is not valid JSON');
+      row = JSON.parse(lineText);
+    } catch (err) {
+      throw new TaskFileError(file, line, '', `the row is not valid JSON (${(err as Error).message})`);
     }
-    if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, i + 1, '(row)', 'must be a JSON object');
-    const task = parseCoralRow(row as Row, dataset, file, i + 1);
-    if (ids.has(task.id)) throw new TaskFileError(file, i + 1, 'id', `"${task.id}" appears twice`);
+    if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, line, '', 'the row must be a JSON object');
+    const task = parseCoralRow(row as Row, dataset, file, line);
+    if (ids.has(task.id)) throw new TaskFileError(file, line, 'id', `"${task.id}" is used by an earlier row`);
     ids.add(task.id);
     tasks.push(task);
   });
+  if (tasks.length === 0) throw new TaskFileError(file, 0, '', 'contains no tasks');
   return tasks;
 }
 
 export function loadCoralTasks(file: string, dataset: CoralDataset): CoralTask[] {
-  let text: string;
+  let content: string;
   try {
-    text = readFileSync(file, 'utf8');
+    content = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new TaskFileError(file, 0, '(file)', `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new TaskFileError(file, 0, '', `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  return parseCoralTasks(text, file, dataset);
+  return parseCoralTasks(content, file, dataset);
 }

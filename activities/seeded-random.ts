@@ -1,13 +1,13 @@
-// Deterministic randomness from explicit seeds (never Math.random): a resumed iteration is a new Temporal run,
-// and it must make the same choices as the run it replaces.
+// Deterministic randomness from explicit seeds, never Math.random: a resumed iteration is a new Temporal run and
+// must make the same choices (tree picks, pair shuffles, simulator answers) as the run it replaces.
 import { createHash } from 'node:crypto';
 
-/** A 32-bit integer derived from any list of parts. */
+/** A 32-bit unsigned integer derived from any list of parts. */
 export function hashSeed(...parts: Array<string | number>): number {
   return createHash('sha256').update(parts.join('\u0001')).digest().readUInt32BE(0);
 }
 
-/** mulberry32 */
+/** mulberry32: small, fast, good enough for sampling decisions. Returns floats in [0, 1). */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -19,7 +19,8 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export function shuffled<T>(items: T[], rand: () => number): T[] {
+/** Fisher–Yates on a copy. */
+export function shuffled<T>(items: readonly T[], rand: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scoreCoralRecord, scoreRecord, TaskFileError, type CoralDataset } from '../../activities/recipes/coral';
+import { FIXTURES } from './helpers';
+
+describe('collab-loop score --recipe coral', () => {
+  it.each(['mmlu_pro', 'math', 'explore_tom'] as CoralDataset[])('%s: scores responses and extractor replies as the fixtures expect', (dataset) => {
+    const file = path.join(FIXTURES, `score-${dataset}.jsonl`);
+    const rows = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    rows.forEach((row, i) => {
+      expect(scoreRecord(dataset, row, 'fixed', { file, line: i + 1 }), row.id).toEqual({ id: row.id, ...row.expected });
+    });
+  });
+
+  it('an empty ToM extraction scores as correct only under compat: seed', () => {
+    const row = { story_structure: 'S', question: 'Q', expected_answer: 'yes', extracted: '' };
+    expect(scoreRecord('explore_tom', row, 'fixed').correct).toBe(false);
+    expect(scoreRecord('explore_tom', row, 'seed')).toMatchObject({ valid: true, correct: true });
+  });
+
+  it('names file, line and field of a bad row', () => {
+    const at = { file: 'records.jsonl', line: 7, compat: 'fixed' as const };
+    expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1' }, at)).toThrow(
+      new TaskFileError('records.jsonl', 7, 'response', 'must be a string (a model response), or give "extracted" instead'),
+    );
+    expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1' }, at)).toThrow('records.jsonl line 7: field "response" must be a string');
+    expect(() => scoreCoralRecord('gpqa', { Question: 'Q', choices: ['a'], label: 0, response: 'x' }, at)).toThrow('records.jsonl line 7: field "choices" must have exactly 4 entries');
+    expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1', extracted: 3 }, at)).toThrow('field "extracted" must be a string');
+  });
+});
