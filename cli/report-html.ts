@@ -3,7 +3,7 @@ import type { IterationSummary } from '../workflows/types';
 import { fmtNum } from './format';
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 
 /** Line plot of the metrics that live in [0, 1] (rates), one line per metric, iterations on x. */
 export function metricsPlotSvg(rows: IterationSummary[], keys: string[]): string {

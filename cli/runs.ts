@@ -63,7 +63,7 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
   let result: LoopResult | undefined;
   if (workflowStatus === 'COMPLETED') {
     result = (await handle.result()) as LoopResult;
-    loop = { runName, recipe: '', iteration: result.iterations.length, iterations: result.iterations.length, paused: false, done: result.iterations, finished: true };
+    loop = { runName, recipe: desc.typedSearchAttributes.get(RecipeKey) ?? '', iteration: result.iterations.length, iterations: result.iterations.length, paused: false, done: result.iterations, finished: true };
   } else {
     loop = await handle.query(loopStatusQuery);
   }

@@ -13,12 +13,14 @@ import { createCoralSimulatedPolicy, loadCoralTasks } from '../activities/recipe
 import { iterationWorkflowId, loopWorkflowId, SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { TASK_QUEUES } from '../workflows/types';
 import { createWorkers, runWorkers } from '../workers/run-worker';
+import { installWorkerLogging } from '../workers/logging';
 import { temporalCliPath } from './temporal-cli';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
 
 export async function runBench(): Promise<void> {
+  installWorkerLogging('WARN');
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-bench-'));
   const tasksFile = path.join(PROJECT_ROOT, 'configs/tasks/coral-demo/mmlu_pro.jsonl');
   const server = await startOpenAICompatibleServer({

@@ -15,6 +15,7 @@ import { ArtifactStore } from '../activities/artifacts/store';
 import { startDevServer, workflowBundle } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { tempStateDir, testConfig } from './helpers/config';
+import { cli } from './helpers/cli';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => { env = await startDevServer(); });
@@ -80,5 +81,26 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     }
     // History stays small: the data lives in the artifact store.
     expect(histories.iteration.events!.length).toBeLessThan(200);
+
+    // The user's view of the finished run through the CLI: list, status, report (table + HTML with a plot).
+    const cliEnv = { TEMPORAL_ADDRESS: env.address };
+    const list = await cli(['list'], cliEnv);
+    expect(list.exitCode, list.all).toBe(0);
+    expect(list.stdout).toMatch(new RegExp(`^${runName}\\s+coral\\s+completed\\s+1\\s`, 'm'));
+    const status = await cli(['status', runName], cliEnv);
+    expect(status.stdout).toContain(`run ${runName} (coral) · completed · iteration 2/2`);
+    const row = (out: string, metric: string) => out.split('\n').find((l) => l.startsWith(`${metric} `))?.trim().split(/\s+/).slice(1);
+    expect(row(status.stdout, 'agreement_correctness')).toEqual([it0, it1].map((i) => i.metrics.agreement_correctness.toFixed(4)));
+    const html = path.join(stateDir, 'report.html');
+    const report = await cli(['report', runName, '--html', html], cliEnv);
+    expect(report.exitCode, report.all).toBe(0);
+    expect(row(report.stdout, 'conversations')).toEqual(['8', '8']);
+    const page = readFileSync(html, 'utf8');
+    expect(page).toMatch(/<svg[^>]*>.*<polyline/s);
+    expect(page).toContain(it0.datasets!.dpo!.sha256.slice(0, 12)); // the lineage chain
+    expect(page).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/); // self-contained
+    const missing = await cli(['status', 'no-such-run'], cliEnv);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/^collab-loop: .*no-such-run/);
   });
 });

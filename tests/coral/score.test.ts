@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scoreCoralRecord, scoreRecord, TaskFileError, type CoralDataset } from '../../activities/recipes/coral';
 import { FIXTURES } from './helpers';
+import { cli } from '../helpers/cli';
 
 describe('collab-loop score --recipe coral', () => {
   it.each(['mmlu_pro', 'math', 'explore_tom'] as CoralDataset[])('%s: scores responses and extractor replies as the fixtures expect', (dataset) => {
@@ -28,5 +29,17 @@ describe('collab-loop score --recipe coral', () => {
     expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1' }, at)).toThrow('records.jsonl line 7: field "response" must be a string');
     expect(() => scoreCoralRecord('gpqa', { Question: 'Q', choices: ['a'], label: 0, response: 'x' }, at)).toThrow('records.jsonl line 7: field "choices" must have exactly 4 entries');
     expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1', extracted: 3 }, at)).toThrow('field "extracted" must be a string');
+  });
+
+  it('the CLI prints one JSON line per record, and one error line for a bad file', async () => {
+    const file = path.join(FIXTURES, 'score-math.jsonl');
+    const rows = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const r = await cli(['score', '--recipe', 'coral', '--dataset', 'math', '--input', file]);
+    expect(r.exitCode, r.all).toBe(0);
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows.map((row) => ({ id: row.id, ...row.expected })));
+    const bad = await cli(['score', '--recipe', 'coral', '--dataset', 'math', '--input', path.join(FIXTURES, 'score-mmlu_pro.jsonl')]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/^collab-loop: .*score-mmlu_pro\.jsonl line 1: field "\w+"/);
+    expect(bad.all).not.toMatch(/\n\s+at /);
   });
 });
