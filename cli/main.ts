@@ -8,7 +8,7 @@ import { applyOverridesToConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes, temporalAddress } from './connection';
 import { cliAction, UserError } from './user-error';
 import { getRunStatus, requireRunning, startLoop, waitForRun } from './runs';
-import { metricsTable, renderStatus } from './format';
+import { lineageLines, metricsTable, renderStatus } from './format';
 import { reportHtml } from './report-html';
 import { runDemo, runEval } from './one-shot';
 import { scoreFile } from './score';
@@ -145,6 +145,7 @@ program
   .action(cliAction(async (name: string, o: { html: string }) => {
     const s = await getRunStatus(await connectClient(), name);
     console.log(metricsTable(s.loop.done));
+    if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done)}`);
     const file = o.html || `${name}-report.html`;
     writeFileSync(file, reportHtml(name, s.loop.done));
     console.log(`\nHTML report: ${file}`);

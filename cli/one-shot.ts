@@ -4,7 +4,7 @@ import { connectClient, ensureSearchAttributes } from './connection';
 import { ensureDevServer } from './server-control';
 import { withInProcessWorkers } from './in-process-worker';
 import { startLoop, waitForRun, type RunStatus } from './runs';
-import { metricsTable, renderStatus } from './format';
+import { lineageLines, metricsTable, renderStatus } from './format';
 import { loopWorkflowId } from '../workflows/messages';
 
 function progressPrinter(): (s: RunStatus) => void {
@@ -40,6 +40,7 @@ export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean 
   const { status, ui, started, pid } = await runToEnd(loaded, false);
   console.log(`\n${status.workflowStatus === 'COMPLETED' ? 'finished' : status.workflowStatus.toLowerCase()} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
   console.log(metricsTable(status.loop.done));
+  console.log(`\nlineage:\n${lineageLines(status.loop.done)}`);
   if (ui) console.log(`\nTemporal UI: ${uiLink(ui, loopWorkflowId(loaded.runName))}`);
   if (started && pid) {
     if (opts.stopServer) process.kill(-pid, 'SIGTERM');

@@ -35,7 +35,7 @@ export function reportHtml(runName: string, rows: IterationSummary[]): string {
     ...rows.map((r) => `<tr><td>${r.iteration}</td>${keys.map((k) => `<td>${fmtNum(r.metrics[k])}</td>`).join('')}<td>${r.tokens}</td><td><code>${esc(r.checkpoint)}</code></td></tr>`),
   ].join('\n');
   const lineage = rows
-    .map((r) => `<li>iteration ${r.iteration}: <code>${esc(r.checkpoint)}</code>${r.datasets?.sft ? ` · SFT ${r.datasets.sft.rows} rows (sha256 ${r.datasets.sft.sha256.slice(0, 12)})` : ''}${r.datasets?.dpo ? ` · DPO ${r.datasets.dpo.rows} pairs (sha256 ${r.datasets.dpo.sha256.slice(0, 12)})` : ''}${r.nextCheckpoint ? ` → <code>${esc(r.nextCheckpoint)}</code>` : ''}</li>`)
+    .map((r) => `<li>iteration ${r.iteration}: <code>${esc(r.checkpoint)}</code>${r.datasets?.sft ? ` · SFT ${r.datasets.sft.rows} rows (sha256 ${r.datasets.sft.sha256.slice(0, 12)})` : ''}${r.datasets?.dpo ? ` · DPO ${r.datasets.dpo.rows} pairs (sha256 ${r.datasets.dpo.sha256.slice(0, 12)})` : ''}${r.probe ? ` · probe: served <code>${esc(r.probe.model)}</code>, ${r.probe.prompts} prompts, answers sha256 ${r.probe.answersSha256.slice(0, 12)}` : ''}${r.train ? ` · trained ${r.train.steps ?? '?'} steps, final loss ${fmtNum(r.train.finalLoss)}${r.train.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''}` : ''}${r.nextCheckpoint ? ` → <code>${esc(r.nextCheckpoint)}</code>` : ''}</li>`)
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>collab-loop report: ${esc(runName)}</title>

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
+import { TRAINER_ADAPTERS } from '../activities/training/adapters';
 import { loopConfigSchema, type LoopConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -83,12 +84,21 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   ];
   for (const [field, p] of mustExist)
     if (!existsSync(p)) throw new ConfigError(file, field, `file not found: ${p}`);
-  if (out.iterations > 1 && !out.train)
-    throw new ConfigError(file, 'train', `is required when iterations > 1 (nothing would produce the next checkpoint)`);
-  if (out.train?.method === 'dpo' && out.recipe.beamSize < 2)
+  // Executables given as paths are relative to the config file too; bare names are looked up on PATH.
+  const exe = (p: string) => (p.includes('/') ? abs(p) : p);
+  if (out.trainer?.python) out.trainer.python = exe(out.trainer.python);
+  if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable) out.server.executable = exe(out.server.executable);
+  if (out.iterations > 1 && !out.trainer)
+    throw new ConfigError(file, 'trainer', `is required when iterations > 1 (nothing would produce the next checkpoint)`);
+  if (out.trainer?.method === 'dpo' && out.recipe.beamSize < 2)
     throw new ConfigError(file, 'recipe.beamSize', 'must be at least 2 for DPO: pairs come from sibling candidates');
-  if (out.train && !out.recipe.trainTasks)
+  if (out.trainer && !out.recipe.trainTasks)
     throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');
+  if (out.trainer && out.trainer.kind !== 'command') {
+    const methods: readonly string[] = TRAINER_ADAPTERS[out.trainer.kind].methods;
+    if (!methods.includes(out.trainer.method))
+      throw new ConfigError(file, 'trainer.method', `${out.trainer.kind} trains ${methods.join(' and ')} only, not ${out.trainer.method}`);
+  }
   return out;
 }
 

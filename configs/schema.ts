@@ -25,7 +25,19 @@ export const llmSchema = z.strictObject({
 /** A command template: a list of argv words with {placeholders}; see activities/subprocess/template.ts. */
 const commandTemplate = z.array(z.string().min(1)).min(1);
 
-export const deploySchema = z.discriminatedUnion('kind', [
+/** Asks the served model a few fixed prompts right after it is healthy: proves which weights answer, every iteration. */
+const probeSchema = z.strictObject({
+  prompts: positiveInt.default(3),
+  maxTokens: positiveInt.default(16),
+});
+
+const servedCommon = {
+  maxConcurrency: positiveInt.default(32),
+  readyTimeoutSeconds: z.number().positive().default(900),
+  probe: probeSchema.optional(),
+};
+
+export const serverSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('simulator'),
     /** Seeded simulated policy of the project's own dry-run server (no GPU, no weights): for demos and tests. */
@@ -35,14 +47,34 @@ export const deploySchema = z.discriminatedUnion('kind', [
     readyTimeoutSeconds: z.number().positive().default(60),
   }),
   z.strictObject({
+    kind: z.literal('transformers'),
+    /** `transformers serve` (experimental, CPU-friendly, one request at a time): for CPU loops and smoke tests. */
+    device: z.string().default('cpu'),
+    /** Defaults to the project's .venv. */
+    executable: z.string().optional(),
+    extraArgs: z.array(z.string()).default([]),
+    ...servedCommon,
+    maxConcurrency: positiveInt.default(2),
+  }),
+  z.strictObject({
+    kind: z.literal('vllm'),
+    executable: z.string().default('vllm'),
+    tensorParallelSize: positiveInt.default(1),
+    gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
+    maxModelLen: positiveInt.optional(),
+    dtype: z.string().default('auto'),
+    extraArgs: z.array(z.string()).default([]),
+    apiKeyEnv: envVarName.optional(),
+    ...servedCommon,
+  }),
+  z.strictObject({
     kind: z.literal('command'),
-    /** e.g. ["vllm","serve","{checkpoint}","--port","{port}","--served-model-name","{model}"] */
+    /** e.g. ["sglang","serve","{checkpoint}","--port","{port}"]; {checkpoint} {port} {model} {host} {project} */
     command: commandTemplate,
     healthPath: z.string().default('/health'),
     servedModel: z.string().default('{checkpoint}'),
     apiKeyEnv: envVarName.optional(),
-    maxConcurrency: positiveInt.default(32),
-    readyTimeoutSeconds: z.number().positive().default(900),
+    ...servedCommon,
   }),
   z.strictObject({
     kind: z.literal('external'),
@@ -50,19 +82,52 @@ export const deploySchema = z.discriminatedUnion('kind', [
   }),
 ]);
 
-export const trainSchema = z.strictObject({
-  kind: z.literal('command'),
+/** SIMULATED agents for dry runs on machines without a GPU: the conversations are played by the seeded simulated
+ *  policy (whose skill the train stage raises with the data it trained on), while the real server still serves the
+ *  checkpoint and answers the probe. Leave it out and the served model plays the agents. */
+export const simulatedAgentsSchema = z.strictObject({
+  skill: z.number().min(0).max(1).default(0.45),
+  agreeability: z.number().min(0).max(1).default(0.7),
+  latencyMs: z.number().int().min(0).default(0),
+  maxConcurrency: positiveInt.default(32),
+});
+
+const trainerCommon = {
   method: z.enum(['sft', 'dpo']).default('sft'),
-  /** e.g. ["fairseq2","lm","instruction_finetune","{output}","--config","dataset.path={data}"] */
-  command: commandTemplate,
-  /** Regex with a named group `step` (and optionally `loss`) matched against each output line. */
-  progressPattern: z.string().optional(),
-  /** Regex with a named group `path` announcing a saved checkpoint (it rides in heartbeat details). */
-  checkpointPattern: z.string().optional(),
-  heartbeatTimeoutSeconds: z.number().positive().default(120),
+  /** Python of the trainer's environment; defaults to the project's .venv/bin/python. */
+  python: z.string().optional(),
+  learningRate: z.number().positive().optional(),
+  maxSteps: positiveInt.optional(),
+  epochs: z.number().positive().default(1),
+  batchSize: positiveInt.default(4),
+  gradientAccumulation: positiveInt.default(1),
+  maxLength: positiveInt.default(2048),
+  /** Resumable checkpoint every N optimizer steps (0: only at the end). */
+  saveSteps: z.number().int().min(0).default(50),
+  beta: z.number().positive().default(0.1),
+  extraArgs: z.array(z.string()).default([]),
+  launcher: z.array(z.string().min(1)).min(1).optional(),
+  env: z.record(z.string(), z.string()).default({}),
+  heartbeatTimeoutSeconds: z.number().positive().default(300),
   timeoutHours: z.number().positive().default(48),
   maximumAttempts: positiveInt.default(3),
-});
+};
+
+export const trainerSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('trl'), ...trainerCommon }),
+  z.strictObject({
+    kind: z.literal('command'),
+    ...trainerCommon,
+    /** Any trainer from a template: {checkpoint} {output} {data} {sft_data} {dpo_data} {resume_from} {method} … */
+    command: commandTemplate,
+    /** Rows written for it (the adapters pick their own). */
+    dataFormat: z.enum(['fairseq2', 'trl', 'openrlhf']).default('fairseq2'),
+    /** Regex with a named group `step` (and optionally `loss`) matched against each output line. */
+    progressPattern: z.string().optional(),
+    /** Regex with a named group `path` announcing a saved checkpoint (it rides in heartbeat details). */
+    checkpointPattern: z.string().optional(),
+  }),
+]);
 
 export const coralRecipeSchema = z.strictObject({
   name: z.literal('coral'),
@@ -87,7 +152,6 @@ export const coralRecipeSchema = z.strictObject({
   extractorMaxTokens: positiveInt.default(32),
   data: z
     .strictObject({
-      format: z.enum(['fairseq2', 'trl', 'openrlhf']).default('fairseq2'),
       maxPerTask: positiveInt.default(10),
       maxPairsPerTurn: positiveInt.default(1),
     })
@@ -103,8 +167,9 @@ export const loopConfigSchema = z.strictObject({
   stateDir: z.string().default('state'),
   /** Initial checkpoint (a directory). The deploy stage serves it in iteration 0. */
   baseCheckpoint: z.string().min(1),
-  deploy: deploySchema,
-  train: trainSchema.optional(),
+  server: serverSchema,
+  agents: simulatedAgentsSchema.optional(),
+  trainer: trainerSchema.optional(),
   generation: z
     .strictObject({
       shardSize: positiveInt.default(100),
@@ -119,7 +184,8 @@ export const loopConfigSchema = z.strictObject({
 
 export type LoopConfig = z.infer<typeof loopConfigSchema>;
 export type CoralRecipeConfig = z.infer<typeof coralRecipeSchema>;
-export type DeployConfig = z.infer<typeof deploySchema>;
-export type TrainConfig = z.infer<typeof trainSchema>;
+export type ServerConfig = z.infer<typeof serverSchema>;
+export type TrainerConfig = z.infer<typeof trainerSchema>;
+export type SimulatedAgentsConfig = z.infer<typeof simulatedAgentsSchema>;
 export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
 export type LlmConfig = z.infer<typeof llmSchema>;

@@ -38,7 +38,7 @@ export async function runBench(): Promise<void> {
         name: 'bench', iterations: 1, seed: 1, stateDir,
         baseCheckpoint: path.join(PROJECT_ROOT, 'configs/checkpoints/sim-base'),
         recipe: { name: 'coral', dataset: 'mmlu_pro', evalTasks: tasksFile, maxTurns: 6, maxTokens: 256, evalSamples: 20, evalTemperature: 0.7 },
-        deploy: { kind: 'external', endpoint: { baseUrl: `${server.url}/v1`, model: 'bench-model', maxConcurrency: 64 } },
+        server: { kind: 'external', endpoint: { baseUrl: `${server.url}/v1`, model: 'bench-model', maxConcurrency: 64 } },
         generation: { shardSize: 12, concurrency: 64 },
       }),
       path.join(stateDir, 'bench.yaml'),

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { trainedSimulatedPolicy } from '../activities/serving/simulated-skill';
 
 const { values: a } = parseArgs({
   options: {
@@ -63,12 +64,10 @@ for (let step = start + 1; step <= steps; step++) {
   }
 }
 
-// Skill rises with the amount of data, with diminishing returns; capped below 1.
-const gain = 0.25 * (rows / (rows + 40));
-const skill = Math.min(0.95, base.skill + gain * (1 - base.skill));
+const next = trainedSimulatedPolicy(base, rows);
 const tmp = `${a.output}.tmp`;
 mkdirSync(tmp, { recursive: true });
-writeFileSync(path.join(tmp, 'simulated-policy.json'), JSON.stringify({ ...base, skill: Number(skill.toFixed(4)) }, null, 2));
+writeFileSync(path.join(tmp, 'simulated-policy.json'), JSON.stringify(next, null, 2));
 writeFileSync(path.join(tmp, 'STAND-IN-CHECKPOINT.txt'), `Written by scripts/stand-in-trainer.ts (${a.method}, ${rows} rows, ${steps} steps): not real weights.\n`);
 renameSync(tmp, a.output);
-console.log(`done: skill ${base.skill} -> ${skill.toFixed(4)} final loss ${loss.toFixed(4)}`);
+console.log(`done: skill ${base.skill} -> ${next.skill} final loss ${loss.toFixed(4)}`);

@@ -34,30 +34,30 @@ describe('config validation', () => {
   it('rejects unknown fields, missing task files, keys written into configs and bad YAML', () => {
     expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.maxTurn=3'] })).message).toMatch(/recipe: unknown field\(s\) "maxTurn"/);
     expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.evalTasks=nope.jsonl'] })).message).toMatch(/recipe\.evalTasks: file not found/);
-    expect(errorOf(() => loadConfig(demo, { overrides: ['deploy.kind=external', 'deploy.endpoint.baseUrl=http://x/v1', 'deploy.endpoint.model=m', 'deploy.endpoint.apiKeyEnv=sk-live-123'] })).message)
-      .toMatch(/deploy\.endpoint\.apiKeyEnv: must be the NAME of an environment variable/);
+    expect(errorOf(() => loadConfig(demo, { overrides: ['server.kind=external', 'server.endpoint.baseUrl=http://x/v1', 'server.endpoint.model=m', 'server.endpoint.apiKeyEnv=sk-live-123'] })).message)
+      .toMatch(/server\.endpoint\.apiKeyEnv: must be the NAME of an environment variable/);
     expect(errorOf(() => parseConfigText('recipe: [unclosed', 'x.yaml')).message).toMatch(/^x\.yaml: not valid YAML \(line 1\)/);
-    expect(errorOf(() => loadConfig(demo, { overrides: ['train.method=dpo', 'recipe.beamSize=1'] })).field).toBe('recipe.beamSize');
+    expect(errorOf(() => loadConfig(demo, { overrides: ['trainer.method=dpo', 'recipe.beamSize=1'] })).field).toBe('recipe.beamSize');
   });
 
   it('--set overrides keep their YAML type and retry --set revalidates', () => {
     const { config } = loadConfig(demo, { overrides: ['recipe.maxTurns=3', 'recipe.compat=seed'] });
     expect(config.recipe.maxTurns).toBe(3);
     expect(config.recipe.compat).toBe('seed');
-    expect(applyOverridesToConfig(config, ['train.maximumAttempts=5']).train!.maximumAttempts).toBe(5);
-    expect(errorOf(() => applyOverridesToConfig(config, ['train.maximumAttempts=-1'])).field).toBe('train.maximumAttempts');
+    expect(applyOverridesToConfig(config, ['trainer.maximumAttempts=5']).trainer!.maximumAttempts).toBe(5);
+    expect(errorOf(() => applyOverridesToConfig(config, ['trainer.maximumAttempts=-1'])).field).toBe('trainer.maximumAttempts');
   });
 
   it('the CLI prints one line naming file and field, exits 2, and starts nothing', async () => {
     const dir = tempStateDir();
     const bad = path.join(dir, 'bad.yaml');
-    writeFileSync(bad, 'baseCheckpoint: x\nrecipe: {name: coral, dataset: mmlu_pro, evalTasks: t.jsonl}\ndeploy: {kind: warp-drive}\n');
+    writeFileSync(bad, 'baseCheckpoint: x\nrecipe: {name: coral, dataset: mmlu_pro, evalTasks: t.jsonl}\nserver: {kind: warp-drive}\n');
     // No Temporal server is running at this address: validation must fail before any connection attempt.
     const r = await cli(['start', bad], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(r.exitCode).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^collab-loop: .*bad\.yaml: deploy\.kind: /);
+    expect(lines[0]).toMatch(/^collab-loop: .*bad\.yaml: server\.kind: /);
     expect(r.all).not.toMatch(/\n\s+at /);
   });
 });

@@ -25,11 +25,11 @@ describe('endpoint faults', () => {
     const stateDir = tempStateDir();
     const config = testConfig(stateDir, (c) => {
       c.iterations = 1;
-      delete c.train;
+      delete c.trainer;
       delete c.recipe.trainTasks;
       c.recipe.limit = 12;
       c.recipe.evalSamples = 2;
-      c.deploy = externalDeploy(server);
+      c.server = externalDeploy(server);
       c.generation = { shardSize: 6, concurrency: 8, heartbeatTimeoutSeconds: 10, maximumAttempts: 50 };
       c.llm = { callRetries: 1, maxRetryDelaySeconds: 1 }; // low, so some failures reach Temporal's activity retry too
     });

@@ -27,11 +27,11 @@ describe('worker killed with SIGKILL mid-generation', () => {
     const stateDir = tempStateDir();
     const config = testConfig(stateDir, (c) => {
       c.iterations = 1;
-      delete c.train;
+      delete c.trainer;
       delete c.recipe.trainTasks;
       c.recipe.limit = 16;
       c.recipe.evalSamples = 2;
-      c.deploy = externalDeploy(server, 8);
+      c.server = externalDeploy(server, 8);
       c.generation = { shardSize: 8, concurrency: 8, heartbeatTimeoutSeconds: 3 };
     });
     const workerEnv = { TEMPORAL_ADDRESS: env.address };

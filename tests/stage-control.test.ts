@@ -26,8 +26,8 @@ describe('stage control', () => {
     const marker = path.join(stateDir, 'fail-count');
     const config = testConfig(stateDir, (c) => {
       c.iterations = 1;
-      c.train.command = [...STAND_IN_TRAINER, '--fail-first', '3', '--fail-marker', marker];
-      c.train.maximumAttempts = 3;
+      c.trainer.command = [...STAND_IN_TRAINER, '--fail-first', '3', '--fail-marker', marker];
+      c.trainer.maximumAttempts = 3;
     });
     const runName = 'attention';
     await withWorkers(env, async () => {
@@ -48,7 +48,7 @@ describe('stage control', () => {
       expect(status.exitCode).toBe(0);
       expect(status.stdout).toContain('NEEDS ATTENTION in stage "train"');
 
-      const retry = await cli(['retry', runName, '--set', 'train.maximumAttempts=2'], cliEnv());
+      const retry = await cli(['retry', runName, '--set', 'trainer.maximumAttempts=2'], cliEnv());
       expect(retry.all).toContain('retrying from stage train');
       const result = await handle.result();
       expect(result.iterations[0].nextCheckpoint).toBeDefined();
@@ -65,7 +65,7 @@ describe('stage control', () => {
     const pidFile = path.join(stateDir, 'trainer-pids.json');
     const config = testConfig(stateDir, (c) => {
       c.iterations = 2;
-      c.train.command = [...STAND_IN_TRAINER, '--steps', '100000', '--spawn-child-pidfile', pidFile];
+      c.trainer.command = [...STAND_IN_TRAINER, '--steps', '100000', '--spawn-child-pidfile', pidFile];
     });
     const runName = 'stop-during-train';
     await withWorkers(env, async () => {
@@ -86,8 +86,8 @@ describe('stage control', () => {
   it('pause holds the run at a stage boundary and resume continues it', async () => {
     const stateDir = tempStateDir();
     const config = testConfig(stateDir, (c) => {
-      c.iterations = 1; delete c.train; delete c.recipe.trainTasks;
-      c.deploy = { kind: 'simulator', latencyMs: 400 }; // slow enough that the run is still going when we pause
+      c.iterations = 1; delete c.trainer; delete c.recipe.trainTasks;
+      c.server = { kind: 'simulator', latencyMs: 400 }; // slow enough that the run is still going when we pause
     });
     const runName = 'pause';
     await withWorkers(env, async () => {

@@ -38,6 +38,9 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
           : { activities }),
         maxConcurrentActivityTaskExecutions: SLOTS[q],
         shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
+        // Cancellation reaches an activity only with a heartbeat response; the default throttle (up to 60 s) would
+        // let a stopped trainer run on for a minute.
+        maxHeartbeatThrottleInterval: '3s',
       }),
     ),
   );

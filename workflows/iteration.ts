@@ -2,7 +2,7 @@
 // A stage that fails after its retries does not fail the iteration: it waits, visible as "needs attention",
 // until the user retries it (optionally with a changed config) or stops the run.
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, log, proxyActivities,
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, log, proxyActivities,
   setCurrentDetails, setHandler, upsertSearchAttributes, type ActivityOptions,
 } from '@temporalio/workflow';
 import type { CollabActivities } from './activity-types';
@@ -26,8 +26,8 @@ function activities(config: LoopConfig) {
     retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: NON_RETRYABLE },
     ...o,
   });
-  const deployTimeoutS =
-    config.deploy.kind === 'external' ? 60 : config.deploy.readyTimeoutSeconds + 60;
+  // Ready timeout, plus the probe and the simulated agents' server when configured.
+  const deployTimeoutS = config.server.kind === 'external' ? 60 : config.server.readyTimeoutSeconds + 360;
   return {
     cpu: proxyActivities<CollabActivities>(base('cpu', {})),
     llm: proxyActivities<CollabActivities>(
@@ -42,14 +42,16 @@ function activities(config: LoopConfig) {
         },
       }),
     ),
+    // Stopping waits until servers and trainers are really gone (their process groups killed), not just asked to go.
     deploy: proxyActivities<CollabActivities>(
-      base('gpu', { startToCloseTimeout: `${deployTimeoutS}s`, heartbeatTimeout: '30s' }),
+      base('gpu', { startToCloseTimeout: `${deployTimeoutS}s`, heartbeatTimeout: '30s', cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED }),
     ),
     train: proxyActivities<CollabActivities>(
       base('gpu', {
-        startToCloseTimeout: `${config.train?.timeoutHours ?? 48} hours`,
-        heartbeatTimeout: `${config.train?.heartbeatTimeoutSeconds ?? 120}s`,
-        retry: { maximumAttempts: config.train?.maximumAttempts ?? 3, initialInterval: '2s', nonRetryableErrorTypes: NON_RETRYABLE },
+        startToCloseTimeout: `${config.trainer?.timeoutHours ?? 48} hours`,
+        heartbeatTimeout: `${config.trainer?.heartbeatTimeoutSeconds ?? 120}s`,
+        retry: { maximumAttempts: config.trainer?.maximumAttempts ?? 3, initialInterval: '2s', nonRetryableErrorTypes: NON_RETRYABLE },
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       }),
     ),
   };
@@ -149,7 +151,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       undeployed = true;
     },
     train: async () => {
-      if (evalOnly || !config.train || !data) return;
+      if (evalOnly || !config.trainer || !data) return;
       trained = await activities(config).train.trainCheckpoint({ ...ctx(), checkpoint, data });
     },
   };
@@ -219,6 +221,8 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     tokens: status.tokens,
     datasets: data ? { sft: data.sft, dpo: data.dpo } : undefined,
     nextCheckpoint: trained?.checkpoint,
+    ...(deployed?.served?.probe ? { probe: deployed.served.probe } : {}),
+    ...(trained ? { train: { finalLoss: trained.finalLoss, steps: trained.steps, resumedFromStep: trained.resumedFromStep } } : {}),
     manifests: {
       ...(deployed ? { deploy: deployed.manifest } : {}),
       ...(evaluation ? { evaluate: evaluation.manifest } : {}),

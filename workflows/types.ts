@@ -30,6 +30,10 @@ export interface IterationSummary {
   tokens: number;
   datasets?: { sft?: ArtifactRef; dpo?: ArtifactRef };
   nextCheckpoint?: string;
+  /** The served checkpoint's probe (see ProbeResult). */
+  probe?: ProbeResult;
+  /** Trainer's final loss and steps, when this iteration trained. */
+  train?: { finalLoss?: number; steps?: number; resumedFromStep?: number };
   manifests: Record<string, ArtifactRef>;
 }
 
@@ -100,8 +104,22 @@ export interface ShardResult {
   tokens: number;
 }
 
+/** What the served checkpoint answered to the probe prompts, right after it became healthy. */
+export interface ProbeResult {
+  records: ArtifactRef;
+  prompts: number;
+  /** The model name the server was asked for (for `transformers serve`: the checkpoint path). */
+  model: string;
+  completionTokens: number;
+  /** sha256 of the answers, in order: equal across iterations only if the served weights answer identically. */
+  answersSha256: string;
+}
+
 export interface DeployResult {
+  /** Who plays the agents: the served model, or the simulated policy when the config has `agents:`. */
   endpoint: EndpointRef;
+  /** The checkpoint's own server (absent for simulator and external servers). */
+  served?: { endpoint: EndpointRef; probe?: ProbeResult };
   serverId?: string;
   manifest: ArtifactRef;
 }
@@ -111,4 +129,6 @@ export interface TrainResult {
   manifest: ArtifactRef;
   finalLoss?: number;
   steps?: number;
+  /** Set when this attempt continued from a checkpoint an earlier attempt saved. */
+  resumedFromStep?: number;
 }

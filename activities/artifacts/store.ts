@@ -13,7 +13,7 @@ export interface StageManifest {
   stage: string;
   inputs: Record<string, ArtifactRef | string | number | null>;
   params: Record<string, unknown>;
-  outputs: Record<string, ArtifactRef | string | number | null>;
+  outputs: Record<string, unknown>;
   tokens?: { prompt: number; completion: number };
   codeVersion: string;
   createdAt: string;

@@ -14,7 +14,7 @@ export async function buildTrainingData(
   const toRef = (lines: string[]) => (lines.length ? store.put(lines.join('\n') + '\n', { ext: '.jsonl', rows: lines.length }) : undefined);
   const sft = toRef(data.sft);
   const dpo = toRef(data.dpo);
-  const method = input.config.train?.method;
+  const method = input.config.trainer?.method;
   if (method === 'sft' && !sft)
     throw ApplicationFailure.nonRetryable(`no SFT examples: none of the ${records.length} sampled conversations reached a correct agreement`, 'EmptyDataset');
   if (method === 'dpo' && !dpo)

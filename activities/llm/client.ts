@@ -19,6 +19,11 @@ export interface EndpointRef {
   cacheId: string;
   apiKeyEnv?: string;
   maxConcurrency: number;
+  /**
+   * How the server deviates from the OpenAI API. `transformers-serve`: ignores `n` (one choice per request) and
+   * samples only when a JSON `generation_config` in the body says so (the checkpoint's own config wins otherwise).
+   */
+  dialect?: 'openai' | 'transformers-serve';
 }
 
 export interface UsageCounter {
@@ -95,30 +100,28 @@ export function createChat(opts: ChatClientOptions): Chat {
   });
   const limiter = endpointLimiter(endpoint.baseUrl, endpoint.maxConcurrency);
 
-  async function send(call: ChatCall, key: string): Promise<CachedAnswer> {
-    const n = call.n ?? 1;
+  function requestBody(call: ChatCall, n: number, seed: number | undefined): OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming {
+    const d = call.decoding;
+    const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming & { generation_config?: string } = {
+      model: endpoint.model,
+      messages: call.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+      temperature: d.temperature, top_p: d.topP, max_tokens: d.maxTokens, seed, stop: d.stop, n,
+    };
+    if (endpoint.dialect === 'transformers-serve')
+      body.generation_config = JSON.stringify({
+        do_sample: d.temperature > 0, max_new_tokens: d.maxTokens,
+        ...(d.temperature > 0 ? { temperature: d.temperature, top_p: d.topP ?? 1 } : {}),
+      });
+    return body;
+  }
+
+  async function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
     for (let attempt = 0; ; attempt++) {
       try {
         const body = await limiter.run(() =>
-          client.chat.completions.create(
-            {
-              model: endpoint.model,
-              messages: call.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-              temperature: call.decoding.temperature,
-              top_p: call.decoding.topP,
-              max_tokens: call.decoding.maxTokens,
-              seed: call.decoding.seed,
-              stop: call.decoding.stop,
-              n,
-            },
-            { headers: { 'x-collab-request-key': key }, signal },
-          ),
+          client.chat.completions.create(requestBody(call, n, seed), { headers: { 'x-collab-request-key': key }, signal }),
         );
-        const answer = parseCompletion(body, endpoint.baseUrl, n);
-        cache.put(key, answer); // durable before anyone counts it as done
-        usage.paidPromptTokens += answer.usage.promptTokens;
-        usage.paidCompletionTokens += answer.usage.completionTokens;
-        return answer;
+        return parseCompletion(body, endpoint.baseUrl, n);
       } catch (err) {
         if (signal?.aborted) throw err;
         const c = classifyLlmError(err, endpoint.baseUrl);
@@ -127,6 +130,29 @@ export function createChat(opts: ChatClientOptions): Chat {
         await sleep(Math.min(c.retryAfterMs ?? backoff, llm.maxRetryDelaySeconds * 1000), signal);
       }
     }
+  }
+
+  async function send(call: ChatCall, key: string): Promise<CachedAnswer> {
+    const n = call.n ?? 1;
+    let answer: CachedAnswer;
+    if (n > 1 && endpoint.dialect === 'transformers-serve') {
+      // One choice per request: ask n times, each with its own seed, and merge as if one request answered.
+      const parts = await Promise.all(
+        Array.from({ length: n }, (_, i) => sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i)),
+      );
+      answer = {
+        texts: parts.flatMap((p) => p.texts),
+        finishReasons: parts.flatMap((p) => p.finishReasons),
+        usage: {
+          promptTokens: parts.reduce((a, p) => a + p.usage.promptTokens, 0),
+          completionTokens: parts.reduce((a, p) => a + p.usage.completionTokens, 0),
+        },
+      };
+    } else answer = await sendOnce(call, key, n, call.decoding.seed);
+    cache.put(key, answer); // durable before anyone counts it as done
+    usage.paidPromptTokens += answer.usage.promptTokens;
+    usage.paidCompletionTokens += answer.usage.completionTokens;
+    return answer;
   }
 
   return async (call: ChatCall): Promise<ChatOutput> => {

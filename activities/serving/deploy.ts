@@ -1,33 +1,39 @@
-// Deploy and undeploy stages: serve the current checkpoint behind an OpenAI-compatible endpoint.
-// kinds: `simulator` (the project's dry-run server with a seeded SIMULATED policy — no GPU, no weights),
-// `command` (vllm serve / transformers serve / anything from a template), `external` (used as it is).
-// Servers run detached in their own process group with a pid file per (run, iteration): a retry on another worker
-// reuses a healthy server or reaps a dead one, and undeploy kills the whole tree.
+// Deploy and undeploy stages: serve the iteration's checkpoint behind an OpenAI-compatible endpoint.
+// One server per (run, iteration, role), on a free port, health-checked with a timeout. Servers run detached in
+// their own process group with a pid file, so a retry on another worker reuses a healthy server or reaps a dead
+// one, and undeploy (or the workflow's cleanup) kills every tree. Roles:
+//   model  — the checkpoint itself (transformers / vllm / command), or the simulator when server.kind is simulator;
+//   agents — only with `agents:` in the config: a SIMULATED policy plays the conversations (dry runs on CPU), while
+//            the model server is still started, health-checked and probed, so trained weights really are served.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { DeployResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
 import type { EndpointRef } from '../llm/client';
+import { writeFileAtomic } from '../artifacts/store';
 import { writeStageManifest } from '../manifest';
 import { isAlive, killProcessGroup, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
-import { nodeScriptArgv, PROJECT_ROOT } from '../subprocess/node-script';
-import { renderCommand } from '../subprocess/template';
+import { TemplateError } from '../subprocess/template';
 import { startHeartbeat } from '../heartbeat';
 import { checkpointIdentity } from './checkpoint-identity';
 import { freePort } from './free-port';
+import { modelServerLaunch, simulatorLaunch, type ServerLaunch } from './server-launch';
+import { probeServedModel } from './probe';
 
 export const SIMULATED_POLICY_FILE = 'simulated-policy.json';
 
+type Role = 'model' | 'agents';
+
 interface ServerRecord {
   pid: number;
-  baseUrl: string;
   healthUrl: string;
   endpoint: EndpointRef;
 }
 
-const serverFile = (c: StageContext) => path.join(c.config.stateDir, 'servers', c.runName, `iter-${c.iteration}.json`);
+const serversDir = (c: StageContext) => path.join(c.config.stateDir, 'servers', c.runName);
+const serverFile = (c: StageContext, role: Role) => path.join(serversDir(c), `iter-${c.iteration}.${role}.json`);
 
 async function healthy(url: string): Promise<boolean> {
   try {
@@ -38,109 +44,125 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-async function waitHealthy(url: string, pid: number, timeoutS: number, logFile: string): Promise<void> {
+async function listsModel(baseUrl: string, model: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${baseUrl}/models`, { signal: AbortSignal.timeout(2000) });
+    const body = (await res.json()) as { data?: Array<{ id?: string }> };
+    return !!body.data?.some((m) => m.id === model);
+  } catch {
+    return false;
+  }
+}
+
+const logTail = (file: string, n = 15) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n') : '');
+
+async function waitReady(launch: ServerLaunch, pid: number, timeoutS: number, logFile: string): Promise<void> {
   const deadline = Date.now() + timeoutS * 1000;
   const signal = Context.current().cancellationSignal;
   while (Date.now() < deadline) {
     if (signal.aborted) throw signal.reason;
-    if (await healthy(url)) return;
-    if (!isAlive(pid)) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-      throw ApplicationFailure.create({ message: `model server exited before it was ready. Log tail (${logFile}):\n${tail}`, type: 'ServerDied' });
-    }
+    if ((await healthy(launch.healthUrl)) && (!launch.checkModelsList || (await listsModel(launch.endpoint.baseUrl, launch.endpoint.model)))) return;
+    if (!isAlive(pid))
+      throw ApplicationFailure.create({ message: `model server exited before it was ready. Log tail (${logFile}):\n${logTail(logFile)}`, type: 'ServerDied' });
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw ApplicationFailure.create({ message: `model server not healthy at ${url} after ${timeoutS}s`, type: 'ServerNotReady' });
+  throw ApplicationFailure.create({ message: `model server not healthy at ${launch.healthUrl} after ${timeoutS}s. Log tail (${logFile}):\n${logTail(logFile)}`, type: 'ServerNotReady' });
 }
 
-function serverArgv(c: StageContext, checkpoint: string, port: number, model: string): [string, string[]] {
-  const d = c.config.deploy;
-  if (d.kind === 'simulator') {
-    const policyFile = path.join(checkpoint, SIMULATED_POLICY_FILE);
-    if (!existsSync(policyFile))
-      throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} has no ${SIMULATED_POLICY_FILE}: the simulator serves only simulator checkpoints`, 'ConfigError');
-    const r = c.config.recipe;
-    const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${r.dataset}`]);
-    return nodeScriptArgv('activities/serving/simulator-main.ts', [
-      '--port', String(port), '--model', model, '--policy', r.name, '--policy-file', policyFile, ...tasks,
-      '--latency-ms', String(d.latencyMs), ...(d.capacity ? ['--capacity', String(d.capacity)] : []),
-    ]);
-  }
-  if (d.kind === 'command') {
-    const argv = renderCommand(d.command, { checkpoint, port, model, host: '127.0.0.1', project: PROJECT_ROOT });
-    return [argv[0], argv.slice(1)];
-  }
-  throw new Error('unreachable');
-}
-
-export async function deployCheckpoint(input: StageContext & { checkpoint: string }): Promise<DeployResult> {
-  const d = input.config.deploy;
-  const manifestFor = (endpoint: EndpointRef, extra: Record<string, unknown> = {}) =>
-    writeStageManifest(input.config.stateDir, {
-      run: input.runName, iteration: input.iteration, stage: 'deploy',
-      inputs: { checkpoint: input.checkpoint }, params: { deploy: d, ...extra },
-      outputs: { baseUrl: endpoint.baseUrl, model: endpoint.model, cacheId: endpoint.cacheId },
-    });
-
-  if (d.kind === 'external') {
-    const e = d.endpoint;
-    const endpoint = { baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency };
-    return { endpoint, manifest: manifestFor(endpoint) };
-  }
-
-  const file = serverFile(input);
+/** Starts (or reuses) the server of one role and waits until it answers. */
+async function startServer(c: StageContext, role: Role, launch: ServerLaunch, cacheId: string, readyTimeoutS: number): Promise<{ endpoint: EndpointRef; pid: number; logFile: string; reused: boolean }> {
+  const file = serverFile(c, role);
   const existing = readPidFile(file) as ServerRecord | undefined;
+  const logDir = path.join(c.config.stateDir, 'logs', c.runName);
+  const logFile = path.join(logDir, `server-iter-${c.iteration}-${role}.log`);
   if (existing && isAlive(existing.pid) && (await healthy(existing.healthUrl)))
-    return { endpoint: existing.endpoint, serverId: String(existing.pid), manifest: manifestFor(existing.endpoint, { reused: true }) };
+    return { endpoint: existing.endpoint, pid: existing.pid, logFile, reused: true };
   await reapPidFile(file);
-
-  const identity = checkpointIdentity(input.checkpoint);
-  const model = d.kind === 'simulator' ? `sim-${path.basename(input.checkpoint)}` : renderCommand([d.servedModel], { checkpoint: input.checkpoint })[0];
-  const port = await freePort();
-  const [cmd, args] = serverArgv(input, input.checkpoint, port, model);
-  const logDir = path.join(input.config.stateDir, 'logs', input.runName);
   mkdirSync(logDir, { recursive: true });
-  const logFile = path.join(logDir, `server-iter-${input.iteration}.log`);
-  let child;
-  try {
-    const log = { file: logFile, append: true } as const;
-    child = execa(cmd, args, { detached: true, stdin: 'ignore', stdout: log, stderr: log, cleanup: false, reject: false });
-  } catch (err) {
-    throw ApplicationFailure.nonRetryable(`cannot start model server "${cmd}": ${(err as Error).message}`, 'ConfigError');
-  }
+  const [cmd, ...args] = launch.argv;
+  const log = { file: logFile, append: true } as const;
+  const child = execa(cmd, args, { detached: true, stdin: 'ignore', stdout: log, stderr: log, cleanup: false, reject: false, env: launch.env });
   child.unref();
-  child.catch(() => undefined);
-  if (!child.pid) throw ApplicationFailure.nonRetryable(`cannot start model server "${cmd}" (check deploy.command)`, 'ConfigError');
-  const baseUrl = `http://127.0.0.1:${port}/v1`;
-  const healthUrl = `http://127.0.0.1:${port}${d.kind === 'command' ? d.healthPath : '/health'}`;
-  const endpoint: EndpointRef = {
-    baseUrl, model, cacheId: `${model}@${identity}`,
-    apiKeyEnv: d.kind === 'command' ? d.apiKeyEnv : undefined,
-    maxConcurrency: d.maxConcurrency,
-  };
-  writePidFile(file, { pid: child.pid, baseUrl, healthUrl, endpoint } satisfies ServerRecord);
-  const hb = startHeartbeat({ pid: child.pid, baseUrl });
+  const exited = child.then((r) => r);
+  if (!child.pid) {
+    const r = await exited;
+    throw ApplicationFailure.nonRetryable(`cannot start the ${role} server "${cmd}": ${r.shortMessage ?? r.message ?? 'no pid'} (check the server section of the config)`, 'ConfigError');
+  }
+  const endpoint: EndpointRef = { ...launch.endpoint, cacheId };
+  writePidFile(file, { pid: child.pid, healthUrl: launch.healthUrl, endpoint } satisfies ServerRecord);
+  const hb = startHeartbeat({ role, pid: child.pid, baseUrl: endpoint.baseUrl });
   try {
-    await waitHealthy(healthUrl, child.pid, d.readyTimeoutSeconds, logFile);
+    await waitReady(launch, child.pid, readyTimeoutS, logFile);
   } catch (err) {
     await reapPidFile(file);
     throw err;
   } finally {
     hb.stop();
   }
-  return { endpoint, serverId: String(child.pid), manifest: manifestFor(endpoint, { logFile, port }) };
+  return { endpoint, pid: child.pid, logFile, reused: false };
+}
+
+/** The simulated policy for a checkpoint: its own simulated-policy.json, else the config's initial one. */
+function agentsPolicyFile(c: StageContext, checkpoint: string): string {
+  const own = path.join(checkpoint, SIMULATED_POLICY_FILE);
+  if (existsSync(own)) return own;
+  const a = c.config.agents;
+  if (!a) throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} has no ${SIMULATED_POLICY_FILE}: the simulator serves only simulator checkpoints (or add an agents: section)`, 'ConfigError');
+  const file = path.join(serversDir(c), `iter-${c.iteration}.agents-policy.json`);
+  writeFileAtomic(file, JSON.stringify({ skill: a.skill, agreeability: a.agreeability }));
+  return file;
+}
+
+export async function deployCheckpoint(input: StageContext & { checkpoint: string }): Promise<DeployResult> {
+  const { config, checkpoint } = input;
+  const s = config.server;
+  if (s.kind === 'external') {
+    const e = s.endpoint;
+    const endpoint = { baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency };
+    const manifest = writeStageManifest(config.stateDir, {
+      run: input.runName, iteration: input.iteration, stage: 'deploy', inputs: { checkpoint }, params: { server: s }, outputs: { model: endpoint },
+    });
+    return { endpoint, manifest };
+  }
+  if (!existsSync(checkpoint)) throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} does not exist`, 'ConfigError');
+  const identity = checkpointIdentity(checkpoint);
+
+  let launch: ServerLaunch;
+  try {
+    launch = s.kind === 'simulator'
+      ? simulatorLaunch(config, checkpoint, await freePort(), { policyFile: agentsPolicyFile(input, checkpoint), latencyMs: s.latencyMs, capacity: s.capacity, maxConcurrency: s.maxConcurrency })
+      : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed });
+  } catch (err) {
+    if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`server.command: ${err.message}`, 'ConfigError');
+    throw err;
+  }
+  const model = await startServer(input, 'model', launch, `${launch.endpoint.model}@${identity}`, s.readyTimeoutSeconds);
+  const probe = s.kind !== 'simulator' && s.probe ? await probeServedModel(input, model.endpoint, s.probe) : undefined;
+
+  let agents = model;
+  if (config.agents && s.kind !== 'simulator') {
+    const a = config.agents;
+    const simLaunch = simulatorLaunch(config, checkpoint, await freePort(), { policyFile: agentsPolicyFile(input, checkpoint), latencyMs: a.latencyMs, maxConcurrency: a.maxConcurrency });
+    agents = await startServer(input, 'agents', simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60);
+  }
+  const manifest = writeStageManifest(config.stateDir, {
+    run: input.runName, iteration: input.iteration, stage: 'deploy',
+    inputs: { checkpoint },
+    params: { server: s, agents: config.agents ?? null, argv: launch.argv, port: Number(new URL(model.endpoint.baseUrl).port), logFile: model.logFile, reused: model.reused },
+    outputs: { model: model.endpoint, agents: agents.endpoint, probe: probe ?? null },
+  });
+  return { endpoint: agents.endpoint, served: { endpoint: model.endpoint, probe }, serverId: String(model.pid), manifest };
 }
 
 export async function undeployCheckpoint(input: StageContext): Promise<boolean> {
-  const file = serverFile(input);
-  const rec = readPidFile(file);
-  if (!rec) return false;
-  await killProcessGroup(rec.pid);
-  rmSync(file, { force: true });
-  return true;
-}
-
-/** Every server a run still has (used by `collab-loop stop` cleanup and tests). */
-export function serverRecordsDir(stateDir: string, runName: string): string {
-  return path.join(stateDir, 'servers', runName);
+  const dir = serversDir(input);
+  if (!existsSync(dir)) return false;
+  const mine = readdirSync(dir).filter((f) => f.startsWith(`iter-${input.iteration}.`));
+  let any = false;
+  for (const f of mine) {
+    const rec = readPidFile(path.join(dir, f));
+    if (typeof rec?.pid === 'number') { await killProcessGroup(rec.pid); any = true; }
+    rmSync(path.join(dir, f), { force: true });
+  }
+  return any;
 }

@@ -1,33 +1,44 @@
-// Train stage: runs the configured trainer command as a subprocess in its own process group, streams its output
-// to a log, turns progress lines into heartbeats (step, loss, last checkpoint) and kills the whole tree on
-// cancellation. A retry reads the previous attempt's last checkpoint from the heartbeat details ({resume_from}).
+// Train stage: turns the iteration's dataset into the next checkpoint with the configured trainer.
+//   trl | fairseq2 | openrlhf | verl — an adapter (./adapters) plans the subprocess steps (prepare → train →
+//       export to a Hugging Face directory), parses progress, and finds the last COMPLETE checkpoint in the
+//       trainer's work dir, which is stable across attempts: a retry after a killed worker resumes from it.
+//   command — any trainer from a template; a retry gets the last announced checkpoint as {resume_from}.
+// Progress (step, loss, last checkpoint) rides in heartbeat details; cancellation kills each step's process group;
+// the new checkpoint carries its lineage (dataset sha256, base, argv, trainer version, final loss).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { TrainResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
+import type { TrainerConfig } from '../../configs/schema';
 import type { ArtifactRef } from '../artifacts/ref';
-import { ArtifactStore, sha256Hex, writeFileAtomic } from '../artifacts/store';
+import { ArtifactStore, writeFileAtomic } from '../artifacts/store';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
 import { writeStageManifest } from '../manifest';
 import { CHECKPOINT_MANIFEST } from '../serving/checkpoint-identity';
-import { killProcessGroup, reapPidFile, writePidFile } from '../subprocess/process-group';
+import { SIMULATED_POLICY_FILE } from '../serving/deploy';
+import { trainedSimulatedPolicy, type SimulatedPolicyFile } from '../serving/simulated-skill';
 import { PROJECT_ROOT } from '../subprocess/node-script';
+import { reapPidFile } from '../subprocess/process-group';
 import { renderCommand, TemplateError } from '../subprocess/template';
+import { TRAINER_ADAPTERS } from './adapters';
+import type { TrainJob, TrainStep } from './adapters/types';
+import { runTrainerStep } from './run-step';
 
 export interface TrainProgress {
   step?: number;
   loss?: number;
-  /** Last checkpoint the trainer announced: a retry resumes from it. */
+  /** Last checkpoint the trainer announced (or the one this attempt resumed from). */
   checkpoint?: string;
+  resumedFromStep?: number;
   attempt: number;
 }
 
 const DEFAULT_PROGRESS = /\bstep[\s=:]+(?<step>\d+)\b.*?\bloss[\s=:]+(?<loss>-?[0-9.]+(?:e[-+]?\d+)?)/i;
 const DEFAULT_CHECKPOINT = /\bsaved checkpoint[\s:=]+(?<path>\S+)/i;
 
+/** For `command` trainers: regexes with named groups step/loss and path. */
 export function parseTrainerLine(line: string, progress: RegExp, checkpoint: RegExp): Partial<TrainProgress> {
   const out: Partial<TrainProgress> = {};
   const p = progress.exec(line);
@@ -38,94 +49,141 @@ export function parseTrainerLine(line: string, progress: RegExp, checkpoint: Reg
   return out;
 }
 
-function tail(file: string, lines = 20): string {
-  return existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '';
+const tail = (file: string, lines = 20) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '');
+const defaultPython = () => path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
+
+interface Planned {
+  steps: TrainStep[];
+  parse: (line: string) => Partial<TrainProgress>;
+  versionArgv?: string[];
+  resumedFromStep?: number;
+  resumeFrom?: string;
+}
+
+function planCommand(t: Extract<TrainerConfig, { kind: 'command' }>, values: Record<string, string | number>, prevCheckpoint?: string): Planned {
+  let argv: string[];
+  try {
+    argv = renderCommand(t.command, { ...values, resume_from: prevCheckpoint ?? '' });
+  } catch (err) {
+    if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`trainer.command: ${err.message}`, 'ConfigError');
+    throw err;
+  }
+  const progressRe = t.progressPattern ? new RegExp(t.progressPattern) : DEFAULT_PROGRESS;
+  const checkpointRe = t.checkpointPattern ? new RegExp(t.checkpointPattern) : DEFAULT_CHECKPOINT;
+  return { steps: [{ name: 'train', argv, env: t.env }], parse: (l) => parseTrainerLine(l, progressRe, checkpointRe), resumeFrom: prevCheckpoint || undefined };
+}
+
+function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJob): Planned {
+  const adapter = TRAINER_ADAPTERS[t.kind];
+  if (!(adapter.methods as readonly string[]).includes(t.method))
+    throw ApplicationFailure.nonRetryable(`trainer.method: ${t.kind} trains ${adapter.methods.join(' and ')} only, not ${t.method}`, 'ConfigError');
+  const resume = adapter.findResumePoint(job.workDir);
+  const steps = (adapter.plan as (j: TrainJob, o: unknown, r?: typeof resume) => TrainStep[])(job, t, resume)
+    .map((s) => ({ ...s, env: { ...s.env, ...t.env } }));
+  return { steps, parse: (l) => adapter.parseLine(l), versionArgv: adapter.versionCommand(job), resumedFromStep: resume?.step, resumeFrom: resume?.path };
+}
+
+async function trainerVersion(argv: string[] | undefined): Promise<string> {
+  if (!argv) return 'unknown (command trainer)';
+  const r = await execa(argv[0], argv.slice(1), { reject: false, timeout: 120_000, cwd: PROJECT_ROOT });
+  return r.exitCode === 0 ? String(r.stdout).trim().split('\n').pop() ?? '' : `unknown (${String(r.stderr || r.shortMessage).trim().split('\n').pop()})`;
 }
 
 export async function trainCheckpoint(
   input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef } },
 ): Promise<TrainResult> {
-  const train = input.config.train;
-  if (!train) throw ApplicationFailure.nonRetryable('no train section in the config', 'ConfigError');
+  const t = input.config.trainer;
+  if (!t) throw ApplicationFailure.nonRetryable('no trainer section in the config', 'ConfigError');
   const ctx = Context.current();
   const { stateDir } = input.config;
+  const root = path.join(stateDir, 'train', input.runName, `iter-${input.iteration}`);
   const output = path.join(stateDir, 'checkpoints', input.runName, `iter-${input.iteration + 1}`);
-  const logDir = path.join(stateDir, 'logs', input.runName);
-  mkdirSync(logDir, { recursive: true });
-  mkdirSync(path.dirname(output), { recursive: true });
-  const logFile = path.join(logDir, `train-iter-${input.iteration}.log`);
+  const logFile = path.join(stateDir, 'logs', input.runName, `train-iter-${input.iteration}.log`);
   const pidFile = path.join(stateDir, 'trainers', input.runName, `iter-${input.iteration}.json`);
-  await reapPidFile(pidFile); // a trainer orphaned by a killed worker must not train beside this attempt
+  for (const d of [root, path.dirname(output), path.dirname(logFile)]) mkdirSync(d, { recursive: true });
+  // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt.
+  await reapPidFile(pidFile);
 
-  const primary = train.method === 'dpo' ? input.data.dpo : input.data.sft;
-  if (!primary) throw ApplicationFailure.nonRetryable(`no ${train.method} dataset was built`, 'EmptyDataset');
-  const prev = previousHeartbeat<TrainProgress>();
-  const dataPath = (r?: ArtifactRef) => (r ? ArtifactStore.pathOf(r) : '');
-  let argv: string[];
-  try {
-    argv = renderCommand(train.command, {
-      checkpoint: input.checkpoint, output, data: dataPath(primary), sft_data: dataPath(input.data.sft),
-      dpo_data: dataPath(input.data.dpo), iteration: input.iteration, run: input.runName,
-      resume_from: prev?.checkpoint ?? '', project: PROJECT_ROOT, method: train.method,
-    });
-  } catch (err) {
-    if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`train.command: ${err.message}`, 'ConfigError');
-    throw err;
+  const primary = t.method === 'dpo' ? input.data.dpo : input.data.sft;
+  if (!primary) throw ApplicationFailure.nonRetryable(`no ${t.method} dataset was built`, 'EmptyDataset');
+  // A finished attempt whose activity result was lost (worker killed after training): the checkpoint is complete.
+  const done = path.join(output, CHECKPOINT_MANIFEST);
+  if (existsSync(done)) {
+    const l = JSON.parse(readFileSync(done, 'utf8'));
+    if (l.dataset?.sha256 === primary.sha256)
+      return { checkpoint: output, manifest: l.stageManifest, finalLoss: l.finalLoss ?? undefined, steps: l.steps ?? undefined };
   }
-  const progressRe = train.progressPattern ? new RegExp(train.progressPattern) : DEFAULT_PROGRESS;
-  const checkpointRe = train.checkpointPattern ? new RegExp(train.checkpointPattern) : DEFAULT_CHECKPOINT;
+  rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
 
-  const progress: TrainProgress = { attempt: ctx.info.attempt, checkpoint: prev?.checkpoint };
+  const dataDir = path.join(root, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const dataFile = path.join(dataDir, 'train.jsonl');
+  copyFileSync(ArtifactStore.pathOf(primary), dataFile);
+  const job: TrainJob = {
+    method: t.method, base: path.resolve(input.checkpoint), dataDir: path.resolve(dataDir), dataFile: path.resolve(dataFile),
+    workDir: path.resolve(root, 'work'), hfOutput: path.resolve(output), python: t.python ?? defaultPython(), project: PROJECT_ROOT,
+    seed: input.config.seed + input.iteration,
+  };
+  mkdirSync(job.workDir, { recursive: true });
+  const prev = previousHeartbeat<TrainProgress>();
+  const planned = t.kind === 'command'
+    ? planCommand(t, {
+        checkpoint: input.checkpoint, output, data: ArtifactStore.pathOf(primary), data_dir: dataDir,
+        sft_data: input.data.sft ? ArtifactStore.pathOf(input.data.sft) : '', dpo_data: input.data.dpo ? ArtifactStore.pathOf(input.data.dpo) : '',
+        work_dir: job.workDir, iteration: input.iteration, run: input.runName, project: PROJECT_ROOT, method: t.method, python: job.python,
+      }, prev?.checkpoint)
+    : planAdapter(t, job);
+
+  const progress: TrainProgress = { attempt: ctx.info.attempt, checkpoint: planned.resumeFrom ?? prev?.checkpoint, resumedFromStep: planned.resumedFromStep };
   const hb = startHeartbeat(progress);
   const log = createWriteStream(logFile, { flags: 'a' });
-  log.write(`\n--- attempt ${ctx.info.attempt}: ${JSON.stringify(argv)}\n`);
-  const child = execa(argv[0], argv.slice(1), {
-    detached: true, all: true, buffer: false, reject: false, cleanup: true,
-    env: { PYTHONUNBUFFERED: '1' }, cwd: PROJECT_ROOT,
-  });
-  if (child.pid) writePidFile(pidFile, { pid: child.pid, argv });
-  const onAbort = () => { if (child.pid) void killProcessGroup(child.pid, 10_000); };
-  ctx.cancellationSignal.addEventListener('abort', onAbort, { once: true });
+  if (planned.resumeFrom) log.write(`\n--- attempt ${ctx.info.attempt} resumes from ${planned.resumeFrom}\n`);
   try {
-    if (child.all) {
-      for await (const line of createInterface({ input: child.all })) {
-        log.write(line + '\n');
-        const parsed = parseTrainerLine(line, progressRe, checkpointRe);
-        if (Object.keys(parsed).length) { Object.assign(progress, parsed); hb.update({ ...progress }); }
-      }
-    }
-    const result = await child;
-    if (ctx.cancellationSignal.aborted) {
-      if (child.pid) await killProcessGroup(child.pid, 10_000);
-      throw ctx.cancellationSignal.reason;
-    }
-    if (result.failed && (result as { code?: string }).code === 'ENOENT')
-      throw ApplicationFailure.nonRetryable(`train.command: executable "${argv[0]}" not found`, 'TrainerConfigError');
-    if (result.exitCode !== 0)
-      throw ApplicationFailure.create({
-        message: `trainer exited with ${result.exitCode ?? result.signal} (attempt ${ctx.info.attempt}). Last lines of ${logFile}:\n${tail(logFile)}`,
-        type: 'TrainerFailed',
+    for (const step of planned.steps) {
+      const r = await runTrainerStep({
+        name: step.name, argv: step.argv, env: step.env, log, pidFile,
+        onLine: (line) => {
+          const parsed = planned.parse(line);
+          if (Object.keys(parsed).length) { Object.assign(progress, parsed); hb.update({ ...progress }); }
+        },
       });
+      if (r.notFound)
+        throw ApplicationFailure.nonRetryable(`trainer (${t.kind}): executable "${step.argv[0]}" not found — is the trainer installed here (trainer.python / trainer.launcher)?`, 'TrainerConfigError');
+      if (r.exitCode !== 0)
+        throw ApplicationFailure.create({
+          message: `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt}). Last lines of ${logFile}:\n${tail(logFile)}`,
+          type: 'TrainerFailed',
+        });
+    }
   } finally {
     hb.stop();
-    ctx.cancellationSignal.removeEventListener('abort', onAbort);
     await new Promise((r) => log.end(r));
-    await reapPidFile(pidFile);
   }
   if (!existsSync(output))
-    throw ApplicationFailure.create({ message: `trainer exited 0 but wrote no checkpoint at ${output} (does the command use {output}?)`, type: 'TrainerFailed' });
+    throw ApplicationFailure.create({ message: `trainer finished but wrote no checkpoint at ${output}${t.kind === 'command' ? ' (does trainer.command use {output}?)' : ''}. Last lines of ${logFile}:\n${tail(logFile)}`, type: 'TrainerFailed' });
 
-  // Lineage: which data, which base, which command made these weights.
-  const lineage = {
-    run: input.runName, iteration: input.iteration, baseCheckpoint: input.checkpoint, method: train.method,
-    dataset: { sha256: primary.sha256, rows: primary.rows, uri: primary.uri },
-    argv, finalLoss: progress.loss ?? null, steps: progress.step ?? null,
-  };
-  writeFileAtomic(path.join(output, CHECKPOINT_MANIFEST), JSON.stringify(lineage, null, 2));
+  // SIMULATION (only with `agents:`): the simulated agents of the next iteration get the skill this data buys.
+  if (input.config.agents) {
+    const own = path.join(input.checkpoint, SIMULATED_POLICY_FILE);
+    const base: SimulatedPolicyFile = existsSync(own) ? JSON.parse(readFileSync(own, 'utf8')) : { skill: input.config.agents.skill, agreeability: input.config.agents.agreeability };
+    writeFileSync(path.join(output, SIMULATED_POLICY_FILE), JSON.stringify(trainedSimulatedPolicy(base, primary.rows), null, 2));
+  }
+
+  const argv = planned.steps.map((s) => s.argv);
+  const version = await trainerVersion(planned.versionArgv);
   const manifest = writeStageManifest(stateDir, {
     run: input.runName, iteration: input.iteration, stage: 'train',
-    inputs: { checkpoint: input.checkpoint, data: primary }, params: { train, argv },
-    outputs: { checkpoint: output, checkpointSha256: sha256Hex(JSON.stringify(lineage)), finalLoss: progress.loss ?? null, steps: progress.step ?? null },
+    inputs: { checkpoint: input.checkpoint, data: primary },
+    params: { trainer: t, argv, version },
+    outputs: { checkpoint: output, finalLoss: progress.loss ?? null, steps: progress.step ?? null, resumedFromStep: progress.resumedFromStep ?? null },
   });
-  return { checkpoint: output, manifest, finalLoss: progress.loss, steps: progress.step };
+  // Lineage travels with the weights: which data, which base, which commands and trainer version made them.
+  const lineage = {
+    run: input.runName, iteration: input.iteration, baseCheckpoint: input.checkpoint, method: t.method, trainer: t.kind, version,
+    dataset: { sha256: primary.sha256, rows: primary.rows, uri: primary.uri },
+    argv, finalLoss: progress.loss ?? null, steps: progress.step ?? null, resumedFromStep: progress.resumedFromStep ?? null,
+    stageManifest: manifest,
+  };
+  writeFileAtomic(done, JSON.stringify(lineage, null, 2));
+  return { checkpoint: output, manifest, finalLoss: progress.loss, steps: progress.step, resumedFromStep: progress.resumedFromStep };
 }

@@ -43,8 +43,8 @@ export function testConfig(stateDir: string, patch: (raw: Record<string, any>) =
       beamSize: 3,
       limit: 8,
     },
-    deploy: { kind: 'simulator' },
-    train: { kind: 'command', method: 'dpo', command: STAND_IN_TRAINER, heartbeatTimeoutSeconds: 10 },
+    server: { kind: 'simulator' },
+    trainer: { kind: 'command', method: 'dpo', command: STAND_IN_TRAINER, heartbeatTimeoutSeconds: 10 },
     generation: { shardSize: 4, concurrency: 8, heartbeatTimeoutSeconds: 5 },
     llm: { callRetries: 2, maxRetryDelaySeconds: 1 },
   };

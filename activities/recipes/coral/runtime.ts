@@ -3,7 +3,9 @@
 import type { CoralRecipeConfig } from '../../../configs/schema';
 import type { RecipeRuntime, Split } from '../runtime';
 import { runCoralConversation, type CoralConversation } from './conversation';
-import { formatPreferences, formatSft } from './formats';
+import { formatPreferences, formatSft, type TrainingDataFormat } from './formats';
+import { agentView } from './agent-view';
+import { defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
 import { coralMetrics } from './metrics';
 import { buildPreferencePairs } from './preference-pairs';
 import { buildSftExamples } from './sft';
@@ -20,7 +22,7 @@ function tasksFor(cfg: CoralRecipeConfig, split: Split): CoralTask[] {
   return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
 }
 
-export function coralRuntime(cfg: CoralRecipeConfig, seed: number): RecipeRuntime {
+export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
   return {
     taskCount: (split) => tasksFor(cfg, split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
@@ -53,10 +55,15 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number): RecipeRuntim
       const sft = buildSftExamples(convs, { maxPerTask: cfg.data.maxPerTask });
       const pairs = buildPreferencePairs(convs, { maxPerTask: cfg.data.maxPerTask, maxPairsPerTurn: cfg.data.maxPairsPerTurn, seed });
       return {
-        sft: formatSft(sft, cfg.data.format),
-        dpo: formatPreferences(pairs, cfg.data.format),
+        sft: formatSft(sft, format),
+        dpo: formatPreferences(pairs, format),
         counts: { sft_examples: sft.length, preference_pairs: pairs.length },
       };
     },
+    // The teacher's first request of an evaluation conversation.
+    probePrompts: (n) =>
+      tasksFor(cfg, 'eval').slice(0, n).map((task) =>
+        agentView(systemPrompt(task.dataset, defaultSystemPromptStyle(task.dataset)), [{ role: 'student', content: openingMessage(task) }], 'teacher'),
+      ),
   };
 }

@@ -1,0 +1,115 @@
+// TRL (SFT, DPO) through scripts/python/trl_train.py rather than the `trl` CLI, whose --resume_from_checkpoint is
+// silently ignored: the wrapper resumes, validates the rows and prints `collab-loop-*` JSON lines we parse here.
+// One step: TRL's final model already is a Hugging Face directory (the wrapper writes it atomically to hfOutput).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
+
+const SCRIPT = ['scripts', 'python', 'trl_train.py'];
+
+/** Offline (hub lookups must fail fast on air-gapped machines), unbuffered (progress lines arrive as they happen). */
+export const TRL_ENV: Record<string, string> = {
+  HF_HUB_OFFLINE: '1',
+  HF_DATASETS_OFFLINE: '1',
+  TOKENIZERS_PARALLELISM: 'false',
+  PYTHONUNBUFFERED: '1',
+};
+
+const CHECKPOINT_DIR = /^checkpoint-(\d+)$/;
+
+/** Highest `checkpoint-N` whose trainer_state.json is readable: transformers writes that file last. */
+function findResumePoint(workDir: string): ResumePoint | undefined {
+  if (!existsSync(workDir)) return undefined;
+  let best: ResumePoint | undefined;
+  for (const name of readdirSync(workDir)) {
+    const m = CHECKPOINT_DIR.exec(name); // also rules out `checkpoint-6.tmp` and other partial names
+    if (!m) continue;
+    const step = Number(m[1]);
+    const dir = path.join(workDir, name);
+    if (best && step <= best.step) continue;
+    if (!statSync(dir).isDirectory() || !completeState(path.join(dir, 'trainer_state.json'))) continue;
+    best = { path: dir, step };
+  }
+  return best;
+}
+
+function completeState(file: string): boolean {
+  try {
+    return typeof JSON.parse(readFileSync(file, 'utf8')).global_step === 'number';
+  } catch {
+    return false; // missing, or cut short by a kill mid-write
+  }
+}
+
+/**
+ * The launcher (accelerate launch, torchrun, deepspeed) takes the script path and runs it with its own Python, so
+ * `job.python` is not repeated after it; give the venv's launcher (e.g. `.venv/bin/accelerate`) when PATH has another.
+ */
+function plan(job: TrainJob, o: CommonTrainOptions, resume?: ResumePoint): TrainStep[] {
+  const script = path.join(job.project, ...SCRIPT);
+  const args = [
+    '--method', job.method,
+    '--model', job.base,
+    '--data', job.dataDir,
+    '--output-dir', job.workDir,
+    '--hf-output', job.hfOutput,
+    '--epochs', String(o.epochs),
+    '--batch-size', String(o.batchSize),
+    '--gradient-accumulation', String(o.gradientAccumulation),
+    '--max-length', String(o.maxLength),
+    '--save-steps', String(o.saveSteps),
+    '--seed', String(job.seed),
+  ];
+  if (o.maxSteps !== undefined) args.push('--max-steps', String(o.maxSteps));
+  if (o.learningRate !== undefined) args.push('--learning-rate', String(o.learningRate));
+  if (job.method === 'dpo') args.push('--beta', String(o.beta));
+  if (resume) args.push('--resume-from', resume.path);
+  const command = o.launcher?.length ? [...o.launcher, script] : [job.python, script];
+  // extraArgs last: the wrapper hands unknown `--field value` pairs to SFTConfig/DPOConfig, over its own defaults.
+  return [{ name: 'train', argv: [...command, ...args, ...o.extraArgs], env: { ...TRL_ENV } }];
+}
+
+const EVENT = /^collab-loop-(progress|checkpoint|resumed|done) (\{.*\})\s*$/;
+// transformers' PrinterCallback: `{'loss': '5.813', 'grad_norm': '2.588', …}` (values are strings in TRL 1.x, no step)
+const RAW_LOSS = /^\{(?:.*?,\s*)?'loss':\s*'?(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)'?\s*[,}]/;
+
+const finite = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+};
+
+function parseLine(line: string): TrainerProgress {
+  const e = EVENT.exec(line.trim());
+  if (e) {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(e[2]);
+    } catch {
+      return {};
+    }
+    const out: TrainerProgress = {};
+    const step = finite(body.step);
+    const loss = finite(body.loss);
+    if (step !== undefined) out.step = step;
+    if (loss !== undefined && e[1] !== 'checkpoint') out.loss = loss;
+    if (e[1] === 'checkpoint' && typeof body.path === 'string') out.checkpoint = body.path;
+    return out;
+  }
+  const raw = RAW_LOSS.exec(line.trim());
+  const loss = raw ? finite(raw[1]) : undefined;
+  return loss === undefined ? {} : { loss };
+}
+
+// Package metadata only: importing torch would cost seconds for a version string.
+const VERSION_SCRIPT =
+  "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' for p in ('trl', 'transformers', 'torch')))";
+
+export const trlAdapter: TrainerAdapter = {
+  kind: 'trl',
+  dataFormat: 'trl',
+  methods: ['sft', 'dpo'],
+  findResumePoint,
+  plan,
+  parseLine,
+  versionCommand: (job) => [job.python, '-c', VERSION_SCRIPT],
+};

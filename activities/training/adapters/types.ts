@@ -1,0 +1,80 @@
+// What every trainer adapter (TRL, fairseq2, OpenRLHF, verl) tells the train stage. An adapter is pure: it builds
+// argv lists, parses output lines and reads the trainer's own checkpoint layout; the train activity
+// (../train-checkpoint.ts) runs the steps as subprocesses, heartbeats progress and records lineage.
+import type { TrainingDataFormat } from '../../recipes/coral/formats';
+
+export type TrainMethod = 'sft' | 'dpo';
+
+export interface TrainJob {
+  method: TrainMethod;
+  /** Hugging Face directory of the model being trained (the iteration's checkpoint). */
+  base: string;
+  /** Directory holding `train.jsonl` in the adapter's `dataFormat` (written by the train activity). */
+  dataDir: string;
+  /** `${dataDir}/train.jsonl` */
+  dataFile: string;
+  /** The trainer's own output dir (checkpoints, logs). Stable across retries of the stage, so a retry resumes. */
+  workDir: string;
+  /** Where the finished Hugging Face model must be once all steps ran; the next iteration serves it. */
+  hfOutput: string;
+  /** Python interpreter of the project's .venv (or trainer.python). */
+  python: string;
+  /** Absolute project root (for scripts under scripts/python/). */
+  project: string;
+  /** Iteration seed, for trainers that take one. */
+  seed: number;
+}
+
+/** Options common to every adapter (trainer section of the config); adapters read what applies to them. */
+export interface CommonTrainOptions {
+  learningRate?: number;
+  /** Stop after this many optimizer steps (CPU runs, smoke tests); otherwise `epochs`. */
+  maxSteps?: number;
+  epochs: number;
+  batchSize: number;
+  gradientAccumulation: number;
+  maxLength: number;
+  /** Save a resumable checkpoint every N steps (0: only at the end). */
+  saveSteps: number;
+  /** DPO beta. */
+  beta: number;
+  /** Appended verbatim to the trainer's argv (the escape hatch for every other flag). */
+  extraArgs: string[];
+  /** Prefix for the training command, e.g. ["deepspeed","--num_gpus","8"] or ["torchrun","--nproc_per_node=8"]. */
+  launcher?: string[];
+}
+
+export interface TrainStep {
+  /** 'prepare' (data conversion), 'train', 'export' (to a Hugging Face directory), … — shown in logs. */
+  name: string;
+  argv: string[];
+  env?: Record<string, string>;
+}
+
+export interface TrainerProgress {
+  step?: number;
+  loss?: number;
+  /** A checkpoint the trainer just announced (informational; resume uses findResumePoint). */
+  checkpoint?: string;
+}
+
+export interface ResumePoint {
+  /** Complete checkpoint directory inside workDir. */
+  path: string;
+  step: number;
+}
+
+export interface TrainerAdapter<O extends CommonTrainOptions = CommonTrainOptions> {
+  kind: 'trl' | 'fairseq2' | 'openrlhf' | 'verl';
+  /** The JSONL row format this tool reads (see recipes' formats.ts). */
+  dataFormat: TrainingDataFormat;
+  methods: readonly TrainMethod[];
+  /** Latest COMPLETE checkpoint in workDir: ignores `*.tmp` and half-written directories. */
+  findResumePoint(workDir: string): ResumePoint | undefined;
+  /** Subprocesses to run in order. `resume` is set when findResumePoint found one. */
+  plan(job: TrainJob, options: O, resume?: ResumePoint): TrainStep[];
+  /** One line of the trainer's stdout/stderr → progress (empty object when the line says nothing). */
+  parseLine(line: string): TrainerProgress;
+  /** argv printing the tool's version on stdout (recorded in the checkpoint's lineage). */
+  versionCommand(job: TrainJob): string[];
+}

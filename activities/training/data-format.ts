@@ -1,0 +1,11 @@
+// Which row format the data stage writes: the one the configured trainer reads (adapters know theirs; a `command`
+// trainer says it in `dataFormat`). Without a trainer (evaluation-only loops) nothing is trained; fairseq2 rows
+// are still written so the data can be inspected.
+import type { LoopConfig } from '../../configs/schema';
+import type { TrainingDataFormat } from '../recipes/coral/formats';
+
+export function trainingDataFormat(config: LoopConfig): TrainingDataFormat {
+  const t = config.trainer;
+  if (!t) return 'fairseq2';
+  return t.kind === 'command' ? t.dataFormat : t.kind;
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Creates a tiny randomly initialised causal LM (Llama architecture) with a locally trained tokenizer.
+
+It is the real model of the CPU loop and its tests: it trains with TRL and serves with `transformers serve`
+in seconds, and nothing is downloaded. Same seed and corpus files -> byte-identical files.
+
+    make_tiny_model.py --out DIR [--seed N] [--corpus FILE ...]
+
+Prints one line: collab-loop-model {"path": DIR, "parameters": N}
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+# Everything is local; a stray hub lookup must fail fast instead of hanging on an air-gapped machine.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+BOS, EOS, PAD = "<|begin_of_text|>", "<|eot_id|>", "<|pad|>"
+SPECIAL_TOKENS = [BOS, "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", EOS, PAD]
+
+# Llama-3-style role headers. The {% generation %} markers let TRL compute assistant-only loss
+# (return_assistant_tokens_mask); the rendered prompt with add_generation_prompt is a prefix of the rendered
+# prompt+completion, which TRL's prompt-completion tokenisation relies on.
+CHAT_TEMPLATE = (
+    "{{ bos_token }}"
+    "{% for message in messages %}"
+    "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n' }}"
+    "{% if message['role'] == 'assistant' %}"
+    "{% generation %}{{ message['content'] | trim }}{{ '<|eot_id|>' }}{% endgeneration %}"
+    "{% else %}"
+    "{{ message['content'] | trim }}{{ '<|eot_id|>' }}"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}"
+)
+
+# A few lines of the kinds of text the loop produces (questions, reasoning, answers, agreement talk), so the
+# BPE merges are not all wasted on JSON punctuation.
+BUILTIN_CORPUS = """\
+You are a helpful assistant. Answer the question and explain your reasoning step by step.
+Question: What is 12 + 7? Let's think. 12 plus 7 is 19. The answer is 19.
+Question: Which of the following is a prime number? (A) 21 (B) 23 (C) 25 (D) 27. The answer is (B).
+I agree with your reasoning, and the final answer is (C). I disagree: the second step is wrong.
+Let me check the calculation again. We multiply both sides by 3 and subtract 4, so x = 5.
+Where will Sally look for the marble? She will look in the basket, because she did not see it moved.
+Write a Python function that returns the sum of a list. def total(xs): return sum(xs)
+Could you tell me more about what you need? Thanks, that helps. Here is the updated answer.
+The user asked for a short summary. Summary: the experiment improved accuracy from 41% to 57%.
+Final answer: 42. Correct. Incorrect. Yes. No. Maybe. First, second, third, then, therefore, because.
+<html><body><div class="header"><h1>Title</h1><p>Paragraph text.</p></div></body></html>
+0 1 2 3 4 5 6 7 8 9 10 100 1000 3.14 -1 x y z a b c + - * / = ( ) [ ] { } : ; , . ? ! " '
+"""
+
+
+def arithmetic_lines():
+    """Templated worked examples: numbers and the answer phrasing the recipes parse get their own merges."""
+    ops = (("+", lambda a, b: a + b), ("-", lambda a, b: a - b), ("*", lambda a, b: a * b))
+    return [
+        f"Question: What is {a} {sym} {b}? {a} {sym} {b} = {f(a, b)}. The answer is {f(a, b)}. \\boxed{{{f(a, b)}}}"
+        for a in range(0, 60, 7) for b in range(1, 40, 3) for sym, f in ops
+    ]
+
+
+def corpus_lines(files):
+    """Built-in corpus plus every string found in the given files (JSONL rows: their string leaves)."""
+    lines = BUILTIN_CORPUS.splitlines() + arithmetic_lines()
+
+    def leaves(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from leaves(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from leaves(v)
+
+    for name in files:
+        with open(name, encoding="utf-8") as f:
+            for raw in f:
+                raw = raw.rstrip("\n")
+                try:
+                    lines.extend(leaves(json.loads(raw)))
+                except ValueError:
+                    lines.append(raw)
+    return [line for line in lines if line.strip()]
+
+
+def train_tokenizer(lines, vocab_size):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),  # every byte encodable: no unknown tokens ever
+        show_progress=False,
+    )
+    tok.train_from_iterator(lines, trainer=trainer)
+    return tok
+
+
+def build(out, seed, files, vocab_size):
+    import torch
+    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # stdout/stderr stay readable: one result line
+
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=train_tokenizer(corpus_lines(files), vocab_size),
+        bos_token=BOS, eos_token=EOS, pad_token=PAD, chat_template=CHAT_TEMPLATE,
+        model_max_length=2048,
+    )
+    ids = {name: tokenizer.convert_tokens_to_ids(t) for name, t in (("bos", BOS), ("eos", EOS), ("pad", PAD))}
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048, tie_word_embeddings=True,
+        bos_token_id=ids["bos"], eos_token_id=ids["eos"], pad_token_id=ids["pad"],
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config).to(torch.float32)
+    model.generation_config = GenerationConfig(
+        do_sample=False, max_new_tokens=64, bos_token_id=ids["bos"], eos_token_id=ids["eos"], pad_token_id=ids["pad"],
+    )
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return sum(p.numel() for p in model.parameters())
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True, help="directory to create (replaced if it exists)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--corpus", nargs="*", default=[], help="extra text or JSONL files to train the tokenizer on")
+    p.add_argument("--vocab-size", type=int, default=1536)
+    args = p.parse_args(argv)
+
+    out = os.path.abspath(args.out)
+    for name in args.corpus:
+        if not os.path.isfile(name):
+            print(f"make_tiny_model.py: corpus file not found: {name}", file=sys.stderr)
+            return 2
+    # Build beside the target and rename, so a killed run never leaves a half-written model at --out.
+    tmp, old = out + ".tmp", out + ".old"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    parameters = build(tmp, args.seed, args.corpus, args.vocab_size)
+    if os.path.exists(out):
+        shutil.rmtree(old, ignore_errors=True)
+        os.rename(out, old)
+    os.rename(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+    print("collab-loop-model " + json.dumps({"path": out, "parameters": parameters}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
