@@ -1,6 +1,9 @@
 // The one schema for an experiment file. The TypeScript type is inferred from it, so the file format and the
 // code can never disagree. Secrets never appear here: endpoints name the env var that holds a key.
 import { z } from 'zod';
+import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2';
+import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
+import { verlOptionsSchema } from '../activities/training/adapters/verl';
 
 const positiveInt = z.number().int().positive();
 const envVarName = z
@@ -115,13 +118,16 @@ const trainerCommon = {
 
 export const trainerSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('trl'), ...trainerCommon }),
+  z.strictObject({ kind: z.literal('fairseq2'), ...trainerCommon, ...fairseq2OptionsSchema.shape }),
+  z.strictObject({ kind: z.literal('openrlhf'), ...trainerCommon, ...openrlhfOptionsSchema.shape }),
+  z.strictObject({ kind: z.literal('verl'), ...trainerCommon, ...verlOptionsSchema.shape }),
   z.strictObject({
     kind: z.literal('command'),
     ...trainerCommon,
     /** Any trainer from a template: {checkpoint} {output} {data} {sft_data} {dpo_data} {resume_from} {method} … */
     command: commandTemplate,
     /** Rows written for it (the adapters pick their own). */
-    dataFormat: z.enum(['fairseq2', 'trl', 'openrlhf']).default('fairseq2'),
+    dataFormat: z.enum(['fairseq2', 'trl', 'openrlhf', 'verl']).default('fairseq2'),
     /** Regex with a named group `step` (and optionally `loss`) matched against each output line. */
     progressPattern: z.string().optional(),
     /** Regex with a named group `path` announcing a saved checkpoint (it rides in heartbeat details). */

@@ -15,7 +15,9 @@ import { renderLlama31 } from './chat-template';
 import type { PreferencePair } from './preference-pairs';
 import type { SftExample } from './sft';
 
-export type TrainingDataFormat = 'fairseq2' | 'openrlhf' | 'trl';
+// verl — fsdp_sft_trainer with data.multiturn: {"messages":[...]} like OpenRLHF's SFT rows (converted to parquet
+//   by the adapter's prepare step); verl trains SFT only.
+export type TrainingDataFormat = 'fairseq2' | 'openrlhf' | 'trl' | 'verl';
 
 const exampleId = (e: { taskId: string; sampleIndex: number; turn: number }) => `${e.taskId}/s${e.sampleIndex}/t${e.turn}`;
 const assistant = (content: string) => [{ role: 'assistant' as const, content }];
@@ -23,12 +25,14 @@ const assistant = (content: string) => [{ role: 'assistant' as const, content }]
 export function formatSft(examples: readonly SftExample[], format: TrainingDataFormat): string[] {
   return examples.map((e) => {
     if (format === 'fairseq2') return JSON.stringify({ src: renderLlama31(e.messages), tgt: e.completion, id: exampleId(e) });
-    if (format === 'openrlhf') return JSON.stringify({ messages: [...e.messages, ...assistant(e.completion)] });
+    if (format === 'openrlhf' || format === 'verl') return JSON.stringify({ messages: [...e.messages, ...assistant(e.completion)] });
     return JSON.stringify({ prompt: e.messages, completion: assistant(e.completion) });
   });
 }
 
 export function formatPreferences(pairs: readonly PreferencePair[], format: TrainingDataFormat): string[] {
+  // Built every iteration whatever the method; verl has no preference trainer, so there is nothing to write.
+  if (format === 'verl') return [];
   return pairs.map((p) =>
     format === 'fairseq2'
       ? JSON.stringify({ src: renderLlama31(p.messages), tgt_chosen: p.chosen, tgt_rejected: p.rejected, id: exampleId(p) })
