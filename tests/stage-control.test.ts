@@ -6,7 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { trainingLoop } from '../workflows/loop';
-import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId } from '../workflows/messages';
+import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, pauseSignal } from '../workflows/messages';
 import { TASK_QUEUES } from '../workflows/types';
 import { isAlive } from '../activities/subprocess/process-group';
 import { startDevServer } from './helpers/temporal';
@@ -90,26 +90,34 @@ describe('stage control', () => {
       c.server = { kind: 'simulator', latencyMs: 400 }; // slow enough that the run is still going when we pause
     });
     const runName = 'pause';
+    // Started with no worker polling, so the CLI's pause lands before anything runs, however slow the machine.
+    const handle = await env.client.workflow.start(trainingLoop, {
+      taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
+    });
+    const pause = await cli(['pause', runName], cliEnv());
+    expect(pause.all).toContain('pausing at the next stage boundary');
     await withWorkers(env, async () => {
-      const handle = await env.client.workflow.start(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
-      });
-      const pause = await cli(['pause', runName], cliEnv());
-      expect(pause.all).toContain('pausing at the next stage boundary');
-      // Whatever stage it is in finishes; the next one does not start while paused.
+      // The loop holds before its iteration starts.
+      await waitUntil(async () => (await handle.query(loopStatusQuery)).paused, 30_000, 'loop paused');
+      await new Promise((r) => setTimeout(r, 1500));
+      await expect(env.client.workflow.getHandle(iterationWorkflowId(runName, 0)).describe()).rejects.toThrow();
+      expect((await cli(['status', runName], cliEnv())).stdout).toMatch(/· paused ·/);
+      expect((await cli(['resume', runName], cliEnv())).exitCode).toBe(0);
+      // Paused again mid-generation: the running stage finishes, the next one does not start.
       const child = env.client.workflow.getHandle(iterationWorkflowId(runName, 0));
+      await waitUntil(async () => (await child.query(iterationStatusQuery)).stage === 'generate', 30_000, 'generating');
+      await handle.signal(pauseSignal, true);
       const held = await waitUntil(async () => {
         const s = await child.query(iterationStatusQuery);
         return s.paused ? s : undefined;
-      }, 30_000, 'paused');
+      }, 30_000, 'iteration paused');
       await new Promise((r) => setTimeout(r, 1500));
-      const later = await child.query(iterationStatusQuery);
-      expect(later.stage).toBe(held.stage);
+      expect((await child.query(iterationStatusQuery)).stage).toBe(held.stage);
       expect((await handle.describe()).status.name).toBe('RUNNING');
       expect((await cli(['status', runName], cliEnv())).stdout).toContain('(paused)');
       expect((await cli(['resume', runName], cliEnv())).exitCode).toBe(0);
       const result = await handle.result();
       expect(result.iterations).toHaveLength(1);
-    });
+  });
   });
 });
