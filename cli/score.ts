@@ -6,8 +6,11 @@ import { UserError } from './user-error';
 
 const CORAL_DATASETS = ['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'];
 
-export function scoreFile(o: { recipe: string; dataset?: string; input: string; compat: 'fixed' | 'seed' }): string[] {
-  if (o.recipe !== 'coral') throw new UserError(`--recipe: unknown recipe "${o.recipe}" (known: coral)`);
+export interface ScoreOptions { recipe: string; dataset?: string; input: string; tasks?: string; compat: 'fixed' | 'seed' }
+
+export async function scoreFile(o: ScoreOptions): Promise<string[]> {
+  if (o.recipe === 'colbench-code') return scoreColbenchCode(o);
+  if (o.recipe !== 'coral') throw new UserError(`--recipe: unknown recipe "${o.recipe}" (known: coral, colbench-code)`);
   if (!o.dataset || !CORAL_DATASETS.includes(o.dataset))
     throw new UserError(`--dataset: must be one of ${CORAL_DATASETS.join(', ')} for --recipe coral`);
   let text: string;
@@ -28,4 +31,13 @@ export function scoreFile(o: { recipe: string; dataset?: string; input: string; 
     out.push(JSON.stringify(scoreCoralRecord(o.dataset as CoralDataset, row, { file: o.input, line: i + 1, compat: o.compat })));
   });
   return out;
+}
+
+/** Each record's answer runs against its task's hidden tests in the Python sandbox. */
+async function scoreColbenchCode(o: ScoreOptions): Promise<string[]> {
+  const { loadColbenchTasks, scoreColbenchCodeFile } = await import('../activities/recipes/colbench');
+  const { runCodeTests } = await import('../activities/sandbox/code-tests');
+  const tasks = o.tasks ? loadColbenchTasks(o.tasks, 'code') : undefined;
+  const results = await scoreColbenchCodeFile(o.input, runCodeTests, { tasks, compat: o.compat });
+  return results.map((r) => JSON.stringify(r));
 }

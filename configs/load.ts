@@ -90,7 +90,7 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable) out.server.executable = exe(out.server.executable);
   if (out.iterations > 1 && !out.trainer)
     throw new ConfigError(file, 'trainer', `is required when iterations > 1 (nothing would produce the next checkpoint)`);
-  if (out.trainer?.method === 'dpo' && out.recipe.beamSize < 2)
+  if (out.trainer?.method === 'dpo' && out.recipe.name === 'coral' && out.recipe.beamSize < 2)
     throw new ConfigError(file, 'recipe.beamSize', 'must be at least 2 for DPO: pairs come from sibling candidates');
   if (out.trainer && !out.recipe.trainTasks)
     throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');

@@ -80,4 +80,11 @@ export async function runBench(): Promise<void> {
     await server.close();
     await env.teardown();
   }
+  // ColBench scoring: the sandbox and the renderer, each against a bare baseline measured in the same run.
+  const { benchSandbox } = await import('./bench-sandbox');
+  const sb = await benchSandbox();
+  console.log(`  sandboxed executions/s   ${sb.sandboxedPerSecond.toFixed(1)} vs bare python3 ${sb.barePerSecond.toFixed(1)}   ratio ${sb.ratio.toFixed(3)} (${sb.runs} runs, concurrency 2)`);
+  const { benchRender } = await import('./bench-render');
+  const rb = await benchRender();
+  console.log(`  renders/s                ${rb.poolPerSecond.toFixed(1)} vs plain playwright loop ${rb.barePerSecond.toFixed(1)}   ratio ${rb.ratio.toFixed(3)} (${rb.renders} renders)`);
 }

@@ -9,8 +9,9 @@ const require = createRequire(import.meta.url);
 
 export const ALL_QUEUES = Object.keys(TASK_QUEUES) as QueueClass[];
 
-/** Concurrency per queue class: shards are I/O bound; gpu work is one trainer or server start at a time per slot. */
-const SLOTS: Record<QueueClass, number> = { workflows: 200, llm: 16, cpu: 4, gpu: 4 };
+/** Concurrency per queue class: shards are I/O bound; gpu work is one trainer or server start at a time per slot;
+ *  sandbox scoring runs one shard per core (each scores its records with a bounded number of sandboxes). */
+const SLOTS: Record<QueueClass, number> = { workflows: 200, llm: 16, cpu: 4, gpu: 4, sandbox: 2 };
 
 export interface WorkerSetOptions {
   connection: NativeConnection;

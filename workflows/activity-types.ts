@@ -1,6 +1,6 @@
 // The activity signatures the workflows schedule. Types only: workflows never import activity code.
 import type {
-  ArtifactRef, DeployResult, IterationInput, LoopConfig, ShardInput, ShardResult, ShardSpec, TrainResult,
+  ArtifactRef, DeployResult, EndpointRef, IterationInput, LoopConfig, ShardInput, ShardResult, ShardSpec, TrainResult,
 } from './types';
 
 export interface StageContext {
@@ -15,7 +15,10 @@ export interface CollabActivities {
   planShards(input: { config: LoopConfig; evalOnly: boolean }): Promise<ShardSpec[]>;
   runShard(input: ShardInput): Promise<ShardResult>;
   evaluateIteration(input: StageContext & { checkpoint: string; shards: ShardResult[] }): Promise<{ metrics: Record<string, number>; manifest: ArtifactRef }>;
-  buildTrainingData(input: StageContext & { checkpoint: string; shards: ShardResult[] }): Promise<{ sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef }>;
+  /** Recipes that run agent code or render pages score each shard on the sandbox queue. */
+  scoreShard(input: StageContext & { split: ShardSpec['split']; shard: ShardResult }): Promise<ShardResult>;
+  /** `agent`: the served endpoint, for recipes whose data needs model calls (SWEET-RL). */
+  buildTrainingData(input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef }): Promise<{ sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef }>;
   trainCheckpoint(input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef } }): Promise<TrainResult>;
 }
 

@@ -30,6 +30,7 @@ function activities(config: LoopConfig) {
   const deployTimeoutS = config.server.kind === 'external' ? 60 : config.server.readyTimeoutSeconds + 360;
   return {
     cpu: proxyActivities<CollabActivities>(base('cpu', {})),
+    sandbox: proxyActivities<CollabActivities>(base('sandbox', { startToCloseTimeout: '6 hours', heartbeatTimeout: '120s' })),
     llm: proxyActivities<CollabActivities>(
       base('llm', {
         startToCloseTimeout: '12 hours',
@@ -111,6 +112,8 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     (shards ?? []).filter((s) => s.split === split).map((s) => shardResults.get(shardKey(s))!).filter(Boolean);
   const ctx = () => ({ runName, iteration, config });
   const wantsTrainData = !evalOnly && !!config.recipe.trainTasks;
+  // ColBench runs agent code / renders pages: scored on the sandbox queue; SWEET-RL data needs the served model.
+  const scoresInSandbox = config.recipe.name !== 'coral';
 
   const stageBodies: Record<Stage, () => Promise<void>> = {
     deploy: async () => {
@@ -126,7 +129,8 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       const lane = async () => {
         while (next < pending.length) {
           const shard = pending[next++];
-          const r = await llm.runShard({ ...ctx(), shard, agent: deployed!.endpoint });
+          let r = await llm.runShard({ ...ctx(), shard, agent: deployed!.endpoint });
+          if (scoresInSandbox) r = await activities(config).sandbox.scoreShard({ ...ctx(), split: shard.split, shard: r });
           shardResults.set(shardKey(shard), r);
           status.shards.done++;
           status.conversations.done += r.conversations;
@@ -144,7 +148,9 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     },
     'build-data': async () => {
       if (!wantsTrainData) return;
-      data = await activities(config).cpu.buildTrainingData({ ...ctx(), checkpoint, shards: resultsOf('train') });
+      data = scoresInSandbox
+        ? await activities(config).llm.buildTrainingData({ ...ctx(), checkpoint, shards: resultsOf('train'), agent: deployed!.endpoint })
+        : await activities(config).cpu.buildTrainingData({ ...ctx(), checkpoint, shards: resultsOf('train') });
     },
     undeploy: async () => {
       if (deployed && !undeployed) await activities(config).deploy.undeployCheckpoint(ctx());

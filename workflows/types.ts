@@ -13,6 +13,8 @@ export const TASK_QUEUES = {
   llm: 'collab-loop-llm',
   cpu: 'collab-loop-cpu',
   gpu: 'collab-loop-gpu',
+  /** Untrusted code in the Python sandbox and page rendering in Chromium (ColBench scoring). */
+  sandbox: 'collab-loop-sandbox',
 } as const;
 export type QueueClass = keyof typeof TASK_QUEUES;
 

@@ -3,14 +3,37 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ArtifactRef, ShardResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
 import { recipeRuntime } from '../recipes/runtime';
+import { Context } from '@temporalio/activity';
+import path from 'node:path';
+import type { ExternalEndpoint } from '../../configs/schema';
+import { RequestCache } from '../llm/cache';
+import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
+import type { Chat } from '../llm/types';
+
+const external = (e: ExternalEndpoint): EndpointRef => ({ baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency });
+
+/** SWEET-RL's models: the served policy samples candidates; the critic (default: the human's endpoint, else the
+ *  agent's) ranks them. Through the durable cache like every call, so a retried stage pays for nothing twice. */
+function modelsFor(input: StageContext, agent: EndpointRef): { agent: Chat; critic: Chat } {
+  const r = input.config.recipe;
+  const criticEndpoint = r.name !== 'coral' ? (r.data.critic ? external(r.data.critic) : r.human.endpoint ? external(r.human.endpoint) : agent) : agent;
+  const opts = {
+    cache: new RequestCache(path.join(input.config.stateDir, 'llm-cache')), llm: input.config.llm, usage: newUsageCounter(),
+    signal: Context.current().cancellationSignal,
+  };
+  return { agent: createChat({ ...opts, endpoint: agent }), critic: createChat({ ...opts, endpoint: criticEndpoint }) };
+}
 import { storeFor, writeStageManifest } from '../manifest';
 
 export async function buildTrainingData(
-  input: StageContext & { checkpoint: string; shards: ShardResult[] },
+  input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef },
 ): Promise<{ sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef }> {
   const store = storeFor(input.config.stateDir);
   const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
-  const data = recipeRuntime(input.config).buildData(records);
+  const runtime = recipeRuntime(input.config);
+  const data = runtime.buildDataWithModels && input.agent
+    ? await runtime.buildDataWithModels(records, modelsFor(input, input.agent))
+    : runtime.buildData(records);
   const toRef = (lines: string[]) => (lines.length ? store.put(lines.join('\n') + '\n', { ext: '.jsonl', rows: lines.length }) : undefined);
   const sft = toRef(data.sft);
   const dpo = toRef(data.dpo);
@@ -24,7 +47,7 @@ export async function buildTrainingData(
     iteration: input.iteration,
     stage: 'build-data',
     inputs: { checkpoint: input.checkpoint, ...Object.fromEntries(input.shards.map((s, i) => [`train_shard_${i}`, s.records])) },
-    params: { data: input.config.recipe.name === 'coral' ? input.config.recipe.data : {} },
+    params: { data: input.config.recipe.data },
     outputs: { sft: sft ?? null, dpo: dpo ?? null, ...data.counts },
   });
   return { sft, dpo, manifest };

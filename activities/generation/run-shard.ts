@@ -5,6 +5,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { ShardInput, ShardResult } from '../../workflows/types';
+import type { ExternalEndpoint } from '../../configs/schema';
+import { generationServices } from './services';
 import { ArtifactStore } from '../artifacts/store';
 import { RequestCache } from '../llm/cache';
 import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
@@ -18,10 +20,18 @@ export interface ShardProgress {
   cachedCalls: number;
 }
 
+const external = (e: ExternalEndpoint): EndpointRef => ({ baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency });
+
+/** CoRal's belief extractor: by default the served model extracts its own beliefs. */
 export function extractorEndpoint(input: ShardInput): EndpointRef {
-  const ex = input.config.recipe.extractor;
-  if (!ex) return input.agent; // CoRal default: the served model extracts its own beliefs
-  return { baseUrl: ex.baseUrl, model: ex.model, cacheId: ex.model, apiKeyEnv: ex.apiKeyEnv, maxConcurrency: ex.maxConcurrency };
+  const r = input.config.recipe;
+  return r.name === 'coral' && r.extractor ? external(r.extractor) : input.agent;
+}
+
+/** ColBench's simulated human: by default the endpoint that plays the agent (the simulator plays both in dry runs). */
+export function humanEndpoint(input: ShardInput): EndpointRef {
+  const r = input.config.recipe;
+  return r.name !== 'coral' && r.human.endpoint ? external(r.human.endpoint) : input.agent;
 }
 
 export async function runShard(input: ShardInput): Promise<ShardResult> {
@@ -35,6 +45,9 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const chatOpts = { cache, llm: config.llm, usage, signal };
   const agent = createChat({ ...chatOpts, endpoint: input.agent });
   const extractor = createChat({ ...chatOpts, endpoint: extractorEndpoint(input) });
+  const human = createChat({ ...chatOpts, endpoint: humanEndpoint(input) });
+  const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
+  const services = generationServices(store, config.recipe.name === 'colbench-html');
 
   const samples = runtime.samplesPerTask(shard.split);
   const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
@@ -51,7 +64,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     while (next < jobs.length && errors.length === 0 && !signal.aborted) {
       const i = next++;
       try {
-        records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], agent, extractor });
+        records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], agent, extractor, human, services });
         progress.done++;
         progress.calls = usage.calls;
         progress.cachedCalls = usage.cachedCalls;
@@ -72,7 +85,6 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     const fatal = errors.find((e) => e instanceof ApplicationFailure && e.nonRetryable);
     throw fatal ?? errors[0];
   }
-  const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
   const ref = store.putJsonl(records);
   return {
     records: ref,

@@ -4,6 +4,8 @@ import type { LoopConfig } from '../../configs/schema';
 import type { Chat, ChatMessage } from '../llm/types';
 import { trainingDataFormat } from '../training/data-format';
 import { coralRuntime } from './coral/runtime';
+import { colbenchRuntime } from './colbench/runtime';
+import type { RunCodeTests } from './colbench/services';
 
 export type Split = 'eval' | 'train';
 
@@ -12,7 +14,25 @@ export interface TaskRun {
   taskIndex: number;
   sampleIndex: number;
   agent: Chat;
+  /** CoRal's belief extractor. */
   extractor: Chat;
+  /** ColBench's simulated human. */
+  human: Chat;
+  services: GenerationServices;
+}
+
+/** Side effects a conversation may need besides LLM calls (ColBench html renders each proposal). */
+export interface GenerationServices {
+  render?: (html: string) => Promise<Buffer>;
+  saveImage?: (png: Buffer) => Promise<string>;
+}
+
+/** What scoring on the sandbox queue provides (ColBench: run tests on code, render and compare pages). */
+export interface ScoringServices {
+  runCodeTests: RunCodeTests;
+  render: (html: string) => Promise<Buffer>;
+  similarity: (a: Buffer, b: Buffer) => number | Promise<number>;
+  loadImage: (ref: string) => Promise<Buffer>;
 }
 
 export interface TrainingData {
@@ -31,11 +51,18 @@ export interface RecipeRuntime {
   buildData(records: unknown[]): TrainingData;
   /** The first `n` evaluation prompts as a served model would get them (the deploy stage's probe). */
   probePrompts(n: number): ChatMessage[][];
+  /** Recipes whose records need untrusted code run or pages rendered before metrics (sandbox queue). */
+  scoreRecords?(split: Split, records: unknown[], services: ScoringServices): Promise<unknown[]>;
+  /** Recipes whose training data needs model calls (SWEET-RL: candidates from the agent, ranks from a critic). */
+  buildDataWithModels?(records: unknown[], models: { agent: Chat; critic: Chat }): Promise<TrainingData>;
 }
 
 export function recipeRuntime(config: LoopConfig): RecipeRuntime {
   switch (config.recipe.name) {
     case 'coral':
       return coralRuntime(config.recipe, config.seed, trainingDataFormat(config));
+    case 'colbench-code':
+    case 'colbench-html':
+      return colbenchRuntime(config.recipe, config.seed, trainingDataFormat(config));
   }
 }

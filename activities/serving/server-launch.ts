@@ -43,9 +43,11 @@ export interface SimulatorArgs {
 export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: number, sim: SimulatorArgs): ServerLaunch {
   const r = config.recipe;
   const model = `sim-${path.basename(checkpoint)}`;
-  const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${r.dataset}`]);
+  // The simulator finds each request's task in these files: CoRal by dataset, ColBench by kind.
+  const kind = r.name === 'coral' ? r.dataset : r.name === 'colbench-code' ? 'code' : 'html';
+  const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${kind}`]);
   const [cmd, args] = nodeScriptArgv('activities/serving/simulator-main.ts', [
-    '--port', String(port), '--model', model, '--policy', r.name, '--policy-file', sim.policyFile, ...tasks,
+    '--port', String(port), '--model', model, '--policy', r.name === 'coral' ? 'coral' : 'colbench', '--policy-file', sim.policyFile, ...tasks,
     '--latency-ms', String(sim.latencyMs), ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
   ]);
   return {

@@ -23,7 +23,7 @@ const program = new Command('simulator-main')
   .requiredOption('--model <name>', 'served model name (requests must match it exactly)')
   .option('--port <n>', 'port (0 = pick a free one)', '0')
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
-  .option('--policy <kind>', 'echo | coral', 'echo')
+  .option('--policy <kind>', 'echo | coral | colbench', 'echo')
   .option('--tasks <file:dataset>', 'task file and its dataset, for --policy coral (repeatable)', collect, [] as string[])
   .option('--policy-file <json>', 'checkpoint simulated-policy file {"skill", "agreeability"}')
   .option('--latency-ms <n>', 'fixed latency of every request', '0')
@@ -72,11 +72,9 @@ function readPolicyFile(file: string): { skill: number; agreeability?: number } 
   return { skill: p.skill as number, agreeability: p.agreeability as number | undefined };
 }
 
-async function buildPolicy(): Promise<Policy> {
-  if (o.policy === 'echo') return echoPolicy;
-  if (o.policy !== 'coral') fail(`--policy: unknown policy "${o.policy}" (echo | coral)`);
-  if (o.tasks.length === 0) fail('--policy coral needs at least one --tasks <file>:<dataset>');
-  const specs = o.tasks.map((spec) => {
+function taskSpecs(): Array<{ spec: string; file: string; dataset: string }> {
+  if (o.tasks.length === 0) fail(`--policy ${o.policy} needs at least one --tasks <file>:<dataset>`);
+  return o.tasks.map((spec) => {
     const i = spec.lastIndexOf(':');
     if (i <= 0 || i === spec.length - 1) fail(`--tasks "${spec}" must look like <file>:<dataset>`);
     const file = spec.slice(0, i);
@@ -87,22 +85,43 @@ async function buildPolicy(): Promise<Policy> {
     }
     return { spec, file, dataset: spec.slice(i + 1) };
   });
-  // Loaded only for this policy, so the echo server never depends on the recipe code.
-  let coral: typeof import('../recipes/coral');
+}
+
+/** Loads a recipe module only for its policy, so the echo server never depends on recipe code. */
+async function load<T>(what: string, loader: () => Promise<T>): Promise<T> {
   try {
-    coral = await import('../recipes/coral');
+    return await loader();
   } catch (err) {
-    fail(`--policy coral: cannot load the CoRal recipe (${(err as Error).message})`, 1);
+    fail(`--policy ${o.policy}: cannot load the ${what} recipe (${(err as Error).message})`, 1);
   }
+}
+
+async function buildPolicy(): Promise<Policy> {
+  if (o.policy === 'echo') return echoPolicy;
+  const { skill, agreeability } = o.policyFile ? readPolicyFile(o.policyFile) : { skill: 0.5, agreeability: undefined };
+  if (o.policy === 'colbench') {
+    const colbench = await load('ColBench', () => import('../recipes/colbench'));
+    const tasks: ReturnType<typeof colbench.loadColbenchTasks> = [];
+    for (const { spec, file, dataset } of taskSpecs()) {
+      if (dataset !== 'code' && dataset !== 'html') fail(`--tasks ${spec}: the ColBench kind must be code or html`);
+      try {
+        tasks.push(...colbench.loadColbenchTasks(file, dataset));
+      } catch (err) {
+        fail(`--tasks ${spec}: ${(err as Error).message}`);
+      }
+    }
+    return colbench.createColbenchSimulatedPolicy({ tasks, skill }) as Policy;
+  }
+  if (o.policy !== 'coral') fail(`--policy: unknown policy "${o.policy}" (echo | coral | colbench)`);
+  const coral = await load('CoRal', () => import('../recipes/coral'));
   const tasks: ReturnType<typeof coral.loadCoralTasks> = [];
-  for (const { spec, file, dataset } of specs) {
+  for (const { spec, file, dataset } of taskSpecs()) {
     try {
       tasks.push(...coral.loadCoralTasks(file, dataset as Parameters<typeof coral.loadCoralTasks>[1]));
     } catch (err) {
       fail(`--tasks ${spec}: ${(err as Error).message}`);
     }
   }
-  const { skill, agreeability } = o.policyFile ? readPolicyFile(o.policyFile) : { skill: 0.5, agreeability: undefined };
   return coral.createCoralSimulatedPolicy({ tasks, skill, agreeability });
 }
 

@@ -16,7 +16,8 @@ import type { PreferencePair } from './preference-pairs';
 import type { SftExample } from './sft';
 
 // verl — fsdp_sft_trainer with data.multiturn: {"messages":[...]} like OpenRLHF's SFT rows (converted to parquet
-//   by the adapter's prepare step); verl trains SFT only.
+//   by the adapter's prepare step); verl trains SFT only. It has no per-message loss mask, so its loss also covers
+//   the speaker's earlier (assistant) turns in a row — see adapters/verl.ts.
 export type TrainingDataFormat = 'fairseq2' | 'openrlhf' | 'trl' | 'verl';
 
 const exampleId = (e: { taskId: string; sampleIndex: number; turn: number }) => `${e.taskId}/s${e.sampleIndex}/t${e.turn}`;

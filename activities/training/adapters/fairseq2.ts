@@ -1,89 +1,153 @@
-// fairseq2 0.4.x (brief B.1): the only fairseq2 line with preference finetuning; its packaged `fairseq2 lm …`
-// recipes and console command were removed in 0.5 (later versions run `python -m recipes.lm.sft` from a source
-// checkout and have no DPO), so this adapter targets 0.4 and says so in the lineage (versionCommand).
-//   train:  fairseq2 lm instruction_finetune|preference_finetune WORK --no-sweep-dir --preset P --config k=v …
-//           data: dataset.path = the data dir (its *.jsonl = split "default"); rows {src,tgt} / {src,tgt_chosen,
-//           tgt_rejected} with src pre-rendered in the Llama-3.1 template (formats.ts).
-//   model:  iteration 0 uses the asset-card name `model` (e.g. llama3_1_8b_instruct); later iterations continue
-//           from the previous run's weights via common.assets.checkpoint_dir=<prev>/checkpoints
-//           model.name=last_checkpoint — recorded by the export step in fairseq2-run.json.
-//   resume: rerun the same command on the same WORK dir (the trainer restores its last checkpoint); complete
-//           checkpoints are checkpoints/step_N (step_N.tmp is one being written).
-//   export: 0.4 has no Hugging Face weight exporter: `fairseq2 llama write_hf_config` writes config.json and
-//           scripts/python/fairseq2_export.py links the last step's consolidated weights and the base tokenizer
-//           beside it (vLLM loads fairseq2 Llama checkpoints with an HF tokenizer, per fairseq2's docs).
-import { existsSync, readFileSync } from 'node:fs';
+// fairseq2 0.4.x (brief B.1). Only 0.4 has preference finetuning: v0.5 removed the packaged `fairseq2 lm …` recipes
+// and the console command (later recipes run from a source checkout and are SFT-only), so `release` is '0.4'.
+//   prepare: an asset card for the iteration's base (a Hugging Face Llama directory), because 0.4 finds the
+//            tokenizer and the DPO reference model by card name only (model.name serves the policy too). Its llama
+//            loader reads HF safetensors itself (it detects `lm_head.weight` and redoes q/k for its rotary layout),
+//            so untied-embedding Llamas (3.1 8B/70B) load; tied ones (3.2 1B/3B: no lm_head.weight) do not.
+//   train:   fairseq2 lm instruction_finetune|preference_finetune WORK --no-sweep-dir --config k=v …
+//            (`--no-sweep-dir`: checkpoints land in WORK/checkpoints, not in a config-hash sub-directory).
+//   export:  0.4 has no Hugging Face weight exporter (`hg_export` / `regime.export_hugging_face` arrived in 0.5,
+//            without DPO), so scripts/python/fairseq2_export.py inverts that conversion for the last complete
+//            step and writes safetensors + the base's config/tokenizer files to hfOutput.
+// Resume: rerun the same command on the same WORK; the trainer restores the highest checkpoints/step_N (written as
+// step_N.tmp, renamed when complete).
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { latestCompleteDir } from './checkpoint-dirs';
 
 export const fairseq2OptionsSchema = z.strictObject({
-  /** Asset-card name of the base model family (iteration 0), e.g. llama3_1_8b_instruct. */
-  model: z.string().min(1).default('llama3_1_8b_instruct'),
-  preset: z.string().optional(),
-  /** `fairseq2` console command (0.4.x). */
-  executable: z.string().default('fairseq2'),
-  /** FAIRSEQ2_USER_ASSET_DIR: where the user's asset cards live. */
-  assetDir: z.string().optional(),
+  release: z.literal('0.4').default('0.4'),
+  /** fairseq2 llama architecture of the base, e.g. llama3_1_8b, llama3_1_70b (0.4 builds the model from it). */
+  arch: z.string().min(1).default('llama3_1_8b'),
+  /** Built-in card the base's card extends: family, tiktoken tokenizer, EOT as EOS (`llama3` for base models). */
+  familyCard: z.string().min(1).default('llama3_instruct'),
+  /** Llama-3 tiktoken file; default `<base>/original/tokenizer.model` (the export copies it along). */
+  tokenizer: z.string().min(1).optional(),
+  /** Recipe preset (0.4 default: llama3_1_instruct). */
+  preset: z.string().min(1).optional(),
 });
 export type Fairseq2Options = CommonTrainOptions & z.infer<typeof fairseq2OptionsSchema>;
 
-export const FAIRSEQ2_RUN_FILE = 'fairseq2-run.json';
+/** Card name of the iteration's base model (also the DPO reference model). */
+export const FAIRSEQ2_BASE_CARD = 'collab_loop_base';
 
-function findResumePoint(workDir: string): ResumePoint | undefined {
-  return latestCompleteDir(path.join(workDir, 'checkpoints'), /^step_(\d+)$/, () => true);
+const SCRIPT = ['scripts', 'python', 'fairseq2_export.py'];
+
+export const FAIRSEQ2_ENV: Record<string, string> = {
+  HF_HUB_OFFLINE: '1',
+  PYTHONUNBUFFERED: '1',
+  // fairseq2 logs through rich, which wraps at 80 columns when not on a terminal: "… - NLL Loss: 1.2" would split.
+  COLUMNS: '400',
+};
+
+/** Writes the card (JSON is YAML) after checking that it points at real files: one clear line and exit 2 if not. */
+const CARD_PROGRAM = `import glob, json, os, sys
+def fail(msg):
+    print(f"fairseq2 card: {msg}", file=sys.stderr)
+    sys.exit(2)
+out, card = sys.argv[1], json.loads(sys.argv[2])
+if not glob.glob(os.path.join(card["checkpoint"], "*.safetensors")):
+    fail(f"no *.safetensors in {card['checkpoint']} (the base must be a Hugging Face Llama directory)")
+if not os.path.isfile(card["tokenizer"]):
+    fail(f"no tokenizer file {card['tokenizer']} (the Llama-3 tiktoken tokenizer.model; set trainer.tokenizer)")
+os.makedirs(os.path.dirname(out), exist_ok=True)
+with open(out + ".tmp", "w") as f:
+    json.dump(card, f, indent=2)
+os.replace(out + ".tmp", out)
+print(f"fairseq2 card {card['name']}: {out}")`;
+
+/** A number as YAML 1.1 reads it as a float: `1e-07` would be a string to PyYAML, `1.0e-7` is not. */
+export function yamlFloat(n: number): string {
+  const s = String(n);
+  if (/^-?\d+$/.test(s)) return `${s}.0`;
+  return /e/.test(s) && !/\./.test(s) ? s.replace('e', '.0e') : s;
 }
 
-/** A checkpoint this adapter exported knows where its fairseq2 checkpoints are; anything else is an asset name. */
-function modelOverrides(job: TrainJob, o: Fairseq2Options): string[] {
-  const run = path.join(job.base, FAIRSEQ2_RUN_FILE);
-  if (existsSync(run)) {
-    const { checkpointDir } = JSON.parse(readFileSync(run, 'utf8')) as { checkpointDir: string };
-    return [`common.assets.checkpoint_dir=${checkpointDir}`, 'model.name=last_checkpoint'];
-  }
-  return [`model.name=${o.model}`];
+/** A path as a YAML scalar: plain when safe, else double-quoted (JSON strings are YAML) — `#`, `: ` would break it. */
+export const yamlString = (s: string) => (/^[\w/.+@~-]+$/.test(s) ? s : JSON.stringify(s));
+
+const stepDirs = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+
+/** Highest committed checkpoints/step_N (never step_N.tmp) that holds the model (model.pt, or model.0.pt with TP). */
+function findResumePoint(workDir: string): ResumePoint | undefined {
+  return latestCompleteDir(path.join(workDir, 'checkpoints'), /^step_(\d+)$/, (d) => stepDirs(d).some((f) => /^model(\.\d+)?\.pt$/.test(f)));
 }
 
 function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
-  const recipe = job.method === 'dpo' ? 'preference_finetune' : 'instruction_finetune';
+  const assets = path.join(job.workDir, 'assets');
+  const card = {
+    name: FAIRSEQ2_BASE_CARD,
+    base: o.familyCard,
+    model_arch: o.arch,
+    checkpoint: job.base,
+    tokenizer: o.tokenizer ?? path.join(job.base, 'original', 'tokenizer.model'),
+  };
   const config = [
-    `dataset.path=${job.dataDir}`,
-    `dataset.max_seq_len=${o.maxLength}`,
-    `dataset.max_num_tokens=${o.maxLength * o.batchSize}`,
-    `dataset.source_encode_mode=as_is`, // src already carries the chat template's headers
-    ...modelOverrides(job, o),
-    ...(o.maxSteps !== undefined ? [`regime.num_steps=${o.maxSteps}`] : [`regime.num_data_epochs=${o.epochs}`]),
-    ...(o.saveSteps > 0 ? [`regime.checkpoint_every_n_steps=${o.saveSteps}`] : []),
-    ...(o.learningRate !== undefined ? [`optimizer.config.lr=${o.learningRate}`] : []),
-    ...(o.gradientAccumulation > 1 ? [`trainer.gradient_accumulation=${o.gradientAccumulation}`] : []),
+    `common.assets.extra_path=${yamlString(assets)}`,
     `common.seed=${job.seed}`,
-    ...(job.method === 'dpo' ? [`criterion.config.beta=${o.beta}`] : []),
+    `model.name=${FAIRSEQ2_BASE_CARD}`,
+    `dataset.path=${yamlString(job.dataDir)}`, // a dir without sub-dirs: its *.jsonl are split "default"
+    'dataset.source_encode_mode=as_is', // src is pre-rendered with the Llama-3.1 template, BOS included
+    `dataset.max_seq_len=${o.maxLength}`, // longer examples are dropped
+    `dataset.batch_size=${o.batchSize}`,
+    `dataset.max_num_tokens=${o.maxLength * o.batchSize}`,
+    `trainer.gradient_accumulation=${o.gradientAccumulation}`,
+    // The recipes default to num_steps=5000: null it when training by epochs, or it silently caps the run.
+    `regime.num_steps=${o.maxSteps ?? 'null'}`,
+    `regime.num_data_epochs=${o.maxSteps !== undefined ? 'null' : Math.ceil(o.epochs)}`,
+    `regime.checkpoint_every_n_steps=${o.saveSteps > 0 ? o.saveSteps : 'null'}`, // the last step is always saved
+    'regime.publish_metrics_every_n_steps=1',
+    ...(o.learningRate !== undefined ? [`optimizer.config.lr=${yamlFloat(o.learningRate)}`] : []),
+    ...(job.method === 'dpo'
+      ? ['criterion.name=dpo', `criterion.config.reference_model.name=${FAIRSEQ2_BASE_CARD}`, `criterion.config.beta=${yamlFloat(o.beta)}`]
+      : []),
   ];
-  const env = o.assetDir ? { FAIRSEQ2_USER_ASSET_DIR: o.assetDir } : undefined;
-  const train = [...(o.launcher ?? []), o.executable, 'lm', recipe, job.workDir, '--no-sweep-dir',
+  const recipe = job.method === 'dpo' ? 'preference_finetune' : 'instruction_finetune';
+  // A launcher must exec the console script itself, e.g. ["torchrun", "--standalone", "--nproc-per-node", "8", "--no-python"].
+  const train = [...(o.launcher ?? []), 'fairseq2', 'lm', recipe, job.workDir, '--no-sweep-dir',
     ...(o.preset ? ['--preset', o.preset] : []), '--config', ...config, ...o.extraArgs];
+  const script = path.join(job.project, ...SCRIPT);
   return [
-    { name: 'train', argv: train, env },
-    { name: 'export-config', argv: [o.executable, 'llama', 'write_hf_config', o.model, job.hfOutput], env },
-    { name: 'export', argv: [job.python, path.join(job.project, 'scripts', 'python', 'fairseq2_export.py'),
-      '--checkpoint-dir', path.join(job.workDir, 'checkpoints'), '--base', job.base, '--out', job.hfOutput] },
+    { name: 'prepare', argv: [job.python, '-c', CARD_PROGRAM, path.join(assets, `${FAIRSEQ2_BASE_CARD}.yaml`), JSON.stringify(card)], env: { ...FAIRSEQ2_ENV } },
+    { name: 'train', argv: train, env: { ...FAIRSEQ2_ENV } },
+    { name: 'export', argv: [job.python, script, '--checkpoint-dir', path.join(job.workDir, 'checkpoints'), '--base', job.base, '--out', job.hfOutput], env: { ...FAIRSEQ2_ENV } },
   ];
 }
 
-const METRICS = /Train Metrics \(step (\d+)\)\s*-\s*Loss:\s*(-?[0-9.]+(?:e[-+]?\d+)?)/i;
-const RESUMED = /Resuming from step (\d+)/i;
-const SAVED = /Saving checkpoint (?:at|of) step (\d+)/i;
+const NUM = String.raw`(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|-?inf)`;
+// 0.4: "Train Metrics (step 10) - NLL Loss: 1.2 | …" (SFT) or "DPO Loss: 0.69 | … | NLL Loss: …"; ≥0.5 "Loss: …".
+// Metrics are sorted by priority, so the first "… Loss:" is the objective.
+const METRICS = /\bTrain Metrics \(step (\d+)\) - (.*)$/;
+const FIRST_LOSS = new RegExp(String.raw`(?:^|\|\s*)(?:[A-Za-z]+\s+)?Loss:\s*${NUM}`);
+const RESTORED = /\bRestoring training from (?:the last checkpoint at )?step (\d+)|\bResuming from step (\d+)/;
+const SAVING = /\bSaving checkpoint after step (\d+)\b/; // 0.4 (its "Checkpoint complete." names no step)
+const SAVED = /\bCheckpoint at step (\d+) saved\b/; // ≥ 0.5
+const DONE = /\bTraining complete in [\d,]+ seconds after (\d+) step/;
 
 function parseLine(line: string): TrainerProgress {
   const m = METRICS.exec(line);
-  if (m) return { step: Number(m[1]), loss: Number(m[2]) };
-  const r = RESUMED.exec(line);
-  if (r) return { step: Number(r[1]) };
-  const s = SAVED.exec(line);
-  if (s) return { step: Number(s[1]), checkpoint: `step_${s[1]}` };
+  if (m) {
+    const loss = Number(FIRST_LOSS.exec(m[2])?.[1]);
+    return Number.isFinite(loss) ? { step: Number(m[1]), loss } : { step: Number(m[1]) };
+  }
+  const r = RESTORED.exec(line);
+  if (r) return { step: Number(r[1] ?? r[2]) };
+  const s = SAVING.exec(line) ?? DONE.exec(line);
+  if (s) return { step: Number(s[1]) };
+  const d = SAVED.exec(line);
+  if (d) return { step: Number(d[1]), checkpoint: path.join('checkpoints', `step_${d[1]}`) }; // relative to workDir
   return {};
 }
+
+const VERSION_PROGRAM = `import importlib.metadata as m
+def v(p):
+    try:
+        return m.version(p)
+    except m.PackageNotFoundError:
+        return "not installed"
+print(", ".join(f"{p} {v(p)}" for p in ("fairseq2", "fairseq2n", "torch")))`;
 
 export const fairseq2Adapter: TrainerAdapter<Fairseq2Options> = {
   kind: 'fairseq2',
@@ -92,5 +156,5 @@ export const fairseq2Adapter: TrainerAdapter<Fairseq2Options> = {
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => [job.python, '-c', "import importlib.metadata as m; print('fairseq2', m.version('fairseq2'))"],
+  versionCommand: (job) => [job.python, '-c', VERSION_PROGRAM],
 };

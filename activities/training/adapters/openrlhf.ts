@@ -1,105 +1,145 @@
-// OpenRLHF (brief B.2): `deepspeed --module openrlhf.cli.train_sft|train_dpo`. Flag names changed in v0.10.2
-// (dotted groups, no aliases): `flags: dotted` (default, ≥ 0.10.2) or `legacy` (≤ 0.10.1) — detectOpenRlhfFlags
-// reads `--help` output to tell. Rows: SFT {"messages":[…]} whose last message is the target
-// (--apply_chat_template --input_key messages, no --multiturn, which would train on earlier turns too); DPO
-// {"prompt":[…],"chosen":[…],"rejected":[…]} with --prompt_key. The final Hugging Face model is saved straight
-// to hfOutput; resumable DeepSpeed states go to WORK/ckpt (save steps + load flag).
-import { existsSync, readFileSync } from 'node:fs';
+// OpenRLHF (brief B.2): `deepspeed --num_gpus N --module openrlhf.cli.train_sft|train_dpo`. v0.10.2 renamed every
+// flag into dotted groups with no aliases: `flags: dotted` (default, ≥ 0.10.2) or `legacy` (≤ 0.10.1);
+// detectOpenRlhfFlags tells them apart from `--help`.
+// Rows: SFT {"messages":[…]} whose last message is the target (--apply_chat_template --input_key messages; no
+// --multiturn, which would also train on the speaker's earlier turns); DPO {"prompt":[…],"chosen":[…],"rejected":[…]}
+// (--prompt_key: the prompt is a message list, chosen/rejected are appended to it).
+// Output: the final Hugging Face model is saved once, at the end, straight to hfOutput. Resume: DeepSpeed states go
+// to WORK/checkpoints/global_step{N} every saveSteps; a retry adds the load flag, and DeepSpeed loads the tag named
+// by WORK/checkpoints/latest (then OpenRLHF skips the consumed samples).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
-import { opt } from './checkpoint-dirs';
 
 export const openrlhfOptionsSchema = z.strictObject({
   flags: z.enum(['dotted', 'legacy']).default('dotted'),
+  /** GPUs the default launcher starts (deepspeed --num_gpus); with batchSize × gradientAccumulation it sets the global batch. */
+  gpus: z.number().int().positive().default(1),
   zeroStage: z.number().int().min(0).max(3).default(2),
-  /** Attention kernel; flash_attention_2 is OpenRLHF's default and needs a GPU build of flash-attn. */
-  attnImplementation: z.string().optional(),
+  /** Attention kernel; OpenRLHF's default flash_attention_2 needs flash-attn built for the GPU. */
+  attnImplementation: z.string().min(1).optional(),
 });
 export type OpenRlhfOptions = CommonTrainOptions & z.infer<typeof openrlhfOptionsSchema>;
 
-/** `--help` output → which flag generation is installed. */
+/** `python -m openrlhf.cli.train_sft --help` output → which flag generation is installed. */
 export function detectOpenRlhfFlags(helpText: string): 'dotted' | 'legacy' {
   return /--data\.dataset\b/.test(helpText) ? 'dotted' : 'legacy';
 }
 
-type Key = 'model' | 'ref' | 'out' | 'ckptPath' | 'saveSteps' | 'load' | 'dataset' | 'maxLen' | 'applyTemplate' | 'inputKey'
-  | 'promptKey' | 'chosenKey' | 'rejectedKey' | 'zero' | 'dtype' | 'micro' | 'batch' | 'epochs' | 'lr' | 'beta';
-
-// The mapping table of brief B.2, one row per meaning.
-const FLAGS: Record<Key, { legacy: string; dotted: string }> = {
+// Brief B.2's table, one row per meaning (seed and attention checked in the sources: --train.seed, --ds.attn_…).
+// No precision flag: bf16 is the default of both generations' --param_dtype (only ≤ 0.9.4 had a --bf16 switch).
+const FLAGS = {
   model: { legacy: '--pretrain', dotted: '--model.model_name_or_path' },
   ref: { legacy: '--ref_pretrain', dotted: '--ref.model_name_or_path' },
-  out: { legacy: '--save_path', dotted: '--ckpt.output_dir' },
+  output: { legacy: '--save_path', dotted: '--ckpt.output_dir' },
   ckptPath: { legacy: '--ckpt_path', dotted: '--ckpt.path' },
   saveSteps: { legacy: '--save_steps', dotted: '--ckpt.save_steps' },
   load: { legacy: '--load_checkpoint', dotted: '--ckpt.load_enable' },
   dataset: { legacy: '--dataset', dotted: '--data.dataset' },
+  maxSamples: { legacy: '--max_samples', dotted: '--data.max_samples' },
   maxLen: { legacy: '--max_len', dotted: '--data.max_len' },
-  applyTemplate: { legacy: '--apply_chat_template', dotted: '--data.apply_chat_template' },
+  applyChatTemplate: { legacy: '--apply_chat_template', dotted: '--data.apply_chat_template' },
   inputKey: { legacy: '--input_key', dotted: '--data.input_key' },
   promptKey: { legacy: '--prompt_key', dotted: '--data.prompt_key' },
   chosenKey: { legacy: '--chosen_key', dotted: '--data.chosen_key' },
   rejectedKey: { legacy: '--rejected_key', dotted: '--data.rejected_key' },
-  zero: { legacy: '--zero_stage', dotted: '--ds.zero_stage' },
-  dtype: { legacy: '--bf16', dotted: '--ds.param_dtype' },
-  micro: { legacy: '--micro_train_batch_size', dotted: '--train.micro_batch_size' },
+  zeroStage: { legacy: '--zero_stage', dotted: '--ds.zero_stage' },
+  attn: { legacy: '--attn_implementation', dotted: '--ds.attn_implementation' },
+  microBatch: { legacy: '--micro_train_batch_size', dotted: '--train.micro_batch_size' },
   batch: { legacy: '--train_batch_size', dotted: '--train.batch_size' },
   epochs: { legacy: '--max_epochs', dotted: '--train.max_epochs' },
   lr: { legacy: '--learning_rate', dotted: '--adam.lr' },
   beta: { legacy: '--beta', dotted: '--model.beta' },
+  seed: { legacy: '--seed', dotted: '--train.seed' },
+} as const;
+
+export const OPENRLHF_ENV: Record<string, string> = {
+  HF_HUB_OFFLINE: '1',
+  HF_DATASETS_OFFLINE: '1',
+  TOKENIZERS_PARALLELISM: 'false',
+  PYTHONUNBUFFERED: '1',
 };
 
-const ckptDir = (job: TrainJob) => path.join(job.workDir, 'ckpt');
+/** Its own directory: OpenRLHF rotates checkpoints by deleting the oldest sub-directories of ckpt.path. */
+const checkpointsDir = (workDir: string) => path.join(workDir, 'checkpoints');
 
-/** DeepSpeed writes `latest` (naming the tag) after a checkpoint is fully saved: only that one is complete. */
+/**
+ * The tag named by `latest`: DeepSpeed writes that file only after the tag's files are saved, and a resumed run
+ * loads exactly that tag; a newer global_step dir it does not name was cut short. The tag's model states
+ * (mp_rank_00_model_states.pt, or zero_pp_rank_*_model_states.pt with ZeRO-3) must be there too.
+ */
 function findResumePoint(workDir: string): ResumePoint | undefined {
-  const latest = path.join(workDir, 'ckpt', 'latest');
+  const latest = path.join(checkpointsDir(workDir), 'latest');
   if (!existsSync(latest)) return undefined;
   const tag = readFileSync(latest, 'utf8').trim();
   const m = /^global_step(\d+)$/.exec(tag);
-  const dir = path.join(workDir, 'ckpt', tag);
-  return m && existsSync(dir) ? { path: dir, step: Number(m[1]) } : undefined;
+  const dir = path.join(checkpointsDir(workDir), tag);
+  if (!m || !existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
+  return readdirSync(dir).some((f) => f.endsWith('model_states.pt')) ? { path: dir, step: Number(m[1]) } : undefined;
 }
 
 function plan(job: TrainJob, o: OpenRlhfOptions, resume?: ResumePoint): TrainStep[] {
-  const f = (k: Key) => FLAGS[k][o.flags];
-  const module = job.method === 'dpo' ? 'openrlhf.cli.train_dpo' : 'openrlhf.cli.train_sft';
+  const f = (k: keyof typeof FLAGS) => FLAGS[k][o.flags];
+  const globalBatch = o.batchSize * o.gradientAccumulation * o.gpus;
   const args = [
     f('model'), job.base,
-    f('out'), job.hfOutput,
+    ...(job.method === 'dpo' ? [f('ref'), job.base] : []), // the reference is the policy's starting point
     f('dataset'), job.dataFile,
-    f('maxLen'), String(o.maxLength),
-    f('applyTemplate'),
+    f('applyChatTemplate'),
     ...(job.method === 'dpo'
-      ? [f('promptKey'), 'prompt', f('chosenKey'), 'chosen', f('rejectedKey'), 'rejected', f('ref'), job.base, f('beta'), String(o.beta)]
+      ? [f('promptKey'), 'prompt', f('chosenKey'), 'chosen', f('rejectedKey'), 'rejected']
       : [f('inputKey'), 'messages']),
-    f('zero'), String(o.zeroStage),
-    ...(o.flags === 'dotted' ? [f('dtype'), 'bf16'] : [f('dtype')]), // legacy --bf16 is a switch
-    f('micro'), '1',
-    f('batch'), String(o.batchSize * o.gradientAccumulation),
-    f('epochs'), String(Math.max(1, Math.round(o.epochs))),
-    ...opt(f('lr'), o.learningRate),
-    // DeepSpeed states for resume: only written when save steps > 0; the load flag picks up `latest` if present.
-    ...(o.saveSteps > 0 ? [f('ckptPath'), ckptDir(job), f('saveSteps'), String(o.saveSteps), f('load')] : []),
-    ...(o.attnImplementation ? [o.flags === 'dotted' ? '--model.attn_implementation' : '--attn_implementation', o.attnImplementation] : []),
-    ...o.extraArgs,
+    f('maxLen'), String(o.maxLength),
+    f('microBatch'), String(o.batchSize),
+    f('batch'), String(globalBatch),
+    // --max_epochs is an int and there is no max-steps flag: maxSteps = one epoch over maxSteps × global batch rows.
+    f('epochs'), String(o.maxSteps !== undefined ? 1 : Math.ceil(o.epochs)),
+    ...(o.maxSteps !== undefined ? [f('maxSamples'), String(o.maxSteps * globalBatch)] : []),
+    ...(o.learningRate !== undefined ? [f('lr'), String(o.learningRate)] : []),
+    ...(job.method === 'dpo' ? [f('beta'), String(o.beta)] : []),
+    f('seed'), String(job.seed),
+    f('zeroStage'), String(o.zeroStage),
+    ...(o.attnImplementation ? [f('attn'), o.attnImplementation] : []),
+    f('output'), job.hfOutput,
+    f('ckptPath'), checkpointsDir(job.workDir),
+    f('saveSteps'), String(o.saveSteps > 0 ? o.saveSteps : -1), // -1: no DeepSpeed states (nothing to resume)
+    ...(resume ? [f('load')] : []),
   ];
-  void resume; // resuming is the trainer's own: same flags + the load flag
-  return [{ name: 'train', argv: [...(o.launcher ?? ['deepspeed']), '--module', module, ...args] }];
+  const module = job.method === 'dpo' ? 'openrlhf.cli.train_dpo' : 'openrlhf.cli.train_sft';
+  const launcher = o.launcher ?? ['deepspeed', '--num_gpus', String(o.gpus)];
+  return [{ name: 'train', argv: [...launcher, '--module', module, ...args, ...o.extraArgs], env: { ...OPENRLHF_ENV } }];
 }
 
-// rank-0 tqdm bars: "Train step of epoch 0:  40%|####      | 4/10 [00:10<00:15, gpt_loss=1.23, lr=5e-06]"
-const BAR = /Train step of epoch \d+:.*?\|\s*(\d+)\/\d+\s*\[[^\]]*?\b(?:gpt_loss|loss)=(-?[0-9.]+(?:e[-+]?\d+)?)/;
+const NUM = String.raw`(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|-?inf)`;
+// rank-0 tqdm: "Train step of epoch 0:  40%|####      | 4/10 [00:12<00:18,  3.01s/it, gpt_loss=1.23, lr=5e-6, …]"
+// (DPO: "loss=0.69, acc=0.5, chosen_reward=…"). The bar counts micro-batches within an epoch, not optimizer steps,
+// so only the loss is taken from it; \b keeps nll_loss / aux_loss out.
+const BAR_LOSS = new RegExp(String.raw`\bTrain step of epoch \d+.*?[\s,](?:gpt_loss|loss)=${NUM}[,\]\s]`);
+// DeepSpeed: "Saving model checkpoint: …/global_step20/mp_rank_00_model_states.pt", and (older releases)
+// "[Torch] Checkpoint global_step20 is ready now!" once every file of the tag is written.
+const SAVING = /\bSaving model checkpoint: \S*?\bglobal_step(\d+)\//;
+const READY = /\bCheckpoint (global_step(\d+)) is ready now\b/;
 
 function parseLine(line: string): TrainerProgress {
-  const bars = line.split('\r'); // tqdm redraws in place: the last frame is the newest
-  for (let i = bars.length - 1; i >= 0; i--) {
-    const m = BAR.exec(bars[i]);
-    if (m) return { step: Number(m[1]), loss: Number(m[2]) };
+  const bar = BAR_LOSS.exec(line);
+  if (bar) {
+    const loss = Number(bar[1]);
+    return Number.isFinite(loss) ? { loss } : {};
   }
-  return {};
+  const ready = READY.exec(line);
+  if (ready) return { step: Number(ready[2]), checkpoint: ready[1] }; // the tag, under WORK/checkpoints
+  const saving = SAVING.exec(line);
+  return saving ? { step: Number(saving[1]) } : {};
 }
+
+const VERSION_PROGRAM = `import importlib.metadata as m
+def v(p):
+    try:
+        return m.version(p)
+    except m.PackageNotFoundError:
+        return "not installed"
+print(", ".join(f"{p} {v(p)}" for p in ("openrlhf", "deepspeed", "transformers", "torch")))`;
 
 export const openrlhfAdapter: TrainerAdapter<OpenRlhfOptions> = {
   kind: 'openrlhf',
@@ -108,5 +148,5 @@ export const openrlhfAdapter: TrainerAdapter<OpenRlhfOptions> = {
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => [job.python, '-c', "import importlib.metadata as m; print('openrlhf', m.version('openrlhf'), 'deepspeed', m.version('deepspeed'))"],
+  versionCommand: (job) => [job.python, '-c', VERSION_PROGRAM],
 };

@@ -1,70 +1,129 @@
-// verl (brief B.3): SFT only — its SFT entry point has no offline preference (DPO) trainer; verl's RL trainers
-// (PPO/GRPO) are online and out of this adapter's scope. Steps:
-//   prepare: train.jsonl → train.parquet (scripts/python/jsonl_to_parquet.py; verl reads parquet only)
+// verl (brief B.3), SFT only: `verl.trainer.fsdp_sft_trainer` has an SFT loss and nothing else; verl's preference
+// and reward training is online RL (main_ppo: PPO/GRPO with a rollout engine), not an offline DPO trainer.
+//   prepare: train.jsonl → train.parquet (+ a small val.parquet: the trainer always builds a validation set and runs
+//            it at the last step) with scripts/python/jsonl_to_parquet.py; message lists stay nested lists.
 //   train:   torchrun --standalone --nnodes=1 --nproc_per_node=N -m verl.trainer.fsdp_sft_trainer key=value …
-//            (Hydra overrides, no dashes; multi-turn `messages`; trainer.logger=console overrides the wandb default;
-//            resume_mode=auto continues from the latest checkpoint in default_local_dir)
-//   export:  scripts/python/verl_export.py picks the latest complete global_step_N and runs
-//            `python -m verl.model_merger merge --backend fsdp --local_dir … --target_dir hfOutput`
-//            (the step number is only known after training, hence the small script).
-// Loss: with multiturn enabled verl trains on every assistant message of a row; our rows hold the agent's own earlier
-// turns as assistant messages too, so those are trained again (the row's target is the last one) — a known
-// difference from the TRL/OpenRLHF prompt-completion rows, accepted for verl.
-import { existsSync } from 'node:fs';
+//            (Hydra overrides, no dashes). trainer.logger=console replaces the default ['console','wandb'].
+//   export:  scripts/python/verl_export.py merges the checkpoint named by latest_checkpointed_iteration.txt with
+//            `python -m verl.model_merger merge --backend fsdp` into hfOutput. The step number is only known after
+//            training (the trainer always saves its last step), so that small script reads it then.
+// Resume: trainer.resume_mode=auto loads the checkpoint named by WORK/latest_checkpointed_iteration.txt, which the
+// trainer rewrites atomically after global_step_N and its data.pt are saved; findResumePoint reads the same file.
+//
+// Loss (checked in verl HEAD, 2026-01): with data.multiturn.enable the MultiTurnSFTDataset puts loss on EVERY
+// assistant message and has no per-message mask field (the single-turn SFTDataset takes a one-string prompt, so it
+// cannot hold a conversation). Our rows are the conversation so far + the target, so verl also trains on the
+// speaker's earlier turns in the row — again in each later row — and, in the student's view, on the question it
+// "asked" as turn 0. TRL/OpenRLHF/fairseq2 rows train the last turn only; with verl the data weighs earlier turns
+// more. A custom dataset class (data.custom_cls.path/name, via extraArgs) is the way to mask them if that matters.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
-import { latestCompleteDir } from './checkpoint-dirs';
 
 export const verlOptionsSchema = z.strictObject({
-  nprocPerNode: z.number().int().positive().default(1),
-  /** verl.trainer.fsdp_sft_trainer (default) or the newer verl.trainer.sft_trainer. */
-  module: z.string().default('verl.trainer.fsdp_sft_trainer'),
+  /** GPUs the default launcher starts (torchrun --nproc_per_node); with batchSize × gradientAccumulation it sets the global batch. */
+  gpus: z.number().int().positive().default(1),
+  /** A row longer than maxLength: verl's default 'error' stops the run; 'left' keeps the end, i.e. the target turn. */
+  truncation: z.enum(['error', 'left', 'right']).default('left'),
 });
 export type VerlOptions = CommonTrainOptions & z.infer<typeof verlOptionsSchema>;
 
-/** A global_step_N is complete once its Hugging Face config dir is written (the last part of a save). */
+/** Rows of val.parquet: verl validates at the last step (and every test_freq steps); a sample of train is enough. */
+export const VERL_VAL_ROWS = 64;
+export const VERL_TRACKER = 'latest_checkpointed_iteration.txt';
+
+export const VERL_ENV: Record<string, string> = {
+  HF_HUB_OFFLINE: '1',
+  HF_DATASETS_OFFLINE: '1',
+  TOKENIZERS_PARALLELISM: 'false',
+  PYTHONUNBUFFERED: '1',
+};
+
+/** The step named by the tracker file, if its global_step_N dir (with the dataloader state, saved last) exists. */
 function findResumePoint(workDir: string): ResumePoint | undefined {
-  return latestCompleteDir(workDir, /^global_step_(\d+)$/, (d) => existsSync(path.join(d, 'huggingface', 'config.json')));
+  const tracker = path.join(workDir, VERL_TRACKER);
+  if (!existsSync(tracker)) return undefined;
+  const text = readFileSync(tracker, 'utf8').trim();
+  if (!/^\d+$/.test(text)) return undefined;
+  const dir = path.join(workDir, `global_step_${Number(text)}`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory() || !existsSync(path.join(dir, 'data.pt'))) return undefined;
+  return { path: dir, step: Number(text) };
+}
+
+/** Hydra parses `key=value`: quote values with characters its grammar treats specially (spaces, commas, = …). */
+export function hydraValue(v: string | number): string {
+  const s = String(v);
+  return /^[\w/.+@-]+$/.test(s) ? s : `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
 function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
-  const parquet = path.join(job.dataDir, 'train.parquet');
+  const train = path.join(job.dataDir, 'train.parquet');
+  const val = path.join(job.dataDir, 'val.parquet');
   const script = (name: string) => path.join(job.project, 'scripts', 'python', name);
-  const overrides = [
-    `data.train_files=${parquet}`,
-    `data.val_files=${parquet}`,
-    'data.multiturn.enable=true',
-    'data.multiturn.messages_key=messages',
-    `data.max_length=${o.maxLength}`,
-    `data.micro_batch_size_per_gpu=1`,
-    `data.train_batch_size=${o.batchSize * o.gradientAccumulation}`,
-    `model.partial_pretrain=${job.base}`,
-    `trainer.default_local_dir=${job.workDir}`,
-    'trainer.project_name=collab-loop',
-    `trainer.experiment_name=${path.basename(path.dirname(job.workDir))}`,
-    'trainer.logger=console',
-    'trainer.resume_mode=auto',
-    ...(o.maxSteps !== undefined ? [`trainer.total_training_steps=${o.maxSteps}`] : []),
-    `trainer.total_epochs=${Math.max(1, Math.round(o.epochs))}`,
-    ...(o.saveSteps > 0 ? [`trainer.save_freq=${o.saveSteps}`] : []),
-    ...(o.learningRate !== undefined ? [`optim.lr=${o.learningRate}`] : []),
-    ...o.extraArgs,
+  const overrides: Array<[string, string | number]> = [
+    ['data.train_files', train],
+    ['data.val_files', val],
+    ['data.multiturn.enable', 'true'],
+    ['data.multiturn.messages_key', 'messages'],
+    ['data.max_length', o.maxLength],
+    ['data.truncation', o.truncation],
+    ['data.micro_batch_size_per_gpu', o.batchSize],
+    ['data.train_batch_size', o.batchSize * o.gradientAccumulation * o.gpus], // global; verl divides it by the dp size
+    ['model.partial_pretrain', job.base],
+    ['trainer.default_local_dir', job.workDir],
+    ['trainer.logger', 'console'],
+    ['trainer.total_epochs', Math.ceil(o.epochs)], // an int (range() in the trainer)
+    // Stops early only: past total_epochs the loop ends without the final save (pick epochs to cover maxSteps).
+    ...(o.maxSteps !== undefined ? [['trainer.total_training_steps', o.maxSteps] as [string, number]] : []),
+    ['trainer.save_freq', o.saveSteps > 0 ? o.saveSteps : -1], // the last step is saved either way
+    ['trainer.resume_mode', 'auto'],
+    ['trainer.seed', job.seed],
+    ...(o.learningRate !== undefined ? [['optim.lr', o.learningRate] as [string, number]] : []),
   ];
-  const launcher = o.launcher ?? ['torchrun', '--standalone', '--nnodes=1', `--nproc_per_node=${o.nprocPerNode}`];
+  const launcher = o.launcher ?? ['torchrun', '--standalone', '--nnodes=1', `--nproc_per_node=${o.gpus}`];
   return [
-    { name: 'prepare', argv: [job.python, script('jsonl_to_parquet.py'), job.dataFile, parquet] },
-    { name: 'train', argv: [...launcher, '-m', o.module, ...overrides] },
-    { name: 'export', argv: [job.python, script('verl_export.py'), '--work-dir', job.workDir, '--out', job.hfOutput] },
+    {
+      name: 'prepare',
+      argv: [job.python, script('jsonl_to_parquet.py'), job.dataFile, train, '--messages-key', 'messages', '--val-output', val, '--val-rows', String(VERL_VAL_ROWS)],
+      env: { ...VERL_ENV },
+    },
+    {
+      name: 'train',
+      argv: [...launcher, '-m', 'verl.trainer.fsdp_sft_trainer', ...overrides.map(([k, v]) => `${k}=${hydraValue(v)}`), ...o.extraArgs],
+      env: { ...VERL_ENV },
+    },
+    { name: 'export', argv: [job.python, script('verl_export.py'), '--work-dir', job.workDir, '--out', job.hfOutput], env: { ...VERL_ENV } },
   ];
 }
 
-const STEP = /\bstep:(\d+)\b.*?\btrain\/loss:(-?[0-9.]+(?:e[-+]?\d+)?)/;
+const NUM = String.raw`(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|-?inf)`;
+// Console logger: "step:12 - train/loss:0.873 - train/lr(1e-3):0.01 - train/time(s):1.2" (val lines: val/loss).
+const METRICS = /\bstep:(\d+) - (.*)$/;
+const TRAIN_LOSS = new RegExp(String.raw`(?:^| - )train/loss:${NUM}(?: - |\s*$)`);
+// Rank 0 saves the dataloader state after the model shards, then updates the tracker.
+const SAVED = /\bSaved dataloader state to: (\S*?global_step_(\d+))\/data\.pt\b/;
+const FOUND = /\bFound latest checkpoint: (\S+) \(step (\d+)\)/;
 
 function parseLine(line: string): TrainerProgress {
-  const m = STEP.exec(line);
-  return m ? { step: Number(m[1]), loss: Number(m[2]) } : {};
+  const m = METRICS.exec(line);
+  if (m) {
+    const t = TRAIN_LOSS.exec(m[2]);
+    if (!t) return {};
+    const loss = Number(t[1]);
+    return Number.isFinite(loss) ? { step: Number(m[1]), loss } : { step: Number(m[1]) };
+  }
+  const s = SAVED.exec(line) ?? FOUND.exec(line);
+  return s ? { step: Number(s[2]), checkpoint: s[1] } : {};
 }
+
+const VERSION_PROGRAM = `import importlib.metadata as m
+def v(p):
+    try:
+        return m.version(p)
+    except m.PackageNotFoundError:
+        return "not installed"
+print(", ".join(f"{p} {v(p)}" for p in ("verl", "transformers", "torch")))`;
 
 export const verlAdapter: TrainerAdapter<VerlOptions> = {
   kind: 'verl',
@@ -73,5 +132,5 @@ export const verlAdapter: TrainerAdapter<VerlOptions> = {
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => [job.python, '-c', "import importlib.metadata as m; print('verl', m.version('verl'), 'torch', m.version('torch'))"],
+  versionCommand: (job) => [job.python, '-c', VERSION_PROGRAM],
 };

@@ -1,0 +1,24 @@
+// Scores one generation shard where the recipe needs untrusted code run (the Python sandbox) or pages rendered
+// (Chromium) — on the sandbox task queue, so the machines that generate never execute agent code. Returns the shard
+// with its records replaced by the scored ones; only refs travel through Temporal.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ShardResult, ShardSpec } from '../../workflows/types';
+import type { StageContext } from '../../workflows/activity-types';
+import { storeFor } from '../manifest';
+import { recipeRuntime } from '../recipes/runtime';
+import { scoringServices } from '../generation/services';
+import { startHeartbeat } from '../heartbeat';
+
+export async function scoreShard(input: StageContext & { split: ShardSpec['split']; shard: ShardResult }): Promise<ShardResult> {
+  const runtime = recipeRuntime(input.config);
+  if (!runtime.scoreRecords) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} has nothing to score`, 'ConfigError');
+  const store = storeFor(input.config.stateDir);
+  const records = store.readJsonl<unknown>(input.shard.records);
+  const hb = startHeartbeat({ scored: 0, total: records.length });
+  try {
+    const scored = await runtime.scoreRecords(input.split, records, scoringServices());
+    return { ...input.shard, records: store.putJsonl(scored) };
+  } finally {
+    hb.stop();
+  }
+}

@@ -1,0 +1,25 @@
+// The side effects recipes get besides LLM calls, built per activity from the worker's shared resources: one
+// Chromium per worker process (loaded only when a recipe renders), the Python sandbox, and the artifact store for
+// screenshots (records keep a ref, never PNG bytes).
+import type { GenerationServices, ScoringServices } from '../recipes/runtime';
+import { readFile } from 'node:fs/promises';
+import { ArtifactStore } from '../artifacts/store';
+
+const PNG = '.png';
+
+export function generationServices(store: ArtifactStore, renders: boolean): GenerationServices {
+  if (!renders) return {};
+  return {
+    render: async (html) => (await import('../render/browser-pool')).renderHtml(html),
+    saveImage: async (png) => store.put(png, { ext: PNG }).uri,
+  };
+}
+
+export function scoringServices(): ScoringServices {
+  return {
+    runCodeTests: async (input) => (await import('../sandbox/code-tests')).runCodeTests(input),
+    render: async (html) => (await import('../render/browser-pool')).renderHtml(html),
+    similarity: async (a, b) => (await import('../render/image-similarity')).imageSimilarity(a, b),
+    loadImage: async (uri) => readFile(ArtifactStore.pathOf({ uri })),
+  };
+}

@@ -1,0 +1,105 @@
+// Glue between ColBench's pure logic (this folder) and the generic stages: episodes in generation shards, scoring
+// on the sandbox queue (tests run in the Python sandbox; pages rendered in Chromium), metrics, and training data —
+// SWEET-RL step pairs (needs the agent and a critic, so built with models) or the MT-DPO / RFT baselines.
+import type { ColbenchRecipeConfig } from '../../../configs/schema';
+import type { Chat } from '../../llm/types';
+import type { RecipeRuntime, ScoringServices, Split, TrainingData } from '../runtime';
+import type { TrainingDataFormat } from '../coral/formats';
+import { formatPreferences, formatSft } from '../coral/formats';
+import { agentMessages } from './agent-view';
+import { rejectionFinetuningExamples, multiTurnDpoPairs, trajectoryDpoRow } from './baselines';
+import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
+import { colbenchCodeMetrics, colbenchHtmlMetrics, type ScoredCodeTrajectory, type ScoredHtmlTrajectory } from './metrics';
+import { agentSystemPrompt } from './prompts';
+import { scoreCodeTrajectory, scoreHtmlTrajectory } from './scoring';
+import { pairsFromRanking, rankCandidates, sampleCandidates, turnStates } from './sweet-rl';
+import { loadColbenchTasks, type ColbenchCodeTask, type ColbenchHtmlTask, type ColbenchTask } from './tasks';
+
+const taskCache = new Map<string, ColbenchTask[]>();
+
+export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+  const kind = cfg.name === 'colbench-code' ? 'code' : 'html';
+  const tasksFor = (split: Split): ColbenchTask[] => {
+    const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
+    if (!file) return [];
+    let tasks = taskCache.get(`${file}#${kind}`);
+    if (!tasks) taskCache.set(`${file}#${kind}`, (tasks = loadColbenchTasks(file, kind)));
+    return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
+  };
+  const taskOf = (split: Split, id: string) => {
+    const t = tasksFor(split).find((x) => x.id === id);
+    if (!t) throw new Error(`colbench: record for unknown task ${id}`);
+    return t;
+  };
+  const scoreOf = (r: unknown) => {
+    const s = (r as { score?: { fraction?: number; similarity?: number } }).score;
+    return s?.fraction ?? s?.similarity ?? 0;
+  };
+  const baselineData = (records: ColbenchTrajectory[]): TrainingData => {
+    const scores = records.map(scoreOf);
+    const sft = rejectionFinetuningExamples(records, scores);
+    const pairs = multiTurnDpoPairs(records, scores, seed, kind === 'html' ? { mode: 'all-pairs' } : {});
+    // MT-DPO rows are whole conversations (OpenRLHF implicit prompt); the trainers read them as preference rows.
+    const dpo = format === 'verl' ? [] : pairs.map((p) => JSON.stringify(trajectoryDpoRow(p)));
+    return { sft: formatSft(sft, format), dpo, counts: { sft_examples: sft.length, trajectory_pairs: pairs.length } };
+  };
+
+  return {
+    taskCount: (split) => tasksFor(split).length,
+    samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
+    runTask: ({ split, taskIndex, sampleIndex, agent, human, services }) =>
+      runColbenchEpisode({
+        task: tasksFor(split)[taskIndex], kind, agent, human,
+        render: services.render, saveImage: services.saveImage,
+        maxTurns: cfg.maxTurns,
+        agentDecoding: { temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
+        humanDecoding: { temperature: cfg.human.temperature, maxTokens: cfg.human.maxTokens },
+        sampleIndex, seed,
+      }),
+    recordTokens: (r) => trajectoryTokens(r as ColbenchTrajectory),
+    scoreRecords: async (split, records, services: ScoringServices) => {
+      const trajectories = records as ColbenchTrajectory[];
+      const slots = cfg.name === 'colbench-code' ? cfg.sandbox.slots : 2;
+      const out: unknown[] = new Array(trajectories.length);
+      let next = 0;
+      // One lane per sandbox slot: each slot is its own uid, so process limits never collide.
+      const lane = async (slot: number) => {
+        while (next < trajectories.length) {
+          const i = next++;
+          const r = trajectories[i];
+          const score = cfg.name === 'colbench-code'
+            ? await scoreCodeTrajectory(r, taskOf(split, r.taskId) as ColbenchCodeTask, services.runCodeTests, { functionTimeoutSeconds: cfg.sandbox.functionTimeoutSeconds, slot, compat: cfg.compat })
+            : await scoreHtmlTrajectory(r, taskOf(split, r.taskId) as ColbenchHtmlTask, { render: services.render, similarity: services.similarity, loadImage: services.loadImage, compat: cfg.compat });
+          out[i] = { ...r, score };
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(slots, trajectories.length) }, (_, s) => lane(s)));
+      return out;
+    },
+    metrics: (records) =>
+      cfg.name === 'colbench-code'
+        ? { ...colbenchCodeMetrics(records as ScoredCodeTrajectory[], { bestOfK: cfg.evalSamples > 1 ? cfg.evalSamples : undefined }) }
+        : { ...colbenchHtmlMetrics(records as ScoredHtmlTrajectory[], { bestOfK: cfg.evalSamples > 1 ? cfg.evalSamples : undefined }) },
+    buildData: (records) => baselineData(records as ColbenchTrajectory[]),
+    ...(cfg.data.method === 'sweet-rl'
+      ? {
+          buildDataWithModels: async (records: unknown[], models: { agent: Chat; critic: Chat }): Promise<TrainingData> => {
+            const trajectories = records as ColbenchTrajectory[];
+            const states = turnStates(trajectories, tasksFor('train'), { fraction: cfg.data.fraction });
+            const ranked = await Promise.all(states.map(async (state) => {
+              const c = await sampleCandidates(state, models.agent, cfg.data.candidates, { temperature: cfg.data.candidateTemperature, topP: cfg.topP, maxTokens: cfg.maxTokens });
+              return rankCandidates(state, c.texts, models.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
+            }));
+            const pairs = pairsFromRanking(ranked, cfg.data.pairsPerTurn, seed);
+            const base = baselineData(trajectories);
+            return {
+              sft: base.sft,
+              dpo: formatPreferences(pairs, format),
+              counts: { turn_states: states.length, step_pairs: pairs.length, unscored_states: ranked.filter((r) => r.unscored).length, sft_examples: base.counts.sft_examples },
+            };
+          },
+        }
+      : {}),
+    probePrompts: (n) => tasksFor('eval').slice(0, n).map((t) => agentMessages(agentSystemPrompt(kind), t.problem, [])),
+  };
+}

@@ -1,0 +1,78 @@
+// Scoring one finished episode (brief A.5, A.6). The side effects (sandboxed Python, rendering, similarity, image
+// store) are injected, so this file only decides what is scored and what an absent answer means.
+//  code: the answer (one ```python fence stripped) runs against the hidden tests with the task's reference; a test
+//    passes iff the reference's value is not None and the candidate's equals it. No answer ("No answer" / empty)
+//    scores 0 without a sandbox run. `success` = every test passed.
+//  html: similarity of the final render with a fresh render of the reference. No render: `fixed` scores 0;
+//    SEED-COMPAT `seed` compares a black 224×224 image with the reference, as the seed's evaluator does.
+import { isEmptyAnswer, stripCodeFence } from './agent-reply';
+import type { ColbenchTrajectory } from './episode';
+import { blackPng } from './png';
+import type { CodeTestOutcome, ColbenchCompat, ImageSimilarity, LoadImage, RenderHtml, RunCodeTests } from './services';
+import type { ColbenchCodeTask, ColbenchHtmlTask } from './tasks';
+
+export interface CodeScore {
+  success: boolean;
+  /** Fraction of hidden tests passed, in [0, 1] (the seed's "average correctness" averages it). */
+  fraction: number;
+  passed: number;
+  total: number;
+  tests: CodeTestOutcome[];
+  /** Why the sandbox refused the candidate, or "no answer". */
+  rejected?: string;
+}
+
+export interface CodeScoreOptions {
+  functionTimeoutSeconds?: number;
+  slot?: number;
+  compat?: ColbenchCompat;
+}
+
+export async function scoreCodeAnswer(answer: string | null, task: ColbenchCodeTask, runCodeTests: RunCodeTests, opts: CodeScoreOptions = {}): Promise<CodeScore> {
+  const names = Object.keys(task.testCases);
+  if (isEmptyAnswer(answer)) {
+    return { success: false, fraction: 0, passed: 0, total: names.length, tests: names.map((name) => ({ name, passed: false, error: 'no answer' })), rejected: 'no answer' };
+  }
+  const r = await runCodeTests({
+    candidate: stripCodeFence(answer!),
+    reference: task.reference,
+    testCases: task.testCases,
+    functionTimeoutSeconds: opts.functionTimeoutSeconds ?? 1,
+    slot: opts.slot ?? 0,
+    compat: opts.compat ?? 'fixed',
+  });
+  const score: CodeScore = { success: r.success && !r.rejected, fraction: r.rejected ? 0 : r.fraction, passed: r.rejected ? 0 : r.passed, total: r.total, tests: r.tests };
+  if (r.rejected) score.rejected = r.rejected;
+  return score;
+}
+
+export async function scoreCodeTrajectory(record: ColbenchTrajectory, task: ColbenchCodeTask, runCodeTests: RunCodeTests, opts: CodeScoreOptions = {}): Promise<CodeScore> {
+  if (record.taskId !== task.id) throw new Error(`scoreCodeTrajectory: the record is for task ${record.taskId}, not ${task.id}`);
+  return scoreCodeAnswer(record.answer, task, runCodeTests, opts);
+}
+
+export interface HtmlScore {
+  /** In [0, 1]. */
+  similarity: number;
+  /** The episode left a render to score. */
+  answered: boolean;
+}
+
+export interface HtmlScoreDeps {
+  render: RenderHtml;
+  similarity: ImageSimilarity;
+  loadImage: LoadImage;
+  compat?: ColbenchCompat;
+}
+
+export async function scoreHtmlTrajectory(record: ColbenchTrajectory, task: ColbenchHtmlTask, deps: HtmlScoreDeps): Promise<HtmlScore> {
+  if (record.taskId !== task.id) throw new Error(`scoreHtmlTrajectory: the record is for task ${record.taskId}, not ${task.id}`);
+  const answered = !isEmptyAnswer(record.answer);
+  // SEED-COMPAT: the seed scores a missing design as a black image against the reference (a small positive number).
+  if (!answered && deps.compat !== 'seed') return { similarity: 0, answered };
+  const truth = await deps.render(task.reference);
+  const mine = answered ? await deps.loadImage(record.answer!) : blackPng(224, 224);
+  const s = await deps.similarity(mine, truth);
+  if (!Number.isFinite(s)) throw new Error(`scoreHtmlTrajectory: similarity for task ${task.id} is ${s}, not a number`);
+  return { similarity: Math.min(1, Math.max(0, s)), answered };
+}

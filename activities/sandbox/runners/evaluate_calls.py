@@ -1,0 +1,148 @@
+# Evaluates test call expressions against one Python source, inside the sandbox. Used for the task's reference
+# (expected values) and, in a separate sandbox, for the candidate (actual values): each run sees only its own
+# source. Usage: python3 evaluate_calls.py <per-call timeout seconds> <max bytes per value>
+# Inputs in the working directory: solution.py (the source), tests.txt (expressions separated by NUL bytes).
+# For each test, like ColBench's evaluator: exec the source in a fresh namespace, then eval the expression, both
+# under a timer. Output, on the process's original stdout, one frame per test as soon as it is known:
+#   u32 index | u8 kind | u32 length | payload     (big-endian)
+#   kind 0: pickle (protocol 5) of the value, reduced to plain builtin data; 1: UTF-8 error text; 2: None.
+# The code under test gets /dev/null as stdout/stderr, so its prints cannot corrupt or flood the frames.
+import builtins
+import os
+import pickle
+import signal
+import sys
+
+OUT = os.dup(1)
+_null = os.open('/dev/null', os.O_RDWR)
+os.dup2(_null, 1)
+os.dup2(_null, 2)
+os.dup2(_null, 0)
+
+TIMEOUT = float(sys.argv[1])
+MAX_VALUE = int(sys.argv[2])
+MAX_DEPTH = 200
+
+
+class CallTimeout(BaseException):
+    """Raised by the timer. A BaseException, so that `except Exception` in the code under test does not eat it."""
+
+
+class NotPlain(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise CallTimeout()
+
+
+def emit(index, kind, payload):
+    data = index.to_bytes(4, 'big') + bytes([kind]) + len(payload).to_bytes(4, 'big') + payload
+    view = memoryview(data)
+    while view:
+        n = os.write(OUT, view)
+        view = view[n:]
+
+
+def plain(v, depth=0, active=None):
+    """The value as builtin data only. Subclasses of builtin types (namedtuple, IntEnum, OrderedDict, Counter...)
+    become their base type, read through the base type's own methods so that no overridden method runs."""
+    t = type(v)
+    if v is None or t is bool or t is int or t is float or t is str or t is bytes or t is complex:
+        return v
+    if depth > MAX_DEPTH:
+        raise NotPlain('value nested too deeply')
+    if isinstance(v, int):
+        return int.__int__(v)
+    if isinstance(v, float):
+        return float.__float__(v)
+    if isinstance(v, complex):
+        return complex.__complex__(v)
+    if isinstance(v, str):
+        return str.__str__(v)
+    if isinstance(v, bytearray):
+        return bytearray(memoryview(v))
+    if isinstance(v, bytes):
+        return bytes(memoryview(v))
+    if active is None:
+        active = set()
+    if id(v) in active:
+        raise NotPlain('value contains itself')
+    active.add(id(v))
+    try:
+        d = depth + 1
+        if isinstance(v, tuple):
+            return tuple(plain(x, d, active) for x in tuple.__iter__(v))
+        if isinstance(v, list):
+            return [plain(x, d, active) for x in list.__iter__(v)]
+        if isinstance(v, dict):
+            return {plain(k, d, active): plain(x, d, active) for k, x in dict.items(v)}
+        if isinstance(v, frozenset):
+            return frozenset(plain(x, d, active) for x in frozenset.__iter__(v))
+        if isinstance(v, set):
+            return {plain(x, d, active) for x in set.__iter__(v)}
+    finally:
+        active.discard(id(v))
+    raise NotPlain('returned a %s, which is not plain data' % _type_name(t))
+
+
+def _type_name(t):
+    try:
+        return '%s.%s' % (t.__module__, t.__qualname__)
+    except BaseException:
+        return 'object'
+
+
+def describe(e):
+    try:
+        text = '%s: %s' % (type(e).__name__, e)
+    except BaseException:
+        text = type(e).__name__
+    return text[:500]
+
+
+def main():
+    with open('solution.py', 'rb') as f:
+        source = f.read()
+    with open('tests.txt', 'rb') as f:
+        exprs = f.read().decode('utf-8').split('\0')
+    signal.signal(signal.SIGALRM, _alarm)
+    try:
+        code = compile(source, 'solution.py', 'exec', dont_inherit=True)
+    except BaseException as e:
+        msg = ('source does not compile: ' + describe(e)).encode('utf-8', 'replace')
+        for i in range(len(exprs)):
+            emit(i, 1, msg)
+        return
+    for i, expr in enumerate(exprs):
+        kind, payload = 1, b''
+        try:
+            try:
+                signal.setitimer(signal.ITIMER_REAL, TIMEOUT)
+                call = compile(expr, '<test %d>' % i, 'eval', dont_inherit=True)
+                namespace = {'__name__': 'solution', '__builtins__': builtins}
+                exec(code, namespace)
+                value = plain(eval(call, namespace))
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if value is None:
+                kind, payload = 2, b''
+            else:
+                payload = pickle.dumps(value, protocol=5)
+                if len(payload) > MAX_VALUE:
+                    kind, payload = 1, b'value too large to compare (%d bytes pickled)' % len(payload)
+                else:
+                    kind = 0
+        except CallTimeout:
+            kind, payload = 1, ('timed out after %g s' % TIMEOUT).encode()
+        except NotPlain as e:
+            kind, payload = 1, str(e).encode('utf-8', 'replace')
+        except BaseException as e:
+            kind, payload = 1, describe(e).encode('utf-8', 'replace')
+        emit(i, kind, payload)
+
+
+try:
+    main()
+finally:
+    os._exit(0)  # no atexit hooks, no waiting for threads the code left running

@@ -1,0 +1,61 @@
+// A full colbench-code iteration on a real Temporal dev server: the dry-run server plays the agent, the human and
+// the critic (SIMULATED policies — no model here); every answer is scored by running it against the hidden tests in
+// the real Python sandbox (sandbox task queue); SWEET-RL builds step-level DPO pairs from the training trajectories
+// (candidates from the served endpoint, ranks from the critic); the stand-in trainer trains on them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import path from 'node:path';
+import { trainingLoop } from '../workflows/loop';
+import { loopWorkflowId } from '../workflows/messages';
+import { TASK_QUEUES } from '../workflows/types';
+import { ArtifactStore } from '../activities/artifacts/store';
+import { loadColbenchTasks } from '../activities/recipes/colbench';
+import { startDevServer } from './helpers/temporal';
+import { withWorkers } from './helpers/workers';
+import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
+import { evaluatedRecords } from './helpers/records';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => { env = await startDevServer(); });
+afterAll(async () => { await env?.teardown(); });
+
+const TASKS = path.join(CONFIGS, 'tasks/colbench/backend.jsonl');
+
+describe('colbench-code iteration (simulated agent/human/critic, real sandbox, SWEET-RL data)', () => {
+  it('scores answers in the sandbox and builds step-level DPO pairs that never show the reference', async () => {
+    const stateDir = tempStateDir();
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      c.recipe = {
+        name: 'colbench-code', evalTasks: TASKS, trainTasks: TASKS, limit: 6, evalSamples: 1, trainSamples: 2,
+        data: { method: 'sweet-rl', fraction: 0.5, candidates: 4, pairsPerTurn: 2 },
+      };
+      c.trainer.dataFormat = 'openrlhf';
+      c.generation = { shardSize: 3, concurrency: 4, heartbeatTimeoutSeconds: 10 };
+    });
+    const runName = 'colbench';
+    const result = await withWorkers(env, () =>
+      env.client.workflow.execute(trainingLoop, { taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }] }),
+    );
+    const it0 = result.iterations[0];
+    expect(it0.metrics.episodes).toBe(6);
+    expect(it0.metrics.success_rate).toBeGreaterThan(0); // skill 0.45: some exact references…
+    expect(it0.metrics.success_rate).toBeLessThan(1); // …and some buggy variants the hidden tests catch
+    const records = evaluatedRecords(stateDir, it0) as Array<{ taskId: string; score: { passed: number; total: number; success: boolean } }>;
+    expect(records).toHaveLength(6);
+    for (const r of records) {
+      expect(r.score.total).toBeGreaterThanOrEqual(6);
+      expect(r.score.success).toBe(r.score.passed === r.score.total);
+    }
+    // SWEET-RL pairs: OpenRLHF chat rows, prompt = the dialogue as the agent saw it — never the hidden reference.
+    const rows = new ArtifactStore(path.join(stateDir, 'artifacts')).readJsonl<{ prompt: Array<{ role: string; content: string }>; chosen: unknown[]; rejected: unknown[] }>(it0.datasets!.dpo!);
+    expect(rows.length).toBeGreaterThan(0);
+    const references = loadColbenchTasks(TASKS, 'code').slice(0, 6).map((t) => t.reference.split('\n')[0]);
+    for (const row of rows) {
+      expect(Object.keys(row).sort()).toEqual(['chosen', 'prompt', 'rejected']);
+      const prompt = JSON.stringify(row.prompt);
+      for (const ref of references) expect(prompt).not.toContain(ref);
+    }
+    expect(it0.nextCheckpoint).toBeTruthy();
+  });
+});

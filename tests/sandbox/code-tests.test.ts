@@ -1,0 +1,234 @@
+// ColBench's code scorer on the real sandbox: the seed's rule (passed iff the reference's value is not None and
+// equals the candidate's), and the ways a candidate could try to pass without being right. Slots 120-139 belong to
+// this file (test files run two at a time; a slot is a uid).
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCodeTests, SEED_BLOCKLIST, stripPythonFence, type CodeTestsInput } from '../../activities/sandbox/code-tests';
+import { processesOfSlot } from '../../activities/sandbox/python-sandbox';
+import { seekerModule } from './seeker';
+
+const SLOT = 120;
+
+const REFERENCE = `
+def discount(price, rate, member=False):
+    if price < 0:
+        raise ValueError("negative price")
+    total = price * (1 - rate)
+    if member:
+        total -= 5
+    return round(max(total, 0), 2)
+`;
+
+const TESTS = {
+  plain: 'discount(100, 0.2)',
+  member: 'discount(100, 0.2, member=True)',
+  floor: 'discount(3, 0.5, True)',
+  zero: 'discount(0, 0.1)',
+  big: 'discount(1000, 0.15)',
+};
+
+const score = (candidate: string, extra: Partial<CodeTestsInput> = {}) =>
+  runCodeTests({ candidate, reference: REFERENCE, testCases: TESTS, functionTimeoutSeconds: 1, slot: SLOT, ...extra });
+
+describe('runCodeTests: the seed\'s rule', () => {
+  it('a correct candidate passes every test', async () => {
+    const r = await score('```python\n' + REFERENCE + '\n```');
+    expect(r).toMatchObject({ passed: 5, total: 5, fraction: 1, success: true });
+    expect(r.tests.map((t) => t.name)).toEqual(Object.keys(TESTS));
+    expect(r.rejected).toBeUndefined();
+    expect(processesOfSlot(SLOT)).toEqual([]);
+  });
+
+  it('an off-by-one candidate gets a partial fraction', async () => {
+    const r = await score(REFERENCE.replace('total -= 5', 'total -= 6'));
+    expect(r.passed).toBe(4); // only `member` differs (`floor` clamps to 0 either way)
+    expect(r.fraction).toBeCloseTo(0.8);
+    expect(r.success).toBe(false);
+    expect(r.tests.filter((t) => !t.passed).map((t) => [t.name, t.error])).toEqual([['member', 'wrong result']]);
+  });
+
+  it('a syntax error scores 0 and says why', async () => {
+    const r = await score('def discount(price, rate, member=False)\n    return price\n');
+    expect(r).toMatchObject({ passed: 0, fraction: 0, success: false });
+    for (const t of r.tests) expect(t.error).toMatch(/SyntaxError/);
+  });
+
+  it('a missing function scores 0 with NameError', async () => {
+    const r = await score('def apply_discount(price, rate, member=False):\n    return 0\n');
+    expect(r.passed).toBe(0);
+    for (const t of r.tests) expect(t.error).toMatch(/NameError: name 'discount' is not defined/);
+  });
+
+  it('an exception in the candidate fails only that test', async () => {
+    const r = await score(REFERENCE.replace('if member:', 'if price == 0:\n        raise KeyError("boom")\n    if member:'));
+    expect(r.passed).toBe(4);
+    expect(r.tests.find((t) => t.name === 'zero')!.error).toMatch(/KeyError/);
+  });
+
+  it('a test whose reference returns None never counts as passed, even when the candidate returns None too', async () => {
+    const reference = 'def f(x):\n    if x > 0:\n        return x\n';
+    const r = await runCodeTests({ candidate: reference, reference, testCases: { pos: 'f(2)', none: 'f(-1)' }, slot: SLOT });
+    expect(r.passed).toBe(1);
+    expect(r.tests.find((t) => t.name === 'none')).toMatchObject({ passed: false, error: expect.stringMatching(/reference returned None/) });
+    expect(r.success).toBe(false);
+  });
+
+  it('a test whose reference raises counts as failed, as in the seed (expected None)', async () => {
+    const r = await score(REFERENCE, { testCases: { bad: 'discount(-1, 0.1)', ok: 'discount(10, 0.5)' } });
+    expect(r.tests).toEqual([
+      { name: 'bad', passed: false, error: 'reference raised: ValueError: negative price' },
+      { name: 'ok', passed: true },
+    ]);
+  });
+
+  it('uses Python equality: 1 == 1.0 and namedtuple == tuple pass, 0.1 + 0.2 != 0.3 fails', async () => {
+    const reference = 'from collections import namedtuple\nP = namedtuple("P", "x y")\ndef f(k):\n    return {"int": 1, "pair": P(1, 2), "float": 0.3, "set": {1, 2}, "dict": {"a": [1, (2, 3)]}}[k]\n';
+    const candidate = 'def f(k):\n    return {"int": 1.0, "pair": (1, 2), "float": 0.1 + 0.2, "set": frozenset({2, 1}), "dict": {"a": [1, (2, 3)]}}[k]\n';
+    const r = await runCodeTests({ candidate, reference, testCases: { int: 'f("int")', pair: 'f("pair")', float: 'f("float")', set: 'f("set")', dict: 'f("dict")' }, slot: SLOT });
+    expect(Object.fromEntries(r.tests.map((t) => [t.name, t.passed]))).toEqual({ int: true, pair: true, float: false, set: true, dict: true });
+  });
+
+  it('runs every test on a fresh copy of the source, as the seed does (no state leaks between tests)', async () => {
+    const src = 'calls = []\ndef f(x):\n    calls.append(x)\n    return len(calls)\n';
+    const r = await runCodeTests({ candidate: src, reference: src, testCases: { a: 'f(1)', b: 'f(2)', c: 'f(3)' }, slot: SLOT });
+    expect(r.passed).toBe(3);
+  });
+
+  it('times out one slow test without losing the others', async () => {
+    const r = await score(REFERENCE.replace('if member:', 'while price == 0:\n        pass\n    if member:'));
+    expect(r.passed).toBe(4);
+    expect(r.tests.find((t) => t.name === 'zero')!.error).toBe('timed out after 1 s');
+  });
+
+  it('a candidate that swallows the per-call timer is stopped by the wall-clock limit; earlier tests still count', async () => {
+    const r = await score(
+      REFERENCE.replace('if member:', 'if price == 0:\n        while True:\n            try:\n                n = 0\n                while True:\n                    n += 1\n            except BaseException:\n                pass\n    if member:'),
+    );
+    expect(r.tests.slice(0, 3).every((t) => t.passed)).toBe(true);
+    expect(r.tests.find((t) => t.name === 'zero')!.error).toMatch(/no result: the candidate's run stopped \(timed out/);
+    expect(r.passed).toBe(3);
+  });
+
+  it('ignores what the candidate prints', async () => {
+    const r = await score(REFERENCE.replace('total = price', 'print("noise" * 10000)\n    import sys\n    print("more", file=sys.stderr)\n    total = price'));
+    expect(r.passed).toBe(5);
+  });
+
+  it('strips a ```python fence, or a bare one', () => {
+    expect(stripPythonFence('Here you go:\n```python\ndef f():\n    return 1\n```\nDone.')).toBe('def f():\n    return 1');
+    expect(stripPythonFence('```\nx = 1\n```')).toBe('x = 1');
+    expect(stripPythonFence('def g(): pass')).toBe('def g(): pass');
+  });
+
+  it('an empty test set scores 0 without running anything', async () => {
+    expect(await runCodeTests({ candidate: 'x = 1', reference: 'x = 1', testCases: {}, slot: SLOT })).toEqual({ passed: 0, total: 0, fraction: 0, success: false, tests: [] });
+  });
+});
+
+describe('runCodeTests: compat', () => {
+  const usesOs = 'import os\n' + REFERENCE;
+
+  it('exports the seed\'s blocklist', () => {
+    expect(SEED_BLOCKLIST).toEqual(['import os', 'from os', 'import sys', 'from sys', 'sudo', 'transformers', 'exit(', 'quit(', 'argparse']);
+  });
+
+  it('seed: refuses an answer containing blocklisted text, scoring 0 and saying which', async () => {
+    const r = await score(usesOs + '\n# exit(0)\n', { compat: 'seed' });
+    expect(r).toMatchObject({ passed: 0, fraction: 0, success: false });
+    expect(r.rejected).toBe('forbidden text (seed blocklist): "import os", "exit("');
+  });
+
+  it('fixed (default): the same answer runs in the sandbox and is scored on its merits', async () => {
+    const r = await score(usesOs);
+    expect(r.rejected).toBeUndefined();
+    expect(r.passed).toBe(5);
+  });
+});
+
+describe('runCodeTests: a candidate cannot fake a pass', () => {
+  it('an object whose __eq__ always says True does not pass', async () => {
+    const r = await score('class Yes:\n    def __eq__(self, other): return True\n    def __ne__(self, other): return False\n    __hash__ = object.__hash__\ndef discount(*a, **k):\n    return Yes()\n');
+    expect(r.passed).toBe(0);
+    for (const t of r.tests) expect(t.error).toMatch(/not plain data/);
+  });
+
+  it('a float/str/list subclass with a rigged __eq__ is compared by its real value', async () => {
+    const r = await score('class F(float):\n    def __eq__(self, other): return True\ndef discount(*a, **k):\n    return F(-1)\n');
+    expect(r.passed).toBe(0);
+    for (const t of r.tests) expect(t.error).toBe('wrong result');
+  });
+
+  it('tampering with the runner (patching builtins.type so a rigged object gets pickled as is) does not help', async () => {
+    const r = await score(
+      'import builtins\n' +
+        'class Yes(float):\n    def __eq__(self, other): return True\n    def __reduce__(self): return (Yes, (0.0,))\n' +
+        'import sys, types\nsys.modules["solution"] = types.ModuleType("solution")\nsys.modules["solution"].Yes = Yes\n' +
+        '_type = builtins.type\n' +
+        'builtins.type = lambda *a: float if len(a) == 1 and _type(a[0]) is Yes else _type(*a)\n' +
+        'def discount(*a, **k):\n    return Yes(-1)\n',
+    );
+    expect(r.passed).toBe(0);
+    for (const t of r.tests) expect(t.error).toMatch(/solution\.Yes, which is not plain data/);
+  });
+
+  it('forged result frames carrying a malicious pickle are refused, not executed or trusted', async () => {
+    // Writes a frame for every test straight to every descriptor, with a pickle that would call os.system, and a
+    // second one rebuilding a rigged class; then exits before the runner can write its own.
+    const r = await score(
+      'import os, pickle\n' +
+        'class Evil:\n    def __reduce__(self): return (os.system, ("touch /tmp/pwned-by-candidate",))\n' +
+        'class Yes:\n    def __eq__(self, o): return True\n' +
+        'import sys, types\nsys.modules["solution"] = types.ModuleType("solution")\nsys.modules["solution"].Yes = Yes\n' +
+        'for payload in (pickle.dumps(Evil(), protocol=5), pickle.dumps(Yes(), protocol=5)):\n' +
+        '    for i in range(5):\n' +
+        '        frame = i.to_bytes(4, "big") + b"\\x00" + len(payload).to_bytes(4, "big") + payload\n' +
+        '        for fd in range(3, 20):\n' +
+        '            try: os.write(fd, frame)\n' +
+        '            except OSError: pass\n' +
+        'os._exit(0)\n',
+    );
+    expect(r.passed).toBe(0);
+    for (const t of r.tests) expect(t.error).toMatch(/not plain data/);
+    expect(existsSync('/tmp/pwned-by-candidate')).toBe(false);
+  });
+
+  it('never gets to read the reference: it searches every reachable file and /proc and finds nothing', async () => {
+    const marker = `REFMARK${randomBytes(6).toString('hex')}`;
+    const secret = `secret-${randomBytes(8).toString('hex')}`;
+    const reference = `# ${marker}\ndef solve():\n    return ${JSON.stringify(secret)}\n`;
+    const candidate =
+      seekerModule(marker) +
+      '\nimport re as _re\n' +
+      'def solve():\n' +
+      '    found, around, seen = seek()\n' +
+      '    for text in around:\n' +
+      '        text = text[text.find(' + JSON.stringify(marker.slice(0, 4)) + ' + ' + JSON.stringify(marker.slice(4)) + '):]\n' +
+      '        m = _re.search(r\'return "([^"]+)"\', text)\n' +
+      '        if m:\n' +
+      '            return m.group(1)\n' +
+      '    return "not found in %d files" % seen\n';
+    const r = await runCodeTests({ candidate, reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: 15, slot: SLOT });
+    expect(r.tests[0]).toEqual({ name: 'leak', passed: false, error: 'wrong result' });
+    // Positive control: the same candidate does pass when the reference is where it can look (its own source).
+    const control = await runCodeTests({ candidate: candidate + '\n' + reference.replace('def solve', 'def _unused'), reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: 15, slot: SLOT });
+    expect(control.tests[0].passed).toBe(true);
+  });
+
+  it('a crashing candidate (abort, segfault) only fails its own tests', async () => {
+    const abort = await score('import os\ndef discount(*a, **k):\n    os.abort()\n');
+    expect(abort.passed).toBe(0);
+    expect(abort.tests[0].error).toMatch(/no result: the candidate's run stopped \(killed by SIG/);
+    const segv = await score('import ctypes\ndef discount(*a, **k):\n    return ctypes.string_at(0)\n');
+    expect(segv.passed).toBe(0);
+    expect(segv.tests[0].error).toMatch(/killed by SIGSEGV/);
+    expect((await score(REFERENCE)).passed).toBe(5);
+    expect(processesOfSlot(SLOT)).toEqual([]);
+  });
+
+  it('a fork bomb in the candidate is contained and leaves no process behind', async () => {
+    const r = await score('import os\ndef discount(*a, **k):\n    while True:\n        try: os.fork()\n        except OSError: pass\n', { testCases: { one: 'discount(1, 0)' } });
+    expect(r.passed).toBe(0);
+    expect(processesOfSlot(SLOT)).toEqual([]);
+  });
+});
