@@ -5,18 +5,15 @@ import type { StageContext } from '../../workflows/activity-types';
 import { recipeRuntime } from '../recipes/runtime';
 import { Context } from '@temporalio/activity';
 import path from 'node:path';
-import type { ExternalEndpoint } from '../../configs/schema';
 import { RequestCache } from '../llm/cache';
-import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
+import { createChat, externalEndpointRef, newUsageCounter, type EndpointRef } from '../llm/client';
 import type { Chat } from '../llm/types';
-
-const external = (e: ExternalEndpoint): EndpointRef => ({ baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency });
 
 /** SWEET-RL's models: the served policy samples candidates; the critic (default: the human's endpoint, else the
  *  agent's) ranks them. Through the durable cache like every call, so a retried stage pays for nothing twice. */
 function modelsFor(input: StageContext, agent: EndpointRef): { agent: Chat; critic: Chat } {
   const r = input.config.recipe;
-  const criticEndpoint = r.name !== 'coral' ? (r.data.critic ? external(r.data.critic) : r.human.endpoint ? external(r.human.endpoint) : agent) : agent;
+  const criticEndpoint = r.name !== 'coral' ? (r.data.critic ? externalEndpointRef(r.data.critic) : r.human.endpoint ? externalEndpointRef(r.human.endpoint) : agent) : agent;
   const opts = {
     cache: new RequestCache(path.join(input.config.stateDir, 'llm-cache')), llm: input.config.llm, usage: newUsageCounter(),
     signal: Context.current().cancellationSignal,

@@ -5,11 +5,10 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { ShardInput, ShardResult } from '../../workflows/types';
-import type { ExternalEndpoint } from '../../configs/schema';
 import { generationServices } from './services';
 import { ArtifactStore } from '../artifacts/store';
 import { RequestCache } from '../llm/cache';
-import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
+import { createChat, externalEndpointRef, newUsageCounter, type EndpointRef } from '../llm/client';
 import { recipeRuntime } from '../recipes/runtime';
 import { startHeartbeat } from '../heartbeat';
 
@@ -20,18 +19,16 @@ export interface ShardProgress {
   cachedCalls: number;
 }
 
-const external = (e: ExternalEndpoint): EndpointRef => ({ baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency });
-
 /** CoRal's belief extractor: by default the served model extracts its own beliefs. */
 export function extractorEndpoint(input: ShardInput): EndpointRef {
   const r = input.config.recipe;
-  return r.name === 'coral' && r.extractor ? external(r.extractor) : input.agent;
+  return r.name === 'coral' && r.extractor ? externalEndpointRef(r.extractor) : input.agent;
 }
 
 /** ColBench's simulated human: by default the endpoint that plays the agent (the simulator plays both in dry runs). */
 export function humanEndpoint(input: ShardInput): EndpointRef {
   const r = input.config.recipe;
-  return r.name !== 'coral' && r.human.endpoint ? external(r.human.endpoint) : input.agent;
+  return r.name !== 'coral' && r.human.endpoint ? externalEndpointRef(r.human.endpoint) : input.agent;
 }
 
 export async function runShard(input: ShardInput): Promise<ShardResult> {

@@ -6,7 +6,7 @@
 // used up the failure goes to Temporal (mapped by errors.ts) and the whole shard activity retries — finding every
 // call that already succeeded in the cache.
 import OpenAI from 'openai';
-import type { LlmConfig } from '../../configs/schema';
+import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
 import { RequestCache, requestCacheKey, type CachedAnswer } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter } from './limiter';
@@ -25,6 +25,11 @@ export interface EndpointRef {
    */
   dialect?: 'openai' | 'transformers-serve';
 }
+
+/** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
+export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
+  baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency,
+});
 
 export interface UsageCounter {
   calls: number;

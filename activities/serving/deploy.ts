@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import path from 'node:path';
 import type { DeployResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
-import type { EndpointRef } from '../llm/client';
+import { externalEndpointRef, type EndpointRef } from '../llm/client';
 import { writeFileAtomic } from '../artifacts/store';
 import { writeStageManifest } from '../manifest';
 import { isAlive, killProcessGroup, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
@@ -117,8 +117,7 @@ export async function deployCheckpoint(input: StageContext & { checkpoint: strin
   const { config, checkpoint } = input;
   const s = config.server;
   if (s.kind === 'external') {
-    const e = s.endpoint;
-    const endpoint = { baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency };
+    const endpoint = externalEndpointRef(s.endpoint);
     const manifest = writeStageManifest(config.stateDir, {
       run: input.runName, iteration: input.iteration, stage: 'deploy', inputs: { checkpoint }, params: { server: s }, outputs: { model: endpoint },
     });

@@ -15,6 +15,7 @@ import { judgeCritic, type CandidateScorer, type JudgeCriticOptions } from './cr
 import type { ColbenchTrajectory } from './episode';
 import type { DialogueTurn } from './prompts';
 import type { ColbenchKind, ColbenchTask } from './tasks';
+import type { PreferencePair } from '../coral/preference-pairs';
 
 export interface TurnState {
   /** `<taskId>/s<sampleIndex>/t<turn>`: stable, used in seeds and sample keys. */
@@ -131,15 +132,9 @@ export async function rankCandidates(state: TurnState, candidates: readonly stri
   return result;
 }
 
-export interface StepPair {
+/** A CoRal PreferencePair (messages = the state as the agent saw it), so the trainers' formatters apply as they are. */
+export interface StepPair extends PreferencePair {
   stateId: string;
-  taskId: string;
-  sampleIndex: number;
-  turn: number;
-  /** The state's messages (what the agent saw). Same shape as coral's PreferencePair, so its formatters apply. */
-  messages: ChatMessage[];
-  chosen: string;
-  rejected: string;
   chosenScore: number;
   rejectedScore: number;
 }

@@ -4,7 +4,7 @@
 // brief), `ground_truth` (the reference HTML). Extra fields are allowed (the seed's files carry more); an `id` is
 // derived from the line when absent. A bad row is one TaskFileError naming file, line and field.
 import { readFileSync } from 'node:fs';
-import { TaskFileError } from '../coral/tasks';
+import { parseTaskRows, TaskFileError, type Row } from '../task-file';
 
 export { TaskFileError };
 
@@ -31,7 +31,6 @@ export interface ColbenchHtmlTask {
 
 export type ColbenchTask = ColbenchCodeTask | ColbenchHtmlTask;
 
-type Row = Record<string, unknown>;
 
 interface At {
   file: string;
@@ -75,25 +74,7 @@ export function parseColbenchRow(row: Row, kind: ColbenchKind, file: string, lin
 
 export function parseColbenchTasks(content: string, file: string, kind: ColbenchKind): ColbenchTask[] {
   if (kind !== 'code' && kind !== 'html') throw new TaskFileError(file, 0, '', `kind "${kind as string}" is not one of code, html`);
-  const tasks: ColbenchTask[] = [];
-  const ids = new Set<string>();
-  content.replace(/^\uFEFF/, '').split('\n').forEach((lineText, i) => {
-    const line = i + 1;
-    if (!lineText.trim()) return;
-    let row: unknown;
-    try {
-      row = JSON.parse(lineText);
-    } catch (err) {
-      throw new TaskFileError(file, line, '', `the row is not valid JSON (${(err as Error).message})`);
-    }
-    if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, line, '', 'the row must be a JSON object');
-    const task = parseColbenchRow(row as Row, kind, file, line);
-    if (ids.has(task.id)) throw new TaskFileError(file, line, 'id', `"${task.id}" is used by an earlier row`);
-    ids.add(task.id);
-    tasks.push(task);
-  });
-  if (tasks.length === 0) throw new TaskFileError(file, 0, '', 'contains no tasks');
-  return tasks;
+  return parseTaskRows(content, file, (row, line) => parseColbenchRow(row, kind, file, line));
 }
 
 export function loadColbenchTasks(file: string, kind: 'code'): ColbenchCodeTask[];

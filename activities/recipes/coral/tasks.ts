@@ -1,6 +1,7 @@
 // CoRal task files: JSONL rows in each dataset's own field names (as the seed reads them, brief A.5), normalised
 // to one CoralTask. A bad row is one TaskFileError naming file, line and field — never a stack trace.
 import { readFileSync } from 'node:fs';
+import { parseTaskRows, TaskFileError, type Row } from '../task-file';
 
 export const CORAL_DATASETS = ['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'] as const;
 export type CoralDataset = (typeof CORAL_DATASETS)[number];
@@ -17,26 +18,13 @@ export interface CoralTask {
   story?: string;
 }
 
-export class TaskFileError extends Error {
-  override name = 'TaskFileError';
-  constructor(
-    readonly file: string,
-    /** 1-based line; 0 when the problem is the whole file. */
-    readonly line: number,
-    /** The offending field ('' when the row itself is the problem). */
-    readonly field: string,
-    detail: string,
-  ) {
-    super(`${file}${line ? ` line ${line}` : ''}: ${field ? `field "${field}" ` : ''}${detail}`);
-  }
-}
+export { TaskFileError };
 
 export const isMultipleChoice = (d: CoralDataset) => d === 'mmlu_pro' || d === 'gpqa';
 export const isTheoryOfMind = (d: CoralDataset) => d === 'explore_tom' || d === 'hi_tom';
 export const optionLetter = (i: number) => String.fromCharCode(65 + i);
 export const isCoralDataset = (d: string): d is CoralDataset => (CORAL_DATASETS as readonly string[]).includes(d);
 
-type Row = Record<string, unknown>;
 interface At { file: string; line: number }
 
 function text(row: Row, field: string, at: At, numbersAllowed = false): string {
@@ -95,25 +83,7 @@ export function parseCoralRow(row: Row, dataset: CoralDataset, file: string, lin
 
 export function parseCoralTasks(content: string, file: string, dataset: CoralDataset): CoralTask[] {
   if (!isCoralDataset(dataset)) throw new TaskFileError(file, 0, '', `dataset "${dataset}" is not one of ${CORAL_DATASETS.join(', ')}`);
-  const tasks: CoralTask[] = [];
-  const ids = new Set<string>();
-  content.replace(/^\uFEFF/, '').split('\n').forEach((lineText, i) => {
-    const line = i + 1;
-    if (!lineText.trim()) return;
-    let row: unknown;
-    try {
-      row = JSON.parse(lineText);
-    } catch (err) {
-      throw new TaskFileError(file, line, '', `the row is not valid JSON (${(err as Error).message})`);
-    }
-    if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, line, '', 'the row must be a JSON object');
-    const task = parseCoralRow(row as Row, dataset, file, line);
-    if (ids.has(task.id)) throw new TaskFileError(file, line, 'id', `"${task.id}" is used by an earlier row`);
-    ids.add(task.id);
-    tasks.push(task);
-  });
-  if (tasks.length === 0) throw new TaskFileError(file, 0, '', 'contains no tasks');
-  return tasks;
+  return parseTaskRows(content, file, (row, line) => parseCoralRow(row, dataset, file, line));
 }
 
 export function loadCoralTasks(file: string, dataset: CoralDataset): CoralTask[] {

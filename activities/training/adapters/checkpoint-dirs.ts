@@ -16,6 +16,3 @@ export function latestCompleteDir(dir: string, pattern: RegExp, complete: (d: st
   }
   return best;
 }
-
-/** Common numeric flags as strings, skipping undefined. */
-export const opt = (flag: string, v: number | string | undefined): string[] => (v === undefined ? [] : [flag, String(v)]);

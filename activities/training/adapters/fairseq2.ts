@@ -15,6 +15,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
+import { packageVersionsCommand } from './package-versions';
 import { latestCompleteDir } from './checkpoint-dirs';
 
 export const fairseq2OptionsSchema = z.strictObject({
@@ -141,13 +142,6 @@ function parseLine(line: string): TrainerProgress {
   return {};
 }
 
-const VERSION_PROGRAM = `import importlib.metadata as m
-def v(p):
-    try:
-        return m.version(p)
-    except m.PackageNotFoundError:
-        return "not installed"
-print(", ".join(f"{p} {v(p)}" for p in ("fairseq2", "fairseq2n", "torch")))`;
 
 export const fairseq2Adapter: TrainerAdapter<Fairseq2Options> = {
   kind: 'fairseq2',
@@ -156,5 +150,5 @@ export const fairseq2Adapter: TrainerAdapter<Fairseq2Options> = {
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => [job.python, '-c', VERSION_PROGRAM],
+  versionCommand: (job) => packageVersionsCommand(job.python, ['fairseq2', 'fairseq2n', 'torch']),
 };

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
+import { packageVersionsCommand } from './package-versions';
 
 export const openrlhfOptionsSchema = z.strictObject({
   flags: z.enum(['dotted', 'legacy']).default('dotted'),
@@ -133,13 +134,6 @@ function parseLine(line: string): TrainerProgress {
   return saving ? { step: Number(saving[1]) } : {};
 }
 
-const VERSION_PROGRAM = `import importlib.metadata as m
-def v(p):
-    try:
-        return m.version(p)
-    except m.PackageNotFoundError:
-        return "not installed"
-print(", ".join(f"{p} {v(p)}" for p in ("openrlhf", "deepspeed", "transformers", "torch")))`;
 
 export const openrlhfAdapter: TrainerAdapter<OpenRlhfOptions> = {
   kind: 'openrlhf',
@@ -148,5 +142,5 @@ export const openrlhfAdapter: TrainerAdapter<OpenRlhfOptions> = {
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => [job.python, '-c', VERSION_PROGRAM],
+  versionCommand: (job) => packageVersionsCommand(job.python, ['openrlhf', 'deepspeed', 'transformers', 'torch']),
 };

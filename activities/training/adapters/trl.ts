@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
+import { packageVersionsCommand } from './package-versions';
 
 const SCRIPT = ['scripts', 'python', 'trl_train.py'];
 
@@ -100,9 +101,6 @@ function parseLine(line: string): TrainerProgress {
   return loss === undefined ? {} : { loss };
 }
 
-// Package metadata only: importing torch would cost seconds for a version string.
-const VERSION_SCRIPT =
-  "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' for p in ('trl', 'transformers', 'torch')))";
 
 export const trlAdapter: TrainerAdapter = {
   kind: 'trl',
@@ -111,5 +109,5 @@ export const trlAdapter: TrainerAdapter = {
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => [job.python, '-c', VERSION_SCRIPT],
+  versionCommand: (job) => packageVersionsCommand(job.python, ['trl', 'transformers', 'torch']),
 };

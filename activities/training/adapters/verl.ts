@@ -20,6 +20,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
+import { packageVersionsCommand } from './package-versions';
 
 export const verlOptionsSchema = z.strictObject({
   /** GPUs the default launcher starts (torchrun --nproc_per_node); with batchSize × gradientAccumulation it sets the global batch. */
@@ -117,13 +118,6 @@ function parseLine(line: string): TrainerProgress {
   return s ? { step: Number(s[2]), checkpoint: s[1] } : {};
 }
 
-const VERSION_PROGRAM = `import importlib.metadata as m
-def v(p):
-    try:
-        return m.version(p)
-    except m.PackageNotFoundError:
-        return "not installed"
-print(", ".join(f"{p} {v(p)}" for p in ("verl", "transformers", "torch")))`;
 
 export const verlAdapter: TrainerAdapter<VerlOptions> = {
   kind: 'verl',
@@ -132,5 +126,5 @@ export const verlAdapter: TrainerAdapter<VerlOptions> = {
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => [job.python, '-c', VERSION_PROGRAM],
+  versionCommand: (job) => packageVersionsCommand(job.python, ['verl', 'transformers', 'torch']),
 };

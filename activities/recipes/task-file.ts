@@ -1,0 +1,42 @@
+// Task files of every recipe: JSONL, one object per line. The line loop, the one-error-naming-file-line-field
+// contract and the duplicate-id check are the same for all; each recipe only parses its own row shape.
+
+/** A bad task (or records) file: names the file, the 1-based line and the field, never a stack trace. */
+export class TaskFileError extends Error {
+  override name = 'TaskFileError';
+  constructor(
+    readonly file: string,
+    /** 1-based line; 0 when the problem is the whole file. */
+    readonly line: number,
+    /** The offending field ('' when the row itself is the problem). */
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${file}${line ? ` line ${line}` : ''}: ${field ? `field "${field}" ` : ''}${detail}`);
+  }
+}
+
+export type Row = Record<string, unknown>;
+
+/** Parses every non-blank line as a JSON object row with `parseRow`; ids must be unique; an empty file is an error. */
+export function parseTaskRows<T extends { id: string }>(content: string, file: string, parseRow: (row: Row, line: number) => T): T[] {
+  const tasks: T[] = [];
+  const ids = new Set<string>();
+  content.replace(/^\uFEFF/, '').split('\n').forEach((lineText, i) => {
+    const line = i + 1;
+    if (!lineText.trim()) return;
+    let row: unknown;
+    try {
+      row = JSON.parse(lineText);
+    } catch (err) {
+      throw new TaskFileError(file, line, '', `the row is not valid JSON (${(err as Error).message})`);
+    }
+    if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, line, '', 'the row must be a JSON object');
+    const task = parseRow(row as Row, line);
+    if (ids.has(task.id)) throw new TaskFileError(file, line, 'id', `"${task.id}" is used by an earlier row`);
+    ids.add(task.id);
+    tasks.push(task);
+  });
+  if (tasks.length === 0) throw new TaskFileError(file, 0, '', 'contains no tasks');
+  return tasks;
+}
