@@ -1,36 +1,26 @@
 // Plain-text rendering of run status and metrics tables for the terminal.
+import { stageTimesLine } from '../workflows/details';
+import { iterationLabel } from '../workflows/iteration-label';
+import { fmtNum, metricsTable } from '../workflows/metrics-table';
 import type { IterationSummary } from '../workflows/types';
 import type { RunStatus } from './runs';
 
-export const fmtNum = (v: number | undefined) =>
-  v === undefined || Number.isNaN(v) ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(4);
+export { fmtNum, metricsTable };
 
-/** One row per metric, one column per iteration (recipes report a dozen metrics; iterations are few). */
-export function metricsTable(rows: IterationSummary[], keys?: string[]): string {
-  if (!rows.length) return '(no finished iterations yet)';
-  const names = keys ?? [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
-  const header = ['metric', ...rows.map((r) => `iter ${r.iteration}`)];
-  const body = [
-    ...names.map((n) => [n, ...rows.map((r) => fmtNum(r.metrics[n]))]),
-    ['tokens (all LLM calls)', ...rows.map((r) => String(r.tokens))],
-    ...(rows.some((r) => r.train) ? [
-      ['train steps', ...rows.map((r) => String(r.train?.steps ?? '-'))],
-      ['train final loss', ...rows.map((r) => fmtNum(r.train?.finalLoss))],
-    ] : []),
-  ];
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
-}
+/** Which iteration, in the project's one numbering (workflows/iteration-label.ts). */
+export const runIterationLabel = (s: RunStatus) =>
+  iterationLabel({ iteration: s.loop.iteration, iterations: s.loop.iterations, finished: s.loop.finished && !s.loop.stopped, stopped: s.loop.stopped });
 
 export function renderStatus(s: RunStatus): string {
   const { loop, iteration: it } = s;
   const lines: string[] = [];
   const state = s.workflowStatus === 'RUNNING' ? (loop.paused ? 'paused' : 'running') : s.workflowStatus.toLowerCase();
-  lines.push(`run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${state} · iteration ${Math.min(loop.iteration + 1, loop.iterations)}/${loop.iterations}`);
+  lines.push(`run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${state} · ${runIterationLabel(s)}`);
   if (it && s.workflowStatus === 'RUNNING') {
     const live = s.inFlight.reduce((a, f) => a + f.done, 0);
     lines.push(`  stage: ${it.stage}${it.paused ? ' (paused)' : ''}`);
+    const times = stageTimesLine(it.stages);
+    if (times) lines.push(`  stages: ${times}`);
     if (it.shards.total)
       lines.push(`  progress: shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live} done (${live} in running shards) · tokens ${it.tokens}`);
     if (it.train?.step !== undefined) lines.push(`  train: step ${it.train.step}${it.train.loss !== undefined ? ` · loss ${fmtNum(it.train.loss)}` : ''}`);

@@ -1,22 +1,30 @@
 // collab-loop: start, watch and steer durable self-improvement loops. One file per concern under cli/.
 import { Command, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { loadConfig } from '../configs/load';
+import path from 'node:path';
 import { iterationConfigQuery, iterationWorkflowId, loopWorkflowId, pauseSignal, retryStageUpdate, stopSignal } from '../workflows/messages';
 import { STAGES, type Stage } from '../workflows/types';
 import { applyOverridesToConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes, temporalAddress } from './connection';
 import { cliAction, UserError } from './user-error';
-import { getRunStatus, requireRunning, startLoop, waitForRun } from './runs';
+import { getRunStatusRetrying, loadRunConfig, requireRunning, startLoop, waitForRun } from './runs';
 import { lineageLines, metricsTable, renderStatus } from './format';
+import { listRuns } from './list-runs';
 import { reportHtml } from './report-html';
 import { runDemo, runEval } from './one-shot';
 import { scoreFile, type ScoreOptions } from './score';
+import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 const program = new Command('collab-loop')
   .description('Durable self-improvement loops for collaborative and multi-agent LLMs (Temporal workflows)')
   .showHelpAfterError();
+
+const port = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new UserError(`"${v}" is not a port number`);
+  return n;
+};
 
 program
   .command('server')
@@ -24,21 +32,30 @@ program
   .option('--state-dir <dir>', 'where temporal.sqlite lives', 'state')
   .option('--port <n>', 'gRPC port', '7233')
   .option('--ui-port <n>', 'web UI port', '8233')
-  .action(cliAction(async (o: { stateDir: string; port: string; uiPort: string }) => {
-    const { startDevServer } = await import('../scripts/dev-server');
+  .option('--detach', 'start it in the background (logging to <state-dir>/temporal-server.log) and return')
+  .action(cliAction(async (o: { stateDir: string; port: string; uiPort: string; detach?: boolean }) => {
+    const ports = { port: port(o.port), uiPort: port(o.uiPort) };
+    if (o.detach) {
+      const { ensureDevServer } = await import('./server-control');
+      const s = await ensureDevServer(o.stateDir, ports);
+      if (!s.started) return console.log(`a server is already listening on ${s.address}; UI ${s.uiUrl}`);
+      console.log(`Temporal dev server on ${s.address}, UI ${s.uiUrl} (pid ${s.pid}, log ${s.log}); stop it with: kill ${s.pid}`);
+      return;
+    }
+    const { runDevServer } = await import('./server-control');
     console.log(`Temporal dev server on 127.0.0.1:${o.port}, UI http://localhost:${o.uiPort} (state ${o.stateDir}/temporal.sqlite)`);
-    const r = await startDevServer({ stateDir: o.stateDir, port: Number(o.port), uiPort: Number(o.uiPort), log: 'inherit' });
-    process.exit(r.exitCode ?? 0);
+    process.exitCode = await runDevServer({ stateDir: o.stateDir, ...ports });
   }));
 
 program
   .command('worker')
   .description('run workers for the given task-queue classes (default: all)')
-  .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu')
-  .action(cliAction(async (o: { queues?: string }) => {
+  .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu,sandbox')
+  .addOption(new Option('--log-level <level>', 'the Temporal SDK\'s log lines at or above this level (debug adds the workflow bundle\'s build statistics)').choices(['trace', 'debug', 'info', 'warn', 'error']).default('warn'))
+  .action(cliAction(async (o: { queues?: string; logLevel: string }) => {
     const { NativeConnection } = await import('@temporalio/worker');
     const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
-    (await import('../workers/logging')).installWorkerLogging('INFO');
+    (await import('../workers/logging')).installWorkerLogging(o.logLevel.toUpperCase() as 'WARN');
     const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
     const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
     if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
@@ -56,7 +73,7 @@ program
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .option('--wait', 'wait for the run to finish and print its metrics')
   .action(cliAction(async (file: string, o: { name?: string; set: string[]; wait?: boolean }) => {
-    const loaded = loadConfig(file, { overrides: o.set, name: o.name });
+    const loaded = loadRunConfig(file, { overrides: o.set, name: o.name });
     const client = await connectClient();
     await ensureSearchAttributes(client);
     const handle = await startLoop(client, loaded);
@@ -72,7 +89,7 @@ program
   .description('iteration, stage, progress counts, tokens and metrics of a run')
   .option('--json', 'machine-readable')
   .action(cliAction(async (name: string, o: { json?: boolean }) => {
-    const s = await getRunStatus(await connectClient(), name);
+    const s = await getRunStatusRetrying(await connectClientRetrying('status'), name);
     console.log(o.json ? JSON.stringify(s, null, 2) : renderStatus(s));
   }));
 
@@ -80,18 +97,11 @@ program
   .command('list')
   .description('runs known to the server')
   .action(cliAction(async () => {
-    const client = await connectClient();
-    const rows: string[][] = [];
-    for await (const w of client.workflow.list({ query: `WorkflowType = 'trainingLoop'` })) {
-      const sa = w.typedSearchAttributes;
-      const get = (n: string) => sa.getAll().find((p) => p.key.name === n)?.value;
-      rows.push([String(get('CollabRunName') ?? w.workflowId), String(get('CollabRecipe') ?? ''), w.status.name.toLowerCase(), String(get('CollabIteration') ?? ''), w.startTime.toISOString()]);
-    }
-    const seen = new Set<string>();
-    const latest = rows.filter((r) => (seen.has(r[0]) ? false : (seen.add(r[0]), true)));
-    if (!latest.length) return console.log('(no runs)');
+    const client = await connectClientRetrying('status');
+    const rows = await withServerRetry(() => listRuns(client), { what: 'listing runs', giveUpAfterMs: serverRetryMs('status') });
+    if (!rows.length) return console.log('(no runs)');
     console.log(['run', 'recipe', 'status', 'iteration', 'started'].join('\t'));
-    for (const r of latest) console.log(r.join('\t'));
+    for (const r of rows) console.log([r.run, r.recipe, r.status, r.iteration, r.started].join('\t'));
   }));
 
 for (const [cmd, paused] of [['pause', true], ['resume', false]] as const)
@@ -114,7 +124,11 @@ program
     await requireRunning(client, name);
     const handle = client.workflow.getHandle(loopWorkflowId(name));
     await handle.signal(stopSignal, 'requested from the CLI');
-    if (o.wait) await handle.result().catch(() => undefined);
+    // A stopped loop completes; any other ending is fine too. Only an unreachable server is worth waiting out.
+    if (o.wait)
+      await withServerRetry(() => handle.result().catch((err) => { if (isTransientServerError(err)) throw err; }), {
+        what: `waiting for ${name} to stop`, giveUpAfterMs: serverRetryMs('wait'),
+      });
     console.log(`${name}: stopped`);
   }));
 
@@ -124,8 +138,8 @@ program
   .addOption(new Option('--stage <stage>', 'stage to re-run from').choices([...STAGES]))
   .option('--set <key=value>', 'override a config field for the retry (repeatable)', collect, [])
   .action(cliAction(async (name: string, o: { stage?: Stage; set: string[] }) => {
-    const client = await connectClient();
-    const s = await getRunStatus(client, name);
+    const client = await connectClientRetrying('status');
+    const s = await getRunStatusRetrying(client, name);
     if (s.workflowStatus !== 'RUNNING' || !s.iteration?.attention)
       throw new UserError(`run "${name}" has no stage that needs attention (status: ${s.workflowStatus.toLowerCase()}${s.iteration ? `, stage ${s.iteration.stage}` : ''})`);
     const child = client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration));
@@ -140,15 +154,16 @@ program
 
 program
   .command('report <name>')
-  .description('metrics per iteration as a table, and as an HTML page with a plot')
-  .option('--html <file>', 'HTML output file', '')
-  .action(cliAction(async (name: string, o: { html: string }) => {
-    const s = await getRunStatus(await connectClient(), name);
+  .description('metrics per iteration and the lineage as tables; with --html, one self-contained page to look at the data')
+  .option('--html [file]', 'also write the HTML report (default file: <name>-report.html)')
+  .action(cliAction(async (name: string, o: { html?: string | true }) => {
+    const s = await getRunStatusRetrying(await connectClientRetrying('status'), name);
     console.log(metricsTable(s.loop.done));
     if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done)}`);
-    const file = o.html || `${name}-report.html`;
-    writeFileSync(file, reportHtml(name, s.loop.done));
-    console.log(`\nHTML report: ${file}`);
+    if (!o.html) return;
+    const file = o.html === true ? `${name}-report.html` : o.html;
+    writeFileSync(file, await reportHtml(name, s.loop.done));
+    console.log(`\nHTML report: ${path.resolve(file)}`);
   }));
 
 program
@@ -157,7 +172,7 @@ program
   .option('--name <name>', 'run name')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .action(cliAction(async (file: string, o: { name?: string; set: string[] }) => {
-    await runEval(loadConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }));
+    await runEval(loadRunConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }));
   }));
 
 program
@@ -167,7 +182,7 @@ program
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .option('--stop-server', 'stop the dev server at the end if the demo started it')
   .action(cliAction(async (file: string, o: { name?: string; set: string[]; stopServer?: boolean }) => {
-    await runDemo(loadConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
+    await runDemo(loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
   }));
 
 program

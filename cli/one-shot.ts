@@ -4,7 +4,7 @@ import { connectClient, ensureSearchAttributes } from './connection';
 import { ensureDevServer } from './server-control';
 import { withInProcessWorkers } from './in-process-worker';
 import { startLoop, waitForRun, type RunStatus } from './runs';
-import { lineageLines, metricsTable, renderStatus } from './format';
+import { lineageLines, metricsTable, renderStatus, runIterationLabel } from './format';
 import { loopWorkflowId } from '../workflows/messages';
 
 function progressPrinter(): (s: RunStatus) => void {
@@ -13,7 +13,7 @@ function progressPrinter(): (s: RunStatus) => void {
     const it = s.iteration;
     const live = s.inFlight.reduce((a, f) => a + f.done, 0);
     const line = it
-      ? `iteration ${s.loop.iteration} · ${it.stage}${it.shards.total ? ` · shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live}` : ''}${it.train?.step !== undefined ? ` · train step ${it.train.step}` : ''}${it.attention ? ` · NEEDS ATTENTION: ${it.attention.error.split('\n')[0]}` : ''}`
+      ? `${runIterationLabel(s)} · ${it.stage}${it.shards.total ? ` · shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live}` : ''}${it.train?.step !== undefined ? ` · train step ${it.train.step}` : ''}${it.attention ? ` · NEEDS ATTENTION: ${it.attention.error.split('\n')[0]}` : ''}`
       : `${s.workflowStatus.toLowerCase()}`;
     if (line !== last) console.log(`  ${line}`);
     last = line;
@@ -24,12 +24,12 @@ export const uiLink = (ui: string, workflowId: string) => `${ui}/namespaces/defa
 
 async function runToEnd(loaded: LoadedConfig, evalOnly: boolean): Promise<{ status: RunStatus; ui?: string; started: boolean; pid?: number }> {
   const server = await ensureDevServer(loaded.config.stateDir);
-  if (server.started) console.log(`started the Temporal dev server (pid ${server.pid}, state ${loaded.config.stateDir}/temporal.sqlite)`);
+  if (server.started) console.log(`started the Temporal dev server (pid ${server.pid}, state ${loaded.config.stateDir}/temporal.sqlite, log ${server.log})`);
   const client = await connectClient();
   await ensureSearchAttributes(client);
   const status = await withInProcessWorkers(server.address, async () => {
     await startLoop(client, loaded, { evalOnly });
-    console.log(`run ${loaded.runName}: ${evalOnly ? 'evaluation' : `${loaded.config.iterations} iteration(s)`} of ${loaded.config.recipe.name}`);
+    console.log(`run ${loaded.runName}: ${evalOnly ? 'evaluation' : `iterations 0–${loaded.config.iterations - 1}`} of ${loaded.config.recipe.name}`);
     return waitForRun(client, loaded.runName, progressPrinter(), 500, { returnOnAttention: true });
   });
   return { status, ui: server.uiUrl, started: server.started, pid: server.pid };

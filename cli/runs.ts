@@ -1,23 +1,36 @@
 // Run-level operations shared by CLI commands: start a loop, read its status, wait for it.
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { LoadedConfig } from '../configs/load';
+import { loadConfig, type LoadedConfig } from '../configs/load';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, RecipeKey, RunNameKey, IterationKey } from '../workflows/messages';
 import { TASK_QUEUES, type IterationStatus, type LoopStatus } from '../workflows/types';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
+import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
 
-/** Checks inputs that activities would otherwise reject later (task files parse, etc.) — before anything starts. */
+/** Checks inputs that activities would otherwise reject later (task files parse, etc.) — before anything starts,
+ *  and before any connection to Temporal: a user mistake is reported as such even when no server is up. */
 export function preflight(loaded: LoadedConfig): void {
   const rt = recipeRuntime(loaded.config);
   if (rt.taskCount('eval') === 0) throw new UserError(`${loaded.file}: recipe.evalTasks: the task file has no tasks`);
   if (loaded.config.recipe.trainTasks) rt.taskCount('train');
 }
 
-export async function startLoop(client: Client, loaded: LoadedConfig, opts: { evalOnly?: boolean } = {}): Promise<WorkflowHandle<typeof trainingLoop>> {
+/** Reads, validates and preflights an experiment file: everything that needs no server. */
+export function loadRunConfig(file: string, opts: { overrides?: string[]; name?: string } = {}): LoadedConfig {
+  const loaded = loadConfig(file, opts);
   preflight(loaded);
+  return loaded;
+}
+
+/** Memo written at start: lets `list` say how many iterations a run has without asking a worker. */
+export interface LoopMemo { iterations: number }
+
+/** Call `loadRunConfig` first (it preflights). */
+export async function startLoop(client: Client, loaded: LoadedConfig, opts: { evalOnly?: boolean } = {}): Promise<WorkflowHandle<typeof trainingLoop>> {
   const { config, runName } = loaded;
+  const iterations = opts.evalOnly ? 1 : config.iterations;
   const workflowId = loopWorkflowId(runName);
   try {
     const d = await client.workflow.getHandle(workflowId).describe();
@@ -29,7 +42,8 @@ export async function startLoop(client: Client, loaded: LoadedConfig, opts: { ev
     taskQueue: TASK_QUEUES.workflows,
     workflowId,
     args: [{ runName, config: opts.evalOnly ? { ...config, iterations: 1 } : config, evalOnly: opts.evalOnly }],
-    staticSummary: `${config.recipe.name} loop **${runName}** · ${opts.evalOnly ? 'evaluation only' : `${config.iterations} iteration(s)`}`,
+    memo: { iterations } satisfies LoopMemo,
+    staticSummary: `${config.recipe.name} loop **${runName}** · ${opts.evalOnly ? 'evaluation only' : `iterations 0–${iterations - 1}`}`,
     staticDetails: `config: \`${loaded.file}\`\n\nbase checkpoint: \`${config.baseCheckpoint}\`\n\nstate: \`${config.stateDir}\``,
     typedSearchAttributes: [
       { key: RunNameKey, value: runName },
@@ -63,7 +77,11 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
   let result: LoopResult | undefined;
   if (workflowStatus === 'COMPLETED') {
     result = (await handle.result()) as LoopResult;
-    loop = { runName, recipe: desc.typedSearchAttributes.get(RecipeKey) ?? '', iteration: result.iterations.length, iterations: result.iterations.length, paused: false, done: result.iterations, finished: true };
+    const total = (desc.memo as Partial<LoopMemo> | undefined)?.iterations ?? result.iterations.length;
+    loop = {
+      runName, recipe: desc.typedSearchAttributes.get(RecipeKey) ?? '', iteration: result.iterations.length, iterations: total, paused: false,
+      done: result.iterations, finished: true, stopped: result.stopped,
+    };
   } else {
     loop = await handle.query(loopStatusQuery);
   }
@@ -88,6 +106,14 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
   return { workflowStatus, loop, iteration, inFlight, result };
 }
 
+/** getRunStatus through short server outages (see server-retry.ts). */
+export function getRunStatusRetrying(client: Client, runName: string, kind: RetryKind = 'status'): Promise<RunStatus> {
+  return withServerRetry(() => getRunStatus(client, runName), {
+    what: kind === 'wait' ? `waiting for run ${runName}` : `reading run ${runName}`,
+    giveUpAfterMs: serverRetryMs(kind),
+  });
+}
+
 export async function waitForRun(
   client: Client,
   runName: string,
@@ -96,7 +122,7 @@ export async function waitForRun(
   opts: { returnOnAttention?: boolean } = {},
 ): Promise<RunStatus> {
   for (;;) {
-    const s = await getRunStatus(client, runName);
+    const s = await getRunStatusRetrying(client, runName, 'wait');
     onTick(s);
     if (s.workflowStatus !== 'RUNNING') return s;
     if (opts.returnOnAttention && s.iteration?.attention) return s;

@@ -1,4 +1,5 @@
-// Finds or starts the Temporal dev server for one-shot commands (demo, eval, bench).
+// Finds or starts the Temporal dev server for one-shot commands (demo, eval, bench) and `server --detach`.
+import { once } from 'node:events';
 import path from 'node:path';
 import { portOpen, startDevServer, waitForPort } from '../scripts/dev-server';
 import { temporalAddress } from './connection';
@@ -8,15 +9,32 @@ export interface EnsuredServer {
   started: boolean;
   uiUrl?: string;
   pid?: number;
+  log?: string;
 }
 
-export async function ensureDevServer(stateDir: string): Promise<EnsuredServer> {
-  if (process.env.TEMPORAL_ADDRESS) return { address: temporalAddress(), started: false };
-  if (await portOpen(7233)) return { address: '127.0.0.1:7233', started: false, uiUrl: 'http://localhost:8233' };
+export interface DevServerPorts {
+  port?: number;
+  uiPort?: number;
+}
+
+/** A server already listening is reused; otherwise one is started detached, logging to <stateDir>/temporal-server.log,
+ *  and keeps running (for the UI) after this process exits. */
+export async function ensureDevServer(stateDir: string, ports: DevServerPorts = {}): Promise<EnsuredServer> {
+  const port = ports.port ?? 7233;
+  const uiUrl = `http://localhost:${ports.uiPort ?? 8233}`;
+  if (process.env.TEMPORAL_ADDRESS && ports.port === undefined) return { address: temporalAddress(), started: false };
+  if (await portOpen(port)) return { address: `127.0.0.1:${port}`, started: false, uiUrl };
   const log = path.join(stateDir, 'temporal-server.log');
-  const child = startDevServer({ stateDir, log, detached: true });
+  const child = startDevServer({ stateDir, log, detached: true, port, uiPort: ports.uiPort });
   child.unref();
-  child.catch(() => undefined);
-  await waitForPort(7233, 30_000, child);
-  return { address: '127.0.0.1:7233', started: true, uiUrl: 'http://localhost:8233', pid: child.pid };
+  await waitForPort(port, 30_000, child);
+  if (ports.uiPort !== 0) await waitForPort(ports.uiPort ?? 8233, 30_000, child); // the link printed next must open
+  return { address: `127.0.0.1:${port}`, started: true, uiUrl, pid: child.pid, log };
+}
+
+/** The foreground server of `collab-loop server`: runs until it exits (Ctrl-C reaches both). */
+export async function runDevServer(o: { stateDir: string; port: number; uiPort: number }): Promise<number> {
+  const child = startDevServer({ ...o, log: 'inherit' });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code ?? 0;
 }

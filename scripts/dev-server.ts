@@ -1,7 +1,7 @@
 // The Temporal dev server (`temporal server start-dev`) with a persistent SQLite file, our search attributes
 // registered, and the UI. Used by `collab-loop server`, the demo and the benchmark.
-import { execa, type ResultPromise } from 'execa';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
@@ -14,8 +14,9 @@ export interface DevServerOptions {
   port?: number;
   uiPort?: number;
   headless?: boolean;
-  /** Where the server's output goes; 'inherit' for the foreground `collab-loop server`. */
-  log?: 'inherit' | string;
+  /** Where the server's output goes: a file (appended), or 'inherit' for the foreground `collab-loop server`. */
+  log: 'inherit' | string;
+  /** Own process group, not killed with the starter: for a server that outlives the command that started it. */
   detached?: boolean;
 }
 
@@ -38,7 +39,7 @@ export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Pro
   });
 }
 
-export async function waitForPort(port: number, timeoutMs: number, child?: ResultPromise): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   child?.once?.('exit', () => { exited = true; });
@@ -50,8 +51,20 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Resul
   throw new Error(`the Temporal dev server did not listen on 127.0.0.1:${port} within ${timeoutMs / 1000}s`);
 }
 
-export function startDevServer(o: DevServerOptions): ResultPromise {
+/**
+ * The log file is opened here and handed to the server as its own stdout/stderr descriptor. A pipe through this
+ * process (what execa's `{file}` option does) would die with it: the first line a detached server writes after its
+ * starter exited would kill it with SIGPIPE — and the UI makes it write (a WARN whenever it reads a long history).
+ */
+export function startDevServer(o: DevServerOptions): ChildProcess {
   mkdirSync(o.stateDir, { recursive: true });
-  const out = o.log && o.log !== 'inherit' ? ({ file: o.log, append: true } as const) : ('inherit' as const);
-  return execa(temporalCliPath(), devServerArgs(o), { stdin: 'ignore', stdout: out, stderr: out, detached: o.detached, reject: false, cleanup: !o.detached });
+  const fd = o.log === 'inherit' ? undefined : openSync(o.log, 'a');
+  try {
+    return spawn(temporalCliPath(), devServerArgs(o), {
+      stdio: fd === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', fd, fd],
+      detached: o.detached,
+    });
+  } finally {
+    if (fd !== undefined) closeSync(fd); // the child holds its own copy
+  }
 }

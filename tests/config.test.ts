@@ -60,4 +60,18 @@ describe('config validation', () => {
     expect(lines[0]).toMatch(/^collab-loop: .*bad\.yaml: server\.kind: /);
     expect(r.all).not.toMatch(/\n\s+at /);
   });
+
+  it('a bad task file is reported as such before any server is contacted (start, eval, demo)', async () => {
+    const dir = tempStateDir();
+    const tasks = path.join(dir, 'tasks.jsonl');
+    writeFileSync(tasks, '{"id": "a", "question": "q?", "options": ["x", "y"], "answer": "A"}\n{not json\n');
+    for (const cmd of ['start', 'eval', 'demo']) {
+      // Nothing listens here: a check that needed the server would report "cannot reach" instead.
+      const r = await cli([cmd, demo, '--set', `recipe.evalTasks=${tasks}`, '--set', `stateDir=${dir}`], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+      expect(r.exitCode, `${cmd}: ${r.all}`).toBe(2);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0].startsWith(`collab-loop: ${tasks} line 2: the row is not valid JSON`), lines[0]).toBe(true);
+    }
+  });
 });

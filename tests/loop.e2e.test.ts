@@ -16,6 +16,7 @@ import { startDevServer, workflowBundle } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { tempStateDir, testConfig } from './helpers/config';
 import { cli } from './helpers/cli';
+import { PROJECT_ROOT } from '../activities/subprocess/node-script';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => { env = await startDevServer(); });
@@ -73,24 +74,34 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     };
     const bundle = await workflowBundle();
     await Worker.runReplayHistory({ workflowBundle: bundle }, histories.iteration, iterationWorkflowId(runName, 0));
-    if (process.env.RECORD_HISTORIES) {
+    // RECORD_HISTORIES=<tag> adds `*-coral-<tag>.json` beside the older recordings, which stay: each one stands
+    // for loops that may still be running on the code that recorded it.
+    const tag = process.env.RECORD_HISTORIES;
+    if (tag) {
       const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, 'iteration-coral.json'), `{"workflowId": ${JSON.stringify(iterationWorkflowId(runName, 0))}, "history": ${historyToJSON(histories.iteration)}}`);
-      writeFileSync(path.join(dir, 'loop-coral.json'), `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(histories.loop)}}`);
+      writeFileSync(path.join(dir, `iteration-coral-${tag}.json`), `{"workflowId": ${JSON.stringify(iterationWorkflowId(runName, 0))}, "history": ${historyToJSON(histories.iteration)}}`);
+      writeFileSync(path.join(dir, `loop-coral-${tag}.json`), `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(histories.loop)}}`);
     }
     // History stays small: the data lives in the artifact store.
     expect(histories.iteration.events!.length).toBeLessThan(200);
 
     // The user's view of the finished run through the CLI: list, status, report (table + HTML with a plot).
     const cliEnv = { TEMPORAL_ADDRESS: env.address };
+    // One numbering everywhere: iterations 0 and 1, as in the workflow ids, the checkpoints and the report.
     const list = await cli(['list'], cliEnv);
     expect(list.exitCode, list.all).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^${runName}\\s+coral\\s+completed\\s+1\\s`, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^${runName}\tcoral\tcompleted\titerations 0–1 done\t`, 'm'));
     const status = await cli(['status', runName], cliEnv);
-    expect(status.stdout).toContain(`run ${runName} (coral) · completed · iteration 2/2`);
+    expect(status.stdout).toContain(`run ${runName} (coral) · completed · iterations 0–1 done`);
+    expect(status.stdout).toMatch(/^metric\s+iter 0\s+iter 1$/m);
     const row = (out: string, metric: string) => out.split('\n').find((l) => l.startsWith(`${metric} `))?.trim().split(/\s+/).slice(1);
     expect(row(status.stdout, 'agreement_correctness')).toEqual([it0, it1].map((i) => i.metrics.agreement_correctness.toFixed(4)));
+    // Without --html the report prints and writes nothing (the CLI runs in the project root here).
+    const plain = await cli(['report', runName], cliEnv);
+    expect(plain.exitCode, plain.all).toBe(0);
+    expect(plain.stdout).not.toContain('HTML report');
+    expect(existsSync(path.join(PROJECT_ROOT, `${runName}-report.html`))).toBe(false);
     const html = path.join(stateDir, 'report.html');
     const report = await cli(['report', runName, '--html', html], cliEnv);
     expect(report.exitCode, report.all).toBe(0);

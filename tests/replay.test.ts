@@ -1,5 +1,5 @@
 // Determinism guard: histories recorded from real runs (tests/histories, re-recorded with
-// RECORD_HISTORIES=1 npx vitest run tests/loop.e2e.test.ts) must replay against the current workflow code.
+// RECORD_HISTORIES=<tag> npx vitest run tests/loop.e2e.test.ts, which adds *-<tag>.json) must replay against the current workflow code.
 // A change that would break running loops fails here instead of in someone's day-3 run.
 import { describe, expect, it } from 'vitest';
 import { Worker } from '@temporalio/worker';

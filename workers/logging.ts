@@ -5,6 +5,7 @@ import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/common';
 
 const EXPECTED = /^No (workflows|activities) registered, not polling/;
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 
 function print(entry: LogEntry): void {
   if (EXPECTED.test(entry.message)) return;
@@ -14,11 +15,27 @@ function print(entry: LogEntry): void {
 }
 
 /** Installs the process-wide Temporal runtime logger once; later calls are no-ops. `COLLAB_LOOP_LOG_LEVEL` overrides. */
-export function installWorkerLogging(level: LogLevel = 'INFO'): void {
+export function installWorkerLogging(level: LogLevel = 'WARN'): void {
   const chosen = (process.env.COLLAB_LOOP_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) ?? level;
   try {
     Runtime.install({ logger: new DefaultLogger(chosen, print) });
   } catch {
     /* already installed in this process */
   }
+}
+
+/**
+ * The workflow bundler's logger: webpack's statistics (~20 lines per start) are build noise for a user, so they go
+ * out at DEBUG; the bundler's warnings and errors keep their level.
+ */
+export function bundlerLogger() {
+  const log = () => Runtime.instance().logger;
+  return {
+    trace: (m: string, meta?: Record<string, unknown>) => log().trace(m, meta),
+    debug: (m: string, meta?: Record<string, unknown>) => log().debug(m, meta),
+    info: (m: string, meta?: Record<string, unknown>) => log().debug(m, meta),
+    warn: (m: string, meta?: Record<string, unknown>) => log().warn(m, meta),
+    error: (m: string, meta?: Record<string, unknown>) => log().error(m, meta),
+    log: (level: LogLevel, m: string, meta?: Record<string, unknown>) => log().log(level === 'INFO' ? 'DEBUG' : level, m, meta),
+  };
 }

@@ -1,9 +1,10 @@
 // Starts one Worker per task-queue class in this process. Deployments split them across machines with
 // `collab-loop worker --queues gpu` (trainers, model servers) and `--queues workflows,llm,cpu` elsewhere.
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
 import { TASK_QUEUES, type QueueClass } from '../workflows/types';
+import { bundlerLogger } from './logging';
 
 const require = createRequire(import.meta.url);
 
@@ -26,17 +27,17 @@ export interface WorkerSetOptions {
 export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   const activities = createActivities(opts.activityDeps);
   const queues = opts.queues ?? ALL_QUEUES;
+  // Bundled here rather than by Worker.create, so that webpack's statistics go to the DEBUG level.
+  const workflowBundle = queues.includes('workflows')
+    ? opts.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: bundlerLogger() }))
+    : undefined;
   return Promise.all(
     queues.map((q) =>
       Worker.create({
         connection: opts.connection,
         namespace: opts.namespace ?? 'default',
         taskQueue: TASK_QUEUES[q],
-        ...(q === 'workflows'
-          ? opts.workflowBundle
-            ? { workflowBundle: opts.workflowBundle }
-            : { workflowsPath: require.resolve('../workflows/index.ts') }
-          : { activities }),
+        ...(q === 'workflows' ? { workflowBundle } : { activities }),
         maxConcurrentActivityTaskExecutions: SLOTS[q],
         shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
         // Cancellation reaches an activity only with a heartbeat response; the default throttle (up to 60 s) would

@@ -1,6 +1,7 @@
 // The activity signatures the workflows schedule. Types only: workflows never import activity code.
 import type {
-  ArtifactRef, DeployResult, EndpointRef, IterationInput, LoopConfig, ShardInput, ShardResult, ShardSpec, TrainResult,
+  ArtifactRef, DeployResult, EndpointRef, IterationInput, IterationSummary, LlmUsage, LoopConfig, ShardInput, ShardResult, ShardSpec,
+  TrainResult,
 } from './types';
 
 export interface StageContext {
@@ -18,7 +19,9 @@ export interface CollabActivities {
   /** Recipes that run agent code or render pages score each shard on the sandbox queue. */
   scoreShard(input: StageContext & { split: ShardSpec['split']; shard: ShardResult }): Promise<ShardResult>;
   /** `agent`: the served endpoint, for recipes whose data needs model calls (SWEET-RL). */
-  buildTrainingData(input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef }): Promise<{ sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef }>;
+  buildTrainingData(input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef }): Promise<{ sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef; usage?: LlmUsage }>;
+  /** Logs the finished iterations (metrics, params, lineage, report) to the config's `tracking:` trackers. Idempotent. */
+  trackIteration(input: { runName: string; config: LoopConfig; iterations: IterationSummary[]; final: boolean }): Promise<void>;
   trainCheckpoint(input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef } }): Promise<TrainResult>;
 }
 

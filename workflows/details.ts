@@ -1,22 +1,81 @@
-// Markdown shown as "current details" in the Temporal UI: a run must be understandable from the UI alone.
-import type { IterationStatus } from './types';
+// Markdown shown as "current details" in the Temporal UI: a run must be understandable from the UI alone —
+// where it is, how far it got, what it measured, and what needs the user.
+import { iterationLabel } from './iteration-label';
+import { metricsTable } from './metrics-table';
+import { STAGES, type Attention, type IterationProgress, type IterationStatus, type IterationSummary, type StageStats } from './types';
 
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(4));
+const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 3_600_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 3_600_000).toFixed(1)} h`);
+
+/** The error verbatim: a log tail holds argv and paths that markdown would turn into typography. One line goes in
+ *  inline code (it wraps), a log tail in a code block. */
+function attentionLines(runName: string, a: Attention, errorLines: number): string[] {
+  const lines = a.error.split('\n').slice(0, errorLines);
+  const error = lines.length === 1 ? [`\`${lines[0].replace(/`/g, "'")}\``] : ['~~~text', ...lines.map((l) => l.replace(/^~{3,}/, '~~')), '~~~'];
+  return [
+    '',
+    `⚠️ **needs attention** in \`${a.stage}\` since ${a.since}`,
+    '',
+    ...error,
+    '',
+    `Fix the cause, then: \`collab-loop retry ${runName}\` (optionally \`--stage S --set key=value\`).`,
+  ];
+}
+
+/** `deploy 2.1 s · generate 14 s (120 calls, 30 cached) · …` for the stages that ran. */
+export function stageTimesLine(stages: Partial<Record<string, StageStats>> | undefined): string | undefined {
+  const parts = STAGES.flatMap((name) => {
+    const s = stages?.[name];
+    if (!s) return [];
+    const calls = s.calls ? ` (${s.calls} calls${s.cachedCalls ? `, ${s.cachedCalls} cached` : ''})` : '';
+    return [`${name} ${seconds(s.ms)}${calls}`];
+  });
+  return parts.length ? parts.join(' · ') : undefined;
+}
 
 export function renderIterationDetails(runName: string, s: IterationStatus): string {
-  const lines = [
-    `**${runName}** · iteration ${s.iteration} · stage **${s.stage}**${s.paused ? ' · ⏸ paused' : ''}`,
-  ];
-  if (s.attention)
-    lines.push(
-      '',
-      `⚠️ **needs attention** in \`${s.attention.stage}\` since ${s.attention.since}`,
-      `> ${s.attention.error.split('\n').slice(0, 6).join('\n> ')}`,
-      '',
-      `Fix the cause, then: \`collab-loop retry ${runName}\` (optionally \`--stage S --set key=value\`).`,
-    );
-  if (s.shards.total) lines.push('', `shards ${s.shards.done}/${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
+  const lines = [`**${runName}** · iteration ${s.iteration} · stage **${s.stage}**${s.paused ? ' · ⏸ paused' : ''}`];
+  if (s.attention) lines.push(...attentionLines(runName, s.attention, 12));
+  // "4 of 6", not "4/6": the UI renders details as markdown with typography, which would print a fraction slash.
+  if (s.shards.total) lines.push('', `shards ${s.shards.done} of ${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
   if (s.train?.step !== undefined) lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
+  const times = stageTimesLine(s.stages);
+  if (times) lines.push('', `stages: ${times}`);
   if (s.metrics) lines.push('', ...Object.entries(s.metrics).map(([k, v]) => `- ${k}: ${fmt(v)}`));
+  return lines.join('\n');
+}
+
+export interface LoopView {
+  runName: string;
+  recipe: string;
+  iteration: number;
+  iterations: number;
+  checkpoint: string;
+  paused: boolean;
+  stopped: boolean;
+  done: IterationSummary[];
+  /** What the running iteration last reported (absent before its first stage, and in older iterations). */
+  current?: IterationProgress;
+  /** A tracker that could not be written (the loop goes on; the user should know). */
+  trackingError?: string;
+}
+
+/** Metrics so far: the CLI's table, verbatim in a code block (the UI's markdown tables have no cell padding). */
+function metricsBlock(done: IterationSummary[]): string[] {
+  return done.length ? ['', 'metrics per iteration:', '', '~~~text', metricsTable(done), '~~~'] : [];
+}
+
+export function renderLoopDetails(v: LoopView): string {
+  const head = iterationLabel({ iteration: v.iteration, iterations: v.iterations, stopped: v.stopped });
+  const lines = [`**${v.runName}** (${v.recipe}) · ${head}${v.paused ? ' · ⏸ paused' : ''}`, `checkpoint \`${v.checkpoint}\``];
+  const c = v.current;
+  if (c && c.iteration === v.iteration && c.stage !== 'done' && !v.stopped) {
+    lines.push('', `iteration ${c.iteration}: stage **${c.stage}** · conversations ${c.conversations} · tokens ${c.tokens}`);
+    // The first line says what failed; the iteration's own page has the log tail.
+    if (c.attention) lines.push(...attentionLines(v.runName, c.attention, 1));
+    if (c.metrics) lines.push('', `metrics of iteration ${c.iteration}:`, '', ...Object.entries(c.metrics).map(([k, m]) => `- ${k}: ${fmt(m)}`));
+  }
+  if (v.trackingError) lines.push('', `⚠️ tracking: ${v.trackingError}`);
+  lines.push(...metricsBlock(v.done));
   return lines.join('\n');
 }

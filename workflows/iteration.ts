@@ -2,17 +2,22 @@
 // A stage that fails after its retries does not fail the iteration: it waits, visible as "needs attention",
 // until the user retries it (optionally with a changed config) or stops the run.
 import {
-  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, log, proxyActivities,
-  setCurrentDetails, setHandler, upsertSearchAttributes, type ActivityOptions,
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle,
+  isCancellation, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
+  type ActivityInterfaceFor, type ActivityOptions,
 } from '@temporalio/workflow';
 import type { CollabActivities } from './activity-types';
 import {
-  iterationConfigQuery, iterationStatusQuery, NeedsAttentionKey, retryStageUpdate, pauseSignal, StageKey, type RetryRequest,
+  iterationConfigQuery, iterationProgressSignal, iterationStatusQuery, NeedsAttentionKey, retryStageUpdate, pauseSignal, StageKey,
+  type RetryRequest,
 } from './messages';
 import { renderIterationDetails } from './details';
 import {
-  STAGES, TASK_QUEUES, type ArtifactRef, type DeployResult, type IterationInput, type IterationStatus,
-  type IterationSummary, type LoopConfig, type ShardResult, type ShardSpec, type Stage, type TrainResult,
+  buildDataSummary, deploySummary, evaluateSummary, planSummary, shardSummary, trainSummary, undeploySummary,
+} from './stage-summaries';
+import {
+  STAGES, TASK_QUEUES, type ArtifactRef, type DeployResult, type IterationInput, type IterationStatus, type IterationSummary,
+  type LlmUsage, type LoopConfig, type ShardResult, type ShardSpec, type Stage, type StageStats, type TrainResult,
 } from './types';
 
 const NON_RETRYABLE = ['LlmAuthentication', 'LlmNotFound', 'LlmBadRequest', 'TaskFileError', 'ConfigError', 'TrainerConfigError'];
@@ -58,6 +63,23 @@ function activities(config: LoopConfig) {
   };
 }
 
+/** Runs an activity with a one-line summary for the UI (only in histories that carry the patch: older ones
+ *  scheduled it without, and replaying them must schedule exactly what they did). */
+function withSummary(summaries: boolean) {
+  return <K extends keyof CollabActivities>(
+    proxy: ActivityInterfaceFor<CollabActivities>, name: K, summary: string, arg: Parameters<CollabActivities[K]>[0],
+  ): ReturnType<CollabActivities[K]> => {
+    const fn = proxy[name] as unknown as { (a: unknown): unknown; executeWithOptions(o: ActivityOptions, args: unknown[]): unknown };
+    return (summaries ? fn.executeWithOptions({ summary } as ActivityOptions, [arg]) : fn(arg)) as ReturnType<CollabActivities[K]>;
+  };
+}
+
+const sumUsage = (rs: Array<Partial<LlmUsage>>): LlmUsage => ({
+  calls: rs.reduce((a, r) => a + (r.calls ?? 0), 0),
+  cachedCalls: rs.reduce((a, r) => a + (r.cachedCalls ?? 0), 0),
+  tokens: rs.reduce((a, r) => a + (r.tokens ?? 0), 0),
+});
+
 class RestartFrom {
   constructor(readonly stage: Stage) {}
 }
@@ -73,7 +95,19 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   let config = input.config;
   const { runName, iteration, checkpoint, evalOnly } = input;
   const status: IterationStatus = {
-    iteration, stage: 'deploy', paused: false, shards: { done: 0, total: 0 }, conversations: { done: 0, total: 0 }, tokens: 0,
+    iteration, stage: 'deploy', paused: false, shards: { done: 0, total: 0 }, conversations: { done: 0, total: 0 }, tokens: 0, stages: {},
+  };
+  // Activity summaries and stage reports to the loop (visible in the Temporal UI) came with this patch.
+  const visible = patched('ui-visibility-v1');
+  const run = withSummary(visible);
+  const parentId = workflowInfo().parent?.workflowId;
+  /** Stage changes, attention and metrics go to the loop's details; shard-by-shard progress stays here. */
+  const tellLoop = () => {
+    if (!visible || !parentId) return;
+    const { stage, attention, tokens, metrics } = status;
+    getExternalWorkflowHandle(parentId)
+      .signal(iterationProgressSignal, { iteration, stage, attention, conversations: status.conversations.done, tokens, metrics })
+      .catch(() => undefined); // the loop may be gone (stopped); its details are then moot
   };
   let retry: RetryRequest | undefined;
 
@@ -104,7 +138,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   let shards: ShardSpec[] | undefined;
   const shardResults = new Map<string, ShardResult>();
   let evaluation: { metrics: Record<string, number>; manifest: ArtifactRef } | undefined;
-  let data: { sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef } | undefined;
+  let data: { sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef; usage?: LlmUsage } | undefined;
   let trained: TrainResult | undefined;
 
   const shardKey = (s: ShardSpec) => `${s.split}-${s.index}`;
@@ -117,24 +151,29 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
 
   const stageBodies: Record<Stage, () => Promise<void>> = {
     deploy: async () => {
-      deployed = await activities(config).deploy.deployCheckpoint({ ...ctx(), checkpoint });
+      deployed = await run(activities(config).deploy, 'deployCheckpoint', deploySummary(config, checkpoint), { ...ctx(), checkpoint });
       undeployed = false;
+      const probe = deployed.served?.probe;
+      if (probe) Object.assign(status.stages!.deploy!, { calls: probe.prompts, cachedCalls: 0, tokens: probe.completionTokens });
     },
     generate: async () => {
-      shards ??= await activities(config).cpu.planShards({ config, evalOnly: !wantsTrainData });
+      shards ??= await run(activities(config).cpu, 'planShards', planSummary(config), { config, evalOnly: !wantsTrainData });
       const pending = shards.filter((s) => !shardResults.has(shardKey(s)));
       status.shards = { done: shards.length - pending.length, total: shards.length };
+      const perSplit = (s: ShardSpec) => shards!.filter((x) => x.split === s.split).length;
       const llm = activities(config).llm;
       let next = 0;
       const lane = async () => {
         while (next < pending.length) {
           const shard = pending[next++];
-          let r = await llm.runShard({ ...ctx(), shard, agent: deployed!.endpoint });
-          if (scoresInSandbox) r = await activities(config).sandbox.scoreShard({ ...ctx(), split: shard.split, shard: r });
+          let r = await run(llm, 'runShard', shardSummary('shard', shard, perSplit(shard)), { ...ctx(), shard, agent: deployed!.endpoint });
+          if (scoresInSandbox)
+            r = await run(activities(config).sandbox, 'scoreShard', shardSummary('score shard', shard, perSplit(shard)), { ...ctx(), split: shard.split, shard: r });
           shardResults.set(shardKey(shard), r);
           status.shards.done++;
           status.conversations.done += r.conversations;
           status.tokens += r.tokens;
+          Object.assign(status.stages!.generate!, sumUsage([...shardResults.values()]));
           publish();
         }
       };
@@ -143,22 +182,28 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       if (failed) throw failed.reason;
     },
     evaluate: async () => {
-      evaluation = await activities(config).cpu.evaluateIteration({ ...ctx(), checkpoint, shards: resultsOf('eval') });
+      const evalShards = resultsOf('eval');
+      evaluation = await run(activities(config).cpu, 'evaluateIteration', evaluateSummary(evalShards.reduce((a, s) => a + s.conversations, 0)), {
+        ...ctx(), checkpoint, shards: evalShards,
+      });
       status.metrics = evaluation.metrics;
     },
     'build-data': async () => {
       if (!wantsTrainData) return;
+      const trainShards = resultsOf('train');
+      const summary = buildDataSummary(config, trainShards.reduce((a, s) => a + s.conversations, 0));
       data = scoresInSandbox
-        ? await activities(config).llm.buildTrainingData({ ...ctx(), checkpoint, shards: resultsOf('train'), agent: deployed!.endpoint })
-        : await activities(config).cpu.buildTrainingData({ ...ctx(), checkpoint, shards: resultsOf('train') });
+        ? await run(activities(config).llm, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards, agent: deployed!.endpoint })
+        : await run(activities(config).cpu, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards });
+      if (data.usage) Object.assign(status.stages!['build-data']!, data.usage);
     },
     undeploy: async () => {
-      if (deployed && !undeployed) await activities(config).deploy.undeployCheckpoint(ctx());
+      if (deployed && !undeployed) await run(activities(config).deploy, 'undeployCheckpoint', undeploySummary(config), ctx());
       undeployed = true;
     },
     train: async () => {
       if (evalOnly || !config.trainer || !data) return;
-      trained = await activities(config).train.trainCheckpoint({ ...ctx(), checkpoint, data });
+      trained = await run(activities(config).train, 'trainCheckpoint', trainSummary(config), { ...ctx(), checkpoint, data });
     },
   };
 
@@ -170,17 +215,24 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       }
       status.stage = stage;
       upsertSearchAttributes([{ key: StageKey, value: stage }, { key: NeedsAttentionKey, value: false }]);
+      // Workflow time is deterministic (the task's start); the sum of a stage's attempts, not its waits for a user.
+      const started = Date.now();
+      const stats: StageStats = (status.stages![stage] ??= { startedAt: new Date(started).toISOString(), ms: 0 });
       publish();
+      tellLoop();
       try {
         await stageBodies[stage]();
+        stats.ms += Date.now() - started;
         return;
       } catch (err) {
+        stats.ms += Date.now() - started;
         if (isCancellation(err)) throw err;
         const { message, type } = describeFailure(err);
         log.warn('stage needs attention', { stage, message, type });
         status.attention = { stage, error: message, failureType: type, since: new Date().toISOString() };
         upsertSearchAttributes([{ key: NeedsAttentionKey, value: true }]);
         publish();
+        tellLoop();
         retry = undefined;
         await condition(() => retry !== undefined);
         const req = retry!;
@@ -209,7 +261,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     if (deployed && !undeployed) {
       await CancellationScope.nonCancellable(async () => {
         try {
-          await activities(config).deploy.undeployCheckpoint(ctx());
+          await run(activities(config).deploy, 'undeployCheckpoint', undeploySummary(config), ctx());
         } catch (err) {
           log.error('undeploy during cleanup failed', { error: String(err) });
         }
@@ -220,6 +272,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   status.stage = 'done';
   upsertSearchAttributes([{ key: StageKey, value: 'done' }]);
   publish();
+  tellLoop();
   return {
     iteration,
     checkpoint,
@@ -228,7 +281,8 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     datasets: data ? { sft: data.sft, dpo: data.dpo } : undefined,
     nextCheckpoint: trained?.checkpoint,
     ...(deployed?.served?.probe ? { probe: deployed.served.probe } : {}),
-    ...(trained ? { train: { finalLoss: trained.finalLoss, steps: trained.steps, resumedFromStep: trained.resumedFromStep } } : {}),
+    ...(trained ? { train: { finalLoss: trained.finalLoss, steps: trained.steps, resumedFromStep: trained.resumedFromStep, lossCurve: trained.lossCurve } } : {}),
+    stages: status.stages,
     manifests: {
       ...(deployed ? { deploy: deployed.manifest } : {}),
       ...(evaluation ? { evaluate: evaluation.manifest } : {}),

@@ -3,13 +3,16 @@
 // Holds only small state: the iteration number, the current checkpoint path and per-iteration summaries.
 import {
   allHandlersFinished, CancellationScope, condition, continueAsNew, startChild, type ChildWorkflowHandle,
-  isCancellation, setCurrentDetails, setHandler, upsertSearchAttributes,
+  isCancellation, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes,
 } from '@temporalio/workflow';
+import type { CollabActivities } from './activity-types';
+import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
 import {
-  iterationWorkflowId, IterationKey, loopStatusQuery, RecipeKey, RunNameKey, pauseSignal, stopSignal,
+  iterationProgressSignal, iterationWorkflowId, IterationKey, loopStatusQuery, RecipeKey, RunNameKey, pauseSignal, stopSignal,
 } from './messages';
-import { TASK_QUEUES, type IterationSummary, type LoopInput, type LoopState, type LoopStatus } from './types';
+import { trackSummary } from './stage-summaries';
+import { TASK_QUEUES, type IterationProgress, type IterationSummary, type LoopInput, type LoopState, type LoopStatus } from './types';
 
 export interface LoopResult {
   runName: string;
@@ -18,16 +21,12 @@ export interface LoopResult {
   finalCheckpoint: string;
 }
 
-function renderLoopDetails(input: LoopInput, state: LoopState & { paused?: boolean }, stopped: boolean): string {
-  const rows = state.done.map((d) => {
-    const m = Object.entries(d.metrics).slice(0, 4).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(' ');
-    return `- iter ${d.iteration}: ${m || 'no metrics'} · tokens ${d.tokens}`;
-  });
-  const head = stopped
-    ? 'stopped'
-    : `iteration ${state.iteration + 1}/${input.config.iterations}${state.paused ? ' · ⏸ paused' : ''}`;
-  return [`**${input.runName}** (${input.config.recipe.name}) · ${head}`, `checkpoint \`${state.checkpoint}\``, '', ...rows].join('\n');
-}
+/** Trackers are a convenience: a tracker that stays down is reported in the loop's details, never fatal. */
+const trackers = proxyActivities<CollabActivities>({
+  taskQueue: TASK_QUEUES.cpu,
+  startToCloseTimeout: '10 minutes',
+  retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '60s', nonRetryableErrorTypes: ['ConfigError'] },
+});
 
 export async function trainingLoop(input: LoopInput, resumed?: LoopState & { paused?: boolean }): Promise<LoopResult> {
   const state: LoopState & { paused?: boolean } = resumed ?? { iteration: 0, checkpoint: input.config.baseCheckpoint, done: [] };
@@ -43,9 +42,32 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
     paused: !!state.paused,
     done: state.done,
     finished: stopped || state.iteration >= input.config.iterations,
+    stopped,
   });
-  const publish = () => setCurrentDetails(renderLoopDetails(input, state, stopped));
+  let current: IterationProgress | undefined;
+  let trackingError: string | undefined;
+  const publish = () =>
+    setCurrentDetails(renderLoopDetails({
+      runName: input.runName, recipe: input.config.recipe.name, iteration: state.iteration, iterations: input.config.iterations,
+      checkpoint: state.checkpoint, paused: !!state.paused, stopped, done: state.done, current, trackingError,
+    }));
   setHandler(loopStatusQuery, status);
+  setHandler(iterationProgressSignal, (p) => { current = p; publish(); });
+
+  /** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
+  const track = async (final: boolean) => {
+    if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
+    try {
+      await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
+        { runName: input.runName, config: input.config, iterations: state.done, final },
+      ]);
+      trackingError = undefined;
+    } catch (err) {
+      trackingError = String((err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message);
+      log.warn('tracking failed; the loop goes on', { error: trackingError });
+    }
+    publish();
+  };
   let child: ChildWorkflowHandle<typeof iterationWorkflow> | undefined;
   setHandler(pauseSignal, async (p) => {
     state.paused = p;
@@ -90,11 +112,13 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
     if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
     state.iteration++;
   } catch (err) {
-    if (stopped && isCancellation(err)) { publish(); return result(); }
+    if (stopped && isCancellation(err)) { publish(); await track(true); return result(); }
     throw err;
   }
   publish();
-  if (state.iteration >= input.config.iterations || stopped) return result();
+  const last = state.iteration >= input.config.iterations || stopped;
+  await track(last);
+  if (last) return result();
   await condition(allHandlersFinished);
   return continueAsNew<typeof trainingLoop>(input, state);
 }

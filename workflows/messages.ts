@@ -1,6 +1,6 @@
 // Queries, updates and search attributes: the public control surface of a run (CLI and Temporal UI).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { IterationStatus, LoopStatus, Stage, LoopConfig } from './types';
+import type { IterationProgress, IterationStatus, LoopStatus, Stage, LoopConfig } from './types';
 
 export const loopStatusQuery = defineQuery<LoopStatus>('loopStatus');
 export const iterationStatusQuery = defineQuery<IterationStatus>('iterationStatus');
@@ -18,6 +18,9 @@ export interface RetryRequest {
 }
 /** Re-run a stage that needs attention (after fixing its cause). Rejected when nothing needs attention. */
 export const retryStageUpdate = defineUpdate<string, [RetryRequest]>('retryStage');
+
+/** Iteration → its loop at each stage change (and when a stage needs attention), for the loop's UI details. */
+export const iterationProgressSignal = defineSignal<[IterationProgress]>('iterationProgress');
 
 /** Graceful stop: the loop cancels the running stage (killing its subprocesses), cleans up and completes. */
 export const stopSignal = defineSignal<[string]>('stop');

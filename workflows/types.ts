@@ -34,9 +34,25 @@ export interface IterationSummary {
   nextCheckpoint?: string;
   /** The served checkpoint's probe (see ProbeResult). */
   probe?: ProbeResult;
-  /** Trainer's final loss and steps, when this iteration trained. */
-  train?: { finalLoss?: number; steps?: number; resumedFromStep?: number };
+  /** Trainer's final loss and steps, when this iteration trained; `lossCurve`: JSONL rows {step, loss}. */
+  train?: { finalLoss?: number; steps?: number; resumedFromStep?: number; lossCurve?: ArtifactRef };
+  /** Time and LLM accounting per stage (absent in runs recorded before it existed). */
+  stages?: Partial<Record<Stage, StageStats>>;
   manifests: Record<string, ArtifactRef>;
+}
+
+/** LLM calls a stage made: `calls` includes the `cachedCalls` answered from the durable request cache. */
+export interface LlmUsage {
+  calls: number;
+  cachedCalls: number;
+  tokens: number;
+}
+
+/** One stage of one iteration: when it started and how long it worked, retries included and time spent waiting
+ *  for a user's `retry` excluded; plus the LLM calls it made, where it made any. */
+export interface StageStats extends Partial<LlmUsage> {
+  startedAt: string;
+  ms: number;
 }
 
 export interface LoopState {
@@ -70,6 +86,18 @@ export interface IterationStatus {
   tokens: number;
   metrics?: Record<string, number>;
   train?: { step?: number; loss?: number };
+  /** Stages finished or under way, in order (absent from iterations recorded before it existed). */
+  stages?: Partial<Record<Stage, StageStats>>;
+}
+
+/** What an iteration tells its loop at each stage change, so the loop's UI page shows where the run is. */
+export interface IterationProgress {
+  iteration: number;
+  stage: Stage | 'done';
+  attention?: Attention;
+  conversations: number;
+  tokens: number;
+  metrics?: Record<string, number>;
 }
 
 export interface LoopStatus {
@@ -80,6 +108,8 @@ export interface LoopStatus {
   paused: boolean;
   done: IterationSummary[];
   finished: boolean;
+  /** Finished because the user stopped it (absent in runs recorded before it existed). */
+  stopped?: boolean;
 }
 
 /** A unit of generation work: tasks [start, end) of one split, each sampled `samples` times. */
@@ -88,6 +118,8 @@ export interface ShardSpec {
   index: number;
   start: number;
   end: number;
+  /** Conversations in the shard (tasks × samples); absent in plans recorded before it existed. */
+  conversations?: number;
 }
 
 export interface ShardInput {
@@ -133,4 +165,6 @@ export interface TrainResult {
   steps?: number;
   /** Set when this attempt continued from a checkpoint an earlier attempt saved. */
   resumedFromStep?: number;
+  /** Every (step, loss) progress line the trainer printed, as JSONL rows {step, loss}. */
+  lossCurve?: ArtifactRef;
 }

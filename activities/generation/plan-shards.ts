@@ -9,8 +9,11 @@ export function planShards(config: LoopConfig, evalOnly: boolean): ShardSpec[] {
   const out: ShardSpec[] = [];
   for (const split of splits) {
     const n = runtime.taskCount(split);
-    for (let start = 0, index = 0; start < n; start += config.generation.shardSize, index++)
-      out.push({ split, index, start, end: Math.min(n, start + config.generation.shardSize) });
+    const samples = runtime.samplesPerTask(split);
+    for (let start = 0, index = 0; start < n; start += config.generation.shardSize, index++) {
+      const end = Math.min(n, start + config.generation.shardSize);
+      out.push({ split, index, start, end, conversations: (end - start) * samples });
+    }
   }
   return out;
 }

@@ -1,0 +1,30 @@
+// One-line summaries of each activity, shown in the Temporal UI's timeline and event history instead of a bare
+// activity type ("shard 3/6 · eval · 8 conversations", "train dpo · 8 steps", "deploy transformers · iter-1").
+import { checkpointName } from './iteration-label';
+import type { LoopConfig, ShardSpec } from './types';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const deploySummary = (config: LoopConfig, checkpoint: string) => `deploy ${config.server.kind} · ${checkpointName(checkpoint)}`;
+export const undeploySummary = (config: LoopConfig) => `undeploy ${config.server.kind}`;
+export const planSummary = (config: LoopConfig) => `plan shards · ${config.recipe.name} · ${plural(config.generation.shardSize, 'task')} per shard`;
+
+/** `of` = shards of the same split, so the numbering matches what a user counts per split. */
+export function shardSummary(verb: 'shard' | 'score shard', shard: ShardSpec, of: number): string {
+  const size = shard.conversations !== undefined ? plural(shard.conversations, 'conversation') : plural(shard.end - shard.start, 'task');
+  return `${verb} ${shard.index + 1}/${of} · ${shard.split} · ${size}`;
+}
+
+export const evaluateSummary = (conversations: number) => `evaluate · ${plural(conversations, 'conversation')}`;
+export const buildDataSummary = (config: LoopConfig, conversations: number) =>
+  `build ${config.trainer?.method ?? 'training'} data · ${plural(conversations, 'conversation')}`;
+
+export function trainSummary(config: LoopConfig): string {
+  const t = config.trainer;
+  if (!t) return 'train';
+  // A command trainer's length is whatever its template says; an adapter's is maxSteps or epochs.
+  const length = t.maxSteps !== undefined ? ` · ${plural(t.maxSteps, 'step')}` : t.kind === 'command' ? '' : ` · ${plural(t.epochs, 'epoch')}`;
+  return `train ${t.method} · ${t.kind}${length}`;
+}
+
+export const trackSummary = (iterations: number, final: boolean) => `track ${plural(iterations, 'iteration')}${final ? ' · final' : ''}`;
