@@ -35,6 +35,8 @@ export async function ensureDevServer(stateDir: string, ports: DevServerPorts = 
 /** The foreground server of `collab-loop server`: runs until it exits (Ctrl-C reaches both). */
 export async function runDevServer(o: { stateDir: string; port: number; uiPort: number }): Promise<number> {
   const child = startDevServer({ ...o, log: 'inherit' });
+  // A signal sent to this process alone (kill <pid>, a supervisor) must reach the server too.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
   const [code] = (await once(child, 'exit')) as [number | null];
   return code ?? 0;
 }
