@@ -7,10 +7,10 @@ import { STAGES, type Stage } from '../workflows/types';
 import { applyOverridesToConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes, temporalAddress } from './connection';
 import { cliAction, UserError } from './user-error';
-import { getRunStatusRetrying, loadRunConfig, requireRunning, startLoop, waitForRun } from './runs';
+import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLoop, waitForRun } from './runs';
 import { lineageLines, metricsTable, renderStatus } from './format';
 import { listRuns } from './list-runs';
-import { reportHtml } from './report-html';
+import { reportHtml } from '../activities/report/report-html';
 import { runDemo, runEval } from './one-shot';
 import { scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
@@ -156,13 +156,18 @@ program
   .command('report <name>')
   .description('metrics per iteration and the lineage as tables; with --html, one self-contained page to look at the data')
   .option('--html [file]', 'also write the HTML report (default file: <name>-report.html)')
-  .action(cliAction(async (name: string, o: { html?: string | true }) => {
-    const s = await getRunStatusRetrying(await connectClientRetrying('status'), name);
+  .option('--samples <n>', 'conversations shown per iteration in the HTML report', '12')
+  .action(cliAction(async (name: string, o: { html?: string | true; samples: string }) => {
+    const client = await connectClientRetrying('status');
+    const s = await getRunStatusRetrying(client, name);
     console.log(metricsTable(s.loop.done));
     if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done)}`);
     if (!o.html) return;
+    const samples = Number(o.samples);
+    if (!Number.isInteger(samples) || samples < 0) throw new UserError(`--samples: "${o.samples}" is not a number of conversations`);
+    const config = await withServerRetry(() => runConfig(client, name), { what: `reading run ${name}`, giveUpAfterMs: serverRetryMs('status') });
     const file = o.html === true ? `${name}-report.html` : o.html;
-    writeFileSync(file, await reportHtml(name, s.loop.done));
+    writeFileSync(file, reportHtml(name, s.loop.done, { config, samplesPerIteration: samples }));
     console.log(`\nHTML report: ${path.resolve(file)}`);
   }));
 

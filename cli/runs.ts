@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { loadConfig, type LoadedConfig } from '../configs/load';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, RecipeKey, RunNameKey, IterationKey } from '../workflows/messages';
-import { TASK_QUEUES, type IterationStatus, type LoopStatus } from '../workflows/types';
+import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopStatus } from '../workflows/types';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
 import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
@@ -139,4 +139,11 @@ export async function requireRunning(client: Client, runName: string): Promise<v
     if (err instanceof WorkflowNotFoundError) throw new UserError(`no run named "${runName}" (see collab-loop list)`);
     throw err;
   }
+}
+
+/** The config a run was started with, from its latest execution's input (no worker needed, unlike a query). */
+export async function runConfig(client: Client, runName: string): Promise<LoopConfig | undefined> {
+  const history = await client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory();
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  return payload ? defaultPayloadConverter.fromPayload<LoopInput>(payload as never).config : undefined;
 }

@@ -16,7 +16,7 @@ export async function scoreShard(input: StageContext & { split: ShardSpec['split
   const records = store.readJsonl<unknown>(input.shard.records);
   const hb = startHeartbeat({ scored: 0, total: records.length });
   try {
-    const scored = await runtime.scoreRecords(input.split, records, scoringServices());
+    const scored = await runtime.scoreRecords(input.split, records, scoringServices(store));
     return { ...input.shard, records: store.putJsonl(scored) };
   } finally {
     hb.stop();

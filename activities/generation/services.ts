@@ -7,19 +7,20 @@ import { ArtifactStore } from '../artifacts/store';
 
 const PNG = '.png';
 
+const render = async (html: string) => (await import('../render/browser-pool')).renderHtml(html);
+const imageSaver = (store: ArtifactStore) => async (png: Buffer) => store.put(png, { ext: PNG }).uri;
+
 export function generationServices(store: ArtifactStore, renders: boolean): GenerationServices {
   if (!renders) return {};
-  return {
-    render: async (html) => (await import('../render/browser-pool')).renderHtml(html),
-    saveImage: async (png) => store.put(png, { ext: PNG }).uri,
-  };
+  return { render, saveImage: imageSaver(store) };
 }
 
-export function scoringServices(): ScoringServices {
+export function scoringServices(store: ArtifactStore): ScoringServices {
   return {
     runCodeTests: async (input) => (await import('../sandbox/code-tests')).runCodeTests(input),
-    render: async (html) => (await import('../render/browser-pool')).renderHtml(html),
+    render,
     similarity: async (a, b) => (await import('../render/image-similarity')).imageSimilarity(a, b),
     loadImage: async (uri) => readFile(ArtifactStore.pathOf({ uri })),
+    saveImage: imageSaver(store),
   };
 }

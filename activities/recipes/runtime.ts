@@ -2,6 +2,7 @@
 // one; the registry picks it by `recipe.name` in the config.
 import type { LoopConfig } from '../../configs/schema';
 import type { Chat, ChatMessage } from '../llm/types';
+import type { ConversationView } from '../report/conversation-view';
 import { trainingDataFormat } from '../training/data-format';
 import { coralRuntime } from './coral/runtime';
 import { colbenchRuntime } from './colbench/runtime';
@@ -33,6 +34,8 @@ export interface ScoringServices {
   render: (html: string) => Promise<Buffer>;
   similarity: (a: Buffer, b: Buffer) => number | Promise<number>;
   loadImage: (ref: string) => Promise<Buffer>;
+  /** Keeps a render (e.g. the reference page) in the artifact store; returns its ref. */
+  saveImage: (png: Buffer) => Promise<string>;
 }
 
 export interface TrainingData {
@@ -49,6 +52,8 @@ export interface RecipeRuntime {
   recordTokens(record: unknown): number;
   metrics(records: unknown[]): Record<string, number>;
   buildData(records: unknown[]): TrainingData;
+  /** One record as the report's conversation browser shows it (the recipe's `report-view.ts`). */
+  describeRecord(split: Split, record: unknown): ConversationView;
   /** The first `n` evaluation prompts as a served model would get them (the deploy stage's probe). */
   probePrompts(n: number): ChatMessage[][];
   /** Recipes whose records need untrusted code run or pages rendered before metrics (sandbox queue). */

@@ -15,7 +15,7 @@ import type { TrainerConfig } from '../../configs/schema';
 import type { ArtifactRef } from '../artifacts/ref';
 import { ArtifactStore, writeFileAtomic } from '../artifacts/store';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
-import { writeStageManifest } from '../manifest';
+import { storeFor, writeStageManifest } from '../manifest';
 import { CHECKPOINT_MANIFEST } from '../serving/checkpoint-identity';
 import { SIMULATED_POLICY_FILE } from '../serving/deploy';
 import { trainedSimulatedPolicy, type SimulatedPolicyFile } from '../serving/simulated-skill';
@@ -24,6 +24,7 @@ import { reapPidFile } from '../subprocess/process-group';
 import { renderCommand, TemplateError } from '../subprocess/template';
 import { TRAINER_ADAPTERS } from './adapters';
 import type { TrainJob, TrainStep } from './adapters/types';
+import { lossCurveFromLog } from './loss-curve';
 import { runTrainerStep } from './run-step';
 
 export interface TrainProgress {
@@ -111,7 +112,7 @@ export async function trainCheckpoint(
   if (existsSync(done)) {
     const l = JSON.parse(readFileSync(done, 'utf8'));
     if (l.dataset?.sha256 === primary.sha256)
-      return { checkpoint: output, manifest: l.stageManifest, finalLoss: l.finalLoss ?? undefined, steps: l.steps ?? undefined };
+      return { checkpoint: output, manifest: l.stageManifest, finalLoss: l.finalLoss ?? undefined, steps: l.steps ?? undefined, lossCurve: l.lossCurve ?? undefined };
   }
   rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
 
@@ -171,19 +172,21 @@ export async function trainCheckpoint(
 
   const argv = planned.steps.map((s) => s.argv);
   const version = await trainerVersion(planned.versionArgv);
+  const curve = lossCurveFromLog(logFile, planned.parse);
+  const lossCurve = curve.length ? storeFor(stateDir).putJsonl(curve) : undefined;
   const manifest = writeStageManifest(stateDir, {
     run: input.runName, iteration: input.iteration, stage: 'train',
     inputs: { checkpoint: input.checkpoint, data: primary },
     params: { trainer: t, argv, version },
-    outputs: { checkpoint: output, finalLoss: progress.loss ?? null, steps: progress.step ?? null, resumedFromStep: progress.resumedFromStep ?? null },
+    outputs: { checkpoint: output, finalLoss: progress.loss ?? null, steps: progress.step ?? null, resumedFromStep: progress.resumedFromStep ?? null, lossCurve: lossCurve ?? null },
   });
   // Lineage travels with the weights: which data, which base, which commands and trainer version made them.
   const lineage = {
     run: input.runName, iteration: input.iteration, baseCheckpoint: input.checkpoint, method: t.method, trainer: t.kind, version,
     dataset: { sha256: primary.sha256, rows: primary.rows, uri: primary.uri },
     argv, finalLoss: progress.loss ?? null, steps: progress.step ?? null, resumedFromStep: progress.resumedFromStep ?? null,
-    stageManifest: manifest,
+    lossCurve: lossCurve ?? null, stageManifest: manifest,
   };
   writeFileAtomic(done, JSON.stringify(lineage, null, 2));
-  return { checkpoint: output, manifest, finalLoss: progress.loss, steps: progress.step, resumedFromStep: progress.resumedFromStep };
+  return { checkpoint: output, manifest, finalLoss: progress.loss, steps: progress.step, resumedFromStep: progress.resumedFromStep, lossCurve };
 }

@@ -59,7 +59,7 @@ describe('a short server outage', () => {
     const retry = await cli(['retry', 'outage'], env);
     expect(retry.all).toContain('retrying from stage train');
     const r = await waiter;
-    expect(r.exitCode, r.all).toBe(0);
+    expect(r.exitCode, String(r.all)).toBe(0);
     expect(r.stderr).toMatch(/server reachable again after \d+ s/);
     expect(r.stdout).toContain('run outage (coral) · completed · iterations 0–0 done');
     expect(r.stdout).toMatch(/^agreement_correctness\s+[\d.]+$/m);

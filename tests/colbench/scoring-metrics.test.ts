@@ -52,6 +52,18 @@ describe('scoring an html episode', () => {
     expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: bad }), page, deps)).toEqual({ similarity: 0.25, answered: true });
   });
 
+  it('keeps the reference render when given a store, answered or not, for the report to show beside the agent\'s', async () => {
+    const images = memoryImages();
+    const good = await images.saveImage(await fakeRender(page.reference));
+    const deps = { render: fakeRender, similarity: fakeSimilarity, loadImage: images.loadImage, saveImage: images.saveImage };
+    const scored = await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: good }), page, deps);
+    expect(scored).toMatchObject({ similarity: 1, answered: true });
+    expect(await images.loadImage(scored.referenceImage!)).toEqual(await fakeRender(page.reference));
+    const unanswered = await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: null }), page, deps);
+    expect(unanswered).toMatchObject({ similarity: 0, answered: false });
+    expect(await images.loadImage(unanswered.referenceImage!)).toEqual(await fakeRender(page.reference));
+  });
+
   it('no render: 0 by default; compat seed compares a black 224×224 image, as the seed does', async () => {
     const seen: Buffer[] = [];
     const similarity = (a: Buffer) => {

@@ -11,7 +11,8 @@ import { rejectionFinetuningExamples, multiTurnDpoPairs, trajectoryDpoRow } from
 import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
 import { colbenchCodeMetrics, colbenchHtmlMetrics, type ScoredCodeTrajectory, type ScoredHtmlTrajectory } from './metrics';
 import { agentSystemPrompt } from './prompts';
-import { scoreCodeTrajectory, scoreHtmlTrajectory } from './scoring';
+import { colbenchConversationView } from './report-view';
+import { scoreCodeTrajectory, scoreHtmlTrajectory, type CodeScore, type HtmlScore } from './scoring';
 import { pairsFromRanking, rankCandidates, sampleCandidates, turnStates } from './sweet-rl';
 import { loadColbenchTasks, type ColbenchCodeTask, type ColbenchHtmlTask, type ColbenchTask } from './tasks';
 
@@ -69,7 +70,7 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
           const r = trajectories[i];
           const score = cfg.name === 'colbench-code'
             ? await scoreCodeTrajectory(r, taskOf(split, r.taskId) as ColbenchCodeTask, services.runCodeTests, { functionTimeoutSeconds: cfg.sandbox.functionTimeoutSeconds, slot, compat: cfg.compat })
-            : await scoreHtmlTrajectory(r, taskOf(split, r.taskId) as ColbenchHtmlTask, { render: services.render, similarity: services.similarity, loadImage: services.loadImage, compat: cfg.compat });
+            : await scoreHtmlTrajectory(r, taskOf(split, r.taskId) as ColbenchHtmlTask, { render: services.render, similarity: services.similarity, loadImage: services.loadImage, saveImage: services.saveImage, compat: cfg.compat });
           out[i] = { ...r, score };
         }
       };
@@ -100,6 +101,10 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
           },
         }
       : {}),
+    describeRecord: (split, record) => {
+      const r = record as ColbenchTrajectory & { score?: CodeScore | HtmlScore };
+      return colbenchConversationView(r, tasksFor(split).find((t) => t.id === r.taskId));
+    },
     probePrompts: (n) => tasksFor('eval').slice(0, n).map((t) => agentMessages(agentSystemPrompt(kind), t.problem, [])),
   };
 }

@@ -8,7 +8,7 @@
 import { isEmptyAnswer, stripCodeFence } from './agent-reply';
 import type { ColbenchTrajectory } from './episode';
 import { blackPng } from './png';
-import type { CodeTestOutcome, ColbenchCompat, ImageSimilarity, LoadImage, RenderHtml, RunCodeTests } from './services';
+import type { CodeTestOutcome, ColbenchCompat, ImageSimilarity, LoadImage, RenderHtml, RunCodeTests, SaveImage } from './services';
 import type { ColbenchCodeTask, ColbenchHtmlTask } from './tasks';
 
 export interface CodeScore {
@@ -56,12 +56,16 @@ export interface HtmlScore {
   similarity: number;
   /** The episode left a render to score. */
   answered: boolean;
+  /** The reference page's render, kept (when the caller stores images) so the report shows both side by side. */
+  referenceImage?: string;
 }
 
 export interface HtmlScoreDeps {
   render: RenderHtml;
   similarity: ImageSimilarity;
   loadImage: LoadImage;
+  /** Keeps the reference render; without it the render is compared and dropped. */
+  saveImage?: SaveImage;
   compat?: ColbenchCompat;
 }
 
@@ -69,10 +73,13 @@ export async function scoreHtmlTrajectory(record: ColbenchTrajectory, task: Colb
   if (record.taskId !== task.id) throw new Error(`scoreHtmlTrajectory: the record is for task ${record.taskId}, not ${task.id}`);
   const answered = !isEmptyAnswer(record.answer);
   // SEED-COMPAT: the seed scores a missing design as a black image against the reference (a small positive number).
-  if (!answered && deps.compat !== 'seed') return { similarity: 0, answered };
+  const compared = answered || deps.compat === 'seed';
+  if (!compared && !deps.saveImage) return { similarity: 0, answered };
   const truth = await deps.render(task.reference);
+  const referenceImage = deps.saveImage ? { referenceImage: await deps.saveImage(truth) } : {};
+  if (!compared) return { similarity: 0, answered, ...referenceImage };
   const mine = answered ? await deps.loadImage(record.answer!) : blackPng(224, 224);
   const s = await deps.similarity(mine, truth);
   if (!Number.isFinite(s)) throw new Error(`scoreHtmlTrajectory: similarity for task ${task.id} is ${s}, not a number`);
-  return { similarity: Math.min(1, Math.max(0, s)), answered };
+  return { similarity: Math.min(1, Math.max(0, s)), answered, ...referenceImage };
 }

@@ -8,6 +8,7 @@ import { agentView } from './agent-view';
 import { defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
 import { coralMetrics } from './metrics';
 import { buildPreferencePairs } from './preference-pairs';
+import { coralConversationView } from './report-view';
 import { buildSftExamples } from './sft';
 import { loadCoralTasks, type CoralTask } from './tasks';
 
@@ -59,6 +60,10 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
         dpo: formatPreferences(pairs, format),
         counts: { sft_examples: sft.length, preference_pairs: pairs.length },
       };
+    },
+    describeRecord: (split, record) => {
+      const c = record as CoralConversation;
+      return coralConversationView(c, tasksFor(cfg, split).find((t) => t.id === c.taskId));
     },
     // The teacher's first request of an evaluation conversation.
     probePrompts: (n) =>

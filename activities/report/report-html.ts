@@ -1,0 +1,122 @@
+// `collab-loop report <run> --html` (and the page trackers upload): one self-contained HTML file to look at a run —
+// a plot per metric across iterations, the training loss per step, LLM calls, tokens and time per stage, the
+// lineage, and a browser of sampled evaluation conversations. It reads the artifact store the summaries point at;
+// a section whose data is missing says so instead of failing the page.
+import { readFileSync } from 'node:fs';
+import type { LoopConfig } from '../../configs/schema';
+import { fmtNum } from '../../workflows/metrics-table';
+import type { ArtifactRef, IterationSummary } from '../../workflows/types';
+import { ArtifactStore } from '../artifacts/store';
+import { recipeRuntime } from '../recipes/runtime';
+import { conversationBrowser, sampleViews } from './conversation-browser';
+import type { ConversationView } from './conversation-view';
+import { esc, note, page, section } from './html';
+import { stageTimeTable, llmUsageTable } from './stage-tables';
+import { legendHtml, linePlotSvg, type Series } from './svg-plot';
+
+export interface ReportOptions {
+  /** The run's config: which recipe reads the records (without it the conversation browser is left out). */
+  config?: LoopConfig;
+  /** Conversations shown per iteration (the page embeds their rendered pages). Default 12. */
+  samplesPerIteration?: number;
+}
+
+/** Reads go by each ref's own file URI and check its sha256; the root only matters for writing. */
+const reader = new ArtifactStore('');
+
+/** A section that cannot be built (a moved artifact, a task file gone) says why; the rest of the page stands. */
+function guarded(build: () => string): string {
+  try {
+    return build();
+  } catch (err) {
+    return note(`Not available: ${(err as Error).message}`);
+  }
+}
+
+function metricPlots(rows: IterationSummary[]): string {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
+  if (!keys.length) return note('No metrics yet.');
+  const figures = keys.map((k) => {
+    const points = rows.filter((r) => r.metrics[k] !== undefined && Number.isFinite(r.metrics[k])).map((r) => [r.iteration, r.metrics[k]] as [number, number]);
+    return `<figure class="metric-plot" data-metric="${esc(k)}">${linePlotSvg({ series: [{ name: k, points }], xLabel: 'iteration', integerX: true })}<figcaption>${esc(k)}</figcaption></figure>`;
+  });
+  const table = [
+    `<tr><th>metric</th>${rows.map((r) => `<th>iter ${r.iteration}</th>`).join('')}</tr>`,
+    ...keys.map((k) => `<tr><td>${esc(k)}</td>${rows.map((r) => `<td>${fmtNum(r.metrics[k])}</td>`).join('')}</tr>`),
+    `<tr><td>tokens (all LLM calls)</td>${rows.map((r) => `<td>${r.tokens}</td>`).join('')}</tr>`,
+  ].join('\n');
+  return `<div class="plots">${figures.join('')}</div>\n<table class="metrics">${table}</table>`;
+}
+
+function lossPlot(rows: IterationSummary[]): string {
+  const trained = rows.filter((r) => r.train);
+  if (!trained.length) return note('No iteration trained.');
+  const series: Series[] = [];
+  const missing: string[] = [];
+  for (const r of trained) {
+    if (!r.train!.lossCurve) { missing.push(`iter ${r.iteration}`); continue; }
+    const curve = reader.readJsonl<{ step: number; loss: number }>(r.train!.lossCurve);
+    series.push({ name: `iter ${r.iteration} → ${r.nextCheckpoint?.split('/').pop() ?? 'next checkpoint'}`, points: curve.map((p) => [p.step, p.loss]), attrs: { 'data-iteration': r.iteration } });
+  }
+  const plot = series.length ? `<figure class="loss-plot">${linePlotSvg({ series, xLabel: 'step', width: 640, height: 260 })}${legendHtml(series)}</figure>` : '';
+  return plot + (missing.length ? note(`Loss per step not recorded for ${missing.join(', ')} (a run recorded before it existed); final losses: ${trained.map((r) => `iter ${r.iteration} ${fmtNum(r.train!.finalLoss)}`).join(', ')}.`) : '');
+}
+
+function lineage(rows: IterationSummary[]): string {
+  const ds = (label: string, ref?: ArtifactRef) => (ref ? ` · ${label} ${ref.rows} rows (sha256 ${ref.sha256.slice(0, 12)})` : '');
+  return `<ul class="lineage">${rows.map((r) => `<li>iteration ${r.iteration}: served <code>${esc(r.checkpoint)}</code>${ds('SFT', r.datasets?.sft)}${ds('DPO', r.datasets?.dpo)}${r.probe ? ` · probe: served <code>${esc(r.probe.model)}</code>, ${r.probe.prompts} prompts, answers sha256 ${r.probe.answersSha256.slice(0, 12)}` : ''}${r.train ? ` · trained ${r.train.steps ?? '?'} steps, final loss ${fmtNum(r.train.finalLoss)}${r.train.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''}` : ''}${r.nextCheckpoint ? ` → <code>${esc(r.nextCheckpoint)}</code>` : ''}</li>`).join('\n')}</ul>`;
+}
+
+/** The evaluation records of one iteration, through its evaluate manifest (which lists the scored shard refs). */
+function evaluationRecords(r: IterationSummary): unknown[] {
+  const manifestRef = r.manifests.evaluate;
+  if (!manifestRef) throw new Error(`iteration ${r.iteration} has no evaluation`);
+  const m = reader.readJson<{ inputs: Record<string, ArtifactRef | string> }>(manifestRef);
+  const shards = Object.entries(m.inputs).filter(([k]) => k.startsWith('eval_shard_')).map(([, v]) => v as ArtifactRef);
+  return shards.flatMap((s) => reader.readJsonl<unknown>(s));
+}
+
+function pngDataUri(ref: string): string | undefined {
+  try {
+    return `data:image/png;base64,${readFileSync(ArtifactStore.pathOf({ uri: ref })).toString('base64')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function conversations(rows: IterationSummary[], opts: ReportOptions): { html: string; css: string } {
+  if (!opts.config) return { html: note('Not available: the run\'s config is unknown, so no recipe can read its records.'), css: '' };
+  const runtime = recipeRuntime(opts.config);
+  const n = opts.samplesPerIteration ?? 12;
+  let css = '';
+  const parts = rows.map((r) => {
+    const body = guarded(() => {
+      const views: ConversationView[] = evaluationRecords(r).map((rec) => runtime.describeRecord('eval', rec));
+      const shown = sampleViews(views, n);
+      const b = conversationBrowser(`i${r.iteration}`, views, shown, pngDataUri);
+      css += b.css;
+      return `<p>${shown.length} of ${views.length} evaluation conversations (a sample across outcomes).</p>${b.html}`;
+    });
+    return `<h3>iteration ${r.iteration}</h3>\n${body}`;
+  });
+  return { html: parts.join('\n'), css };
+}
+
+export function reportHtml(runName: string, rows: IterationSummary[], opts: ReportOptions = {}): string {
+  const recipe = opts.config?.recipe.name;
+  const last = rows.at(-1);
+  const head = `<h1>collab-loop report: ${esc(runName)}</h1>
+<p class="run">${recipe ? `recipe <b>${esc(recipe)}</b> · ` : ''}${rows.length} finished iteration(s)${last ? ` · latest checkpoint <code>${esc(last.nextCheckpoint ?? last.checkpoint)}</code>` : ''}</p>`;
+  if (!rows.length) return page(`collab-loop report: ${runName}`, `${head}\n${note('No finished iterations yet.')}`);
+  const convs = conversations(rows, opts);
+  const body = [
+    head,
+    section('metrics', 'Metrics per iteration', guarded(() => metricPlots(rows))),
+    section('loss', 'Training loss per step', guarded(() => lossPlot(rows))),
+    section('llm-usage', 'LLM calls and tokens per stage', guarded(() => llmUsageTable(rows))),
+    section('stage-time', 'Time per stage', guarded(() => stageTimeTable(rows))),
+    section('lineage', 'Lineage', lineage(rows)),
+    section('conversations', 'Conversations', convs.html),
+  ].join('\n');
+  return page(`collab-loop report: ${runName}`, body, convs.css);
+}
