@@ -7,18 +7,31 @@ import { trainingLoop } from '../workflows/loop';
 import { loopWorkflowId } from '../workflows/messages';
 import { TASK_QUEUES } from '../workflows/types';
 import { evaluatedRecords, recordKeys } from './helpers/records';
-import type { RunningServer } from '../activities/serving/openai-compatible-server';
+import path from 'node:path';
+import { startOpenAICompatibleServer, type RunningServer } from '../activities/serving/openai-compatible-server';
+import { createCoralSimulatedPolicy, loadCoralTasks } from '../activities/recipes/coral';
 import { startDevServer } from './helpers/temporal';
-import { tempStateDir, testConfig } from './helpers/config';
-import { externalDeploy, startCountingEndpoint } from './helpers/endpoint';
+import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
+import { externalDeploy } from './helpers/endpoint';
 import { cliProcess } from './helpers/cli';
-import { waitUntil } from './helpers/wait';
 
+const KILL_AT_ANSWER = 40;
 let env: TestWorkflowEnvironment;
 let server: RunningServer;
+/** Called by the endpoint as it produces its KILL_AT_ANSWER-th answer: the kill lands mid-generation, by count. */
+let atKillPoint: (() => void) | undefined;
 beforeAll(async () => {
   env = await startDevServer();
-  server = await startCountingEndpoint({ latencyMs: 150, capacity: 8 });
+  // The counting endpoint of tests/helpers/endpoint.ts, plus a hook on the answers it produces.
+  const policy = createCoralSimulatedPolicy({ tasks: loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro'), skill: 0.6 });
+  let answers = 0;
+  server = await startOpenAICompatibleServer({
+    modelName: 'counted-model', latencyMs: 150, capacity: 8,
+    policy: (req) => {
+      if (++answers === KILL_AT_ANSWER) atKillPoint?.();
+      return policy(req);
+    },
+  });
 });
 afterAll(async () => { await server?.close(); await env?.teardown(); });
 
@@ -36,18 +49,20 @@ describe('worker killed with SIGKILL mid-generation', () => {
     });
     const workerEnv = { TEMPORAL_ADDRESS: env.address };
     const first = cliProcess(['worker'], workerEnv);
+    // SIGKILL from inside the endpoint, as it answers request 40 of at least 64 (32 conversations, 2+ calls each):
+    // however fast or slow the machine, the worker dies with work left to do.
+    atKillPoint = () => first.kill('SIGKILL');
     const runName = 'kill-test';
     const handle = await env.client.workflow.start(trainingLoop, {
       taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
     });
-    await waitUntil(async () => server.stats().completed >= 40, 60_000, '40 answered requests');
-    first.kill('SIGKILL');
     await first;
+    expect(first.killed).toBe(true);
     // Requests the dead worker had sent but not yet cached are the only ones allowed to be paid twice. The
     // worker never has more than the endpoint's maxConcurrency (8) requests outstanding, so that bounds them.
     const atKill = server.stats();
     const maxOutstanding = 8;
-    expect(atKill.completed).toBeGreaterThanOrEqual(40);
+    expect(atKill.completed).toBeGreaterThanOrEqual(KILL_AT_ANSWER - 1); // every answer before the kill point was sent
 
     const second = cliProcess(['worker'], workerEnv);
     try {

@@ -14,6 +14,7 @@ import { withWorkers } from './helpers/workers';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from './helpers/config';
 import { cli } from './helpers/cli';
 import { waitUntil } from './helpers/wait';
+import { waitQuiescent } from './helpers/quiescent';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => { env = await startDevServer(); });
@@ -79,7 +80,9 @@ describe('stage control', () => {
       const result = await handle.result();
       expect(result.stopped).toBe(true);
       expect(result.iterations).toHaveLength(0);
-      await waitUntil(async () => !isAlive(pids.trainer) && !isAlive(pids.child), 20_000, 'trainer tree gone');
+      // Stopping waits until the trainer's process group is gone (WAIT_CANCELLATION_COMPLETED): no grace period.
+      expect(isAlive(pids.trainer)).toBe(false);
+      expect(isAlive(pids.child)).toBe(false);
     });
   });
 
@@ -99,7 +102,8 @@ describe('stage control', () => {
     await withWorkers(env, async () => {
       // The loop holds before its iteration starts.
       await waitUntil(async () => (await handle.query(loopStatusQuery)).paused, 30_000, 'loop paused');
-      await new Promise((r) => setTimeout(r, 1500));
+      // Nothing pending: only a signal can move the loop now, so the iteration cannot start however long we wait.
+      await waitQuiescent(handle);
       await expect(env.client.workflow.getHandle(iterationWorkflowId(runName, 0)).describe()).rejects.toThrow();
       expect((await cli(['status', runName], cliEnv())).stdout).toMatch(/· paused ·/);
       expect((await cli(['resume', runName], cliEnv())).exitCode).toBe(0);
@@ -111,8 +115,12 @@ describe('stage control', () => {
         const s = await child.query(iterationStatusQuery);
         return s.paused ? s : undefined;
       }, 30_000, 'iteration paused');
-      await new Promise((r) => setTimeout(r, 1500));
-      expect((await child.query(iterationStatusQuery)).stage).toBe(held.stage);
+      // The running stage finishes its activities; then nothing is pending, so the next stage cannot start.
+      await waitQuiescent(child);
+      const after = await child.query(iterationStatusQuery);
+      expect(after.stage).toBe(held.stage);
+      expect(after.shards.done).toBe(after.shards.total); // the held stage did finish
+      expect((await child.describe()).status.name).toBe('RUNNING');
       expect((await handle.describe()).status.name).toBe('RUNNING');
       expect((await cli(['status', runName], cliEnv())).stdout).toContain('(paused)');
       expect((await cli(['resume', runName], cliEnv())).exitCode).toBe(0);

@@ -21,7 +21,8 @@ function ourChromiums(): number[] {
   return pids;
 }
 
-async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+/** Polls until `check` holds. The bound only turns a hang into a clear failure: it is no claim about speed. */
+async function eventually(check: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');

@@ -9,27 +9,40 @@ import {
   embeddingSimilarity, imageSimilarity, imageSimilarityParts,
 } from '../../activities/render/image-similarity';
 
+/**
+ * Text drawn as word-shaped boxes ("greeked"), never as glyphs: glyph shapes, advances and line heights come from
+ * whatever fonts Chromium finds on the machine, so pages with real text would score differently elsewhere. A flex
+ * row of fixed-size boxes lays out the same everywhere: one box per word, 0.55 em per letter, explicit gaps.
+ */
+function words(text: string, o: { px: number; colour: string; line?: number }): string {
+  const h = Math.round(o.px * 0.7);
+  const boxes = text.split(/\s+/).filter(Boolean).map((w) =>
+    `<span style="display:block;width:${Math.round(w.length * o.px * 0.55)}px;height:${h}px;background:${o.colour}"></span>`).join('');
+  const rowGap = Math.round((o.line ?? 1.5) * o.px) - h;
+  return `<div style="display:flex;flex-wrap:wrap;column-gap:${Math.round(o.px * 0.3)}px;row-gap:${rowGap}px">${boxes}</div>`;
+}
+
 /** A small landing page; options change one aspect at a time. */
 function site(o: { accent?: string; bg?: string; headline?: string; extra?: boolean } = {}): string {
   const accent = o.accent ?? '#1e40af';
   const cards = ['Dashboards', 'Reports', 'Alerts'].map((t) =>
-    `<div style="border:1px solid #d1d5db;border-radius:12px;padding:24px"><h3 style="margin:0 0 8px;color:${accent}">${t}</h3>` +
-    `<p style="color:#4b5563">${'Everything you need, nothing you do not. '.repeat(3)}</p></div>`).join('');
-  return `<!doctype html><html><body style="margin:0;font-family:sans-serif;background:${o.bg ?? '#fff'}">
-    <header style="background:${accent};color:#fff;padding:24px 48px;font-size:28px">Acme Analytics</header>
+    `<div style="border:1px solid #d1d5db;border-radius:12px;padding:24px"><div style="margin:0 0 8px">${words(t, { px: 19, colour: accent })}</div>` +
+    `<div style="margin:16px 0">${words('Everything you need, nothing you do not. '.repeat(3), { px: 16, colour: '#4b5563' })}</div></div>`).join('');
+  return `<!doctype html><html><body style="margin:0;background:${o.bg ?? '#fff'}">
+    <header style="background:${accent};padding:24px 48px">${words('Acme Analytics', { px: 28, colour: '#fff', line: 1.2 })}</header>
     <section style="padding:48px;display:flex;gap:32px;align-items:center"><div style="flex:1">
-      <h1 style="font-size:40px;margin:0 0 16px">${o.headline ?? 'Insights that move your business'}</h1>
-      <p style="font-size:18px;line-height:1.6;color:#374151">${'We turn raw data into clear decisions for teams of every size. '.repeat(4)}</p>
-      <button style="background:${accent};color:#fff;border:0;padding:14px 28px;font-size:18px;border-radius:8px">Start free trial</button>
+      <div style="margin:0 0 16px">${words(o.headline ?? 'Insights that move your business', { px: 40, colour: '#000', line: 1.2 })}</div>
+      <div style="margin:18px 0">${words('We turn raw data into clear decisions for teams of every size. '.repeat(4), { px: 18, colour: '#374151', line: 1.6 })}</div>
+      <div style="display:inline-block;background:${accent};padding:14px 28px;border-radius:8px">${words('Start free trial', { px: 18, colour: '#fff', line: 1.2 })}</div>
     </div><div style="width:420px;height:280px;background:#e5e7eb;border-radius:12px"></div></section>
     <section style="padding:0 48px 48px;display:grid;grid-template-columns:repeat(3,1fr);gap:24px">${cards}</section>
-    ${o.extra ? `<section style="padding:48px;background:#f3f4f6"><h2>Pricing</h2><p>${'Simple plans for everyone. '.repeat(20)}</p><div style="height:600px"></div></section>` : ''}
-    <footer style="background:#111827;color:#9ca3af;padding:24px 48px">© 2024 Acme</footer></body></html>`;
+    ${o.extra ? `<section style="padding:48px;background:#f3f4f6"><div style="margin:0 0 20px">${words('Pricing', { px: 24, colour: '#000' })}</div>${words('Simple plans for everyone. '.repeat(20), { px: 16, colour: '#000' })}<div style="height:600px"></div></section>` : ''}
+    <footer style="background:#111827;padding:24px 48px">${words('© 2024 Acme', { px: 16, colour: '#9ca3af' })}</footer></body></html>`;
 }
 
-const UNRELATED = `<!doctype html><html><body style="margin:0;background:#0f172a;color:#e2e8f0;font-family:serif">
+const UNRELATED = `<!doctype html><html><body style="margin:0;background:#0f172a">
   <div style="display:flex"><nav style="width:260px;height:1000px;background:#f59e0b"></nav><main style="padding:64px">
-  <h1 style="font-size:72px;margin:0">PORTFOLIO</h1><div style="display:grid;grid-template-columns:1fr 1fr;gap:8px;margin-top:40px">
+  ${words('PORTFOLIO', { px: 72, colour: '#e2e8f0', line: 1.2 })}<div style="display:grid;grid-template-columns:1fr 1fr;gap:8px;margin-top:40px">
   ${Array.from({ length: 6 }, (_, i) => `<div style="height:180px;width:380px;background:hsl(${i * 50},70%,50%)"></div>`).join('')}
   </div></main></div></body></html>`;
 
@@ -42,11 +55,11 @@ describe('imageSimilarity (weight-free) on real renders', () => {
     const pages: Record<string, string> = {
       reference: site(),
       identical: site(),
-      textChange: site({ headline: 'Insights that grow your business' }),
+      textChange: site({ headline: 'Insights that boost your business' }), // one word one letter longer
       recoloured: site({ accent: '#b91c1c' }),
       recolouredTinted: site({ accent: '#15803d', bg: '#fefce8' }),
       taller: site({ extra: true }),
-      blank: '<p></p>',
+      blank: '<div></div>',
       unrelated: UNRELATED,
     };
     await Promise.all(Object.entries(pages).map(async ([k, html]) => { shots[k] = await pool.renderHtml(html); }));

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The HTML report a researcher opens after a run (`collab-loop report <run> --html`), built from real runs on a real
 // Temporal dev server and read in real Chromium: the checks are on the page's DOM — plots, tables, the conversation
 // browser and its filters, the layout — never on pixels, and the page makes no network request.

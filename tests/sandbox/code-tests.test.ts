@@ -208,10 +208,13 @@ describe('runCodeTests: a candidate cannot fake a pass', () => {
       '        if m:\n' +
       '            return m.group(1)\n' +
       '    return "not found in %d files" % seen\n';
-    const r = await runCodeTests({ candidate, reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: 15, slot: SLOT });
+    // The scan reads up to 20 000 files: its per-call budget is generous, so a slow machine cannot turn "found
+    // nothing" into a timeout (which would fail this test, or the control, for the wrong reason).
+    const scanBudget = 120;
+    const r = await runCodeTests({ candidate, reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: scanBudget, slot: SLOT });
     expect(r.tests[0]).toEqual({ name: 'leak', passed: false, error: 'wrong result' });
     // Positive control: the same candidate does pass when the reference is where it can look (its own source).
-    const control = await runCodeTests({ candidate: candidate + '\n' + reference.replace('def solve', 'def _unused'), reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: 15, slot: SLOT });
+    const control = await runCodeTests({ candidate: candidate + '\n' + reference.replace('def solve', 'def _unused'), reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: scanBudget, slot: SLOT });
     expect(control.tests[0].passed).toBe(true);
   });
 

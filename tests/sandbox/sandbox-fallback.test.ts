@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { runCodeTests } from '../../activities/sandbox/code-tests';
 import { processesOfSlot, runSandboxedPython } from '../../activities/sandbox/python-sandbox';
 import { seekerProgram } from './seeker';
+import { startHeldRun, WAIT_FOR_RELEASE } from './held-run';
+import { watchConnections } from '../helpers/connections';
 
 const SLOT = 140;
 const run = (code: string, extra: Partial<Parameters<typeof runSandboxedPython>[0]> = {}) =>
@@ -37,17 +39,15 @@ describe('runSandboxedPython (unshare fallback)', () => {
   });
 
   it('has no network: a host TCP server receives no connection', async () => {
-    let connections = 0;
-    const server = net.createServer((s) => {
-      connections++;
-      s.destroy();
-    });
+    const server = net.createServer((s) => s.destroy());
+    const connections = watchConnections(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as net.AddressInfo).port;
     try {
       const r = await run(`import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${port}), timeout=2)\n    print("connected")\nexcept OSError as e:\n    print(e)`);
       expect(r.stdout).not.toContain('connected');
-      expect(connections).toBe(0);
+      await connections.settle(); // the run is over: whatever it connected has been accepted by now
+      expect(connections.count()).toBe(0);
     } finally {
       server.close();
     }
@@ -69,10 +69,13 @@ describe('runSandboxedPython (unshare fallback)', () => {
 
   it('keeps two concurrent runs apart: one cannot read the other\'s directory', async () => {
     const secret = `fallback-secret-${Math.random().toString(36).slice(2)}`;
-    const holder = run('import time\ntime.sleep(4)\nprint(open("secret.txt").read())', { files: { 'main.py': 'import time\ntime.sleep(4)\nprint(open("secret.txt").read())', 'secret.txt': secret }, slot: SLOT + 1 });
-    await new Promise((r) => setTimeout(r, 300));
-    const seeker = await run(seekerProgram(secret), { slot: SLOT + 2, limits: { wallSeconds: 30, cpuSeconds: 30 } });
-    expect((await holder).stdout.trim()).toBe(secret);
+    // The holder stays alive, its secret on disk, until the seeker is done: the two runs overlap for sure.
+    const holder = await startHeldRun({
+      files: { 'main.py': WAIT_FOR_RELEASE + 'print(open("secret.txt").read())', 'secret.txt': secret }, script: 'main.py', slot: SLOT + 1, isolation: 'unshare',
+    });
+    const seeker = await run(seekerProgram(secret), { slot: SLOT + 2, limits: { wallSeconds: 120, cpuSeconds: 120 } });
+    holder.release();
+    expect((await holder.result).stdout.trim()).toBe(secret);
     expect(seeker.stdout).toMatch(/^scanned \d+ files/);
   });
 

@@ -25,6 +25,11 @@ const ask = (client: OpenAI, content: string, extra: Partial<OpenAI.Chat.ChatCom
     key ? { headers: { 'x-collab-request-key': key } } : undefined,
   );
 
+/** Resolves once the server has taken in `n` chat requests in all (a request is queued in the same tick). */
+async function received(server: RunningServer, n: number): Promise<void> {
+  while (server.stats().received < n) await new Promise((r) => setTimeout(r, 1));
+}
+
 const post = (server: RunningServer, body: string, headers: Record<string, string> = {}) =>
   fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
@@ -200,11 +205,11 @@ describe('capacity and latency', () => {
       order.push(String(req.messages[0].content));
       return echoPolicy(req);
     };
-    const { client } = await start({ capacity: 1, latencyMs: 40, policy });
+    const { client, server } = await start({ capacity: 1, latencyMs: 40, policy });
     const pending: Promise<unknown>[] = [];
-    for (const q of ['a', 'b', 'c', 'd', 'e']) {
+    for (const [i, q] of ['a', 'b', 'c', 'd', 'e'].entries()) {
       pending.push(ask(client, q));
-      await new Promise((r) => setTimeout(r, 5)); // arrival order a..e, all while 'a' is still in service
+      await received(server, i + 1); // arrival order a..e: each one is in before the next is sent
     }
     await Promise.all(pending);
     expect(order).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -218,12 +223,12 @@ describe('capacity and latency', () => {
     };
     const { client, server } = await start({ capacity: 1, latencyMs: 300, policy });
     const first = ask(client, 'first', {}, 'first');
-    await new Promise((r) => setTimeout(r, 20));
+    await received(server, 1);
     const abort = new AbortController();
     const quitter = client.chat.completions
       .create({ model: 'sim-model', messages: [{ role: 'user', content: 'quit' }] }, { signal: abort.signal, headers: { 'x-collab-request-key': 'quit' } })
       .catch((e) => e);
-    await new Promise((r) => setTimeout(r, 20));
+    await received(server, 2); // queued behind 'first'
     abort.abort();
     expect(await quitter).toBeInstanceOf(OpenAI.APIUserAbortError);
     const last = ask(client, 'last', {}, 'last');

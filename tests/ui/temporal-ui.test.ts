@@ -67,7 +67,7 @@ describe('the Temporal UI tells the story of a run', () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await runWorkers(workers, (async () => {
-        await startLoop(client, { file: 'configs/dry-run.yaml', config, runName });
+        await startLoop(client, { file: 'configs/coral.dry-run.yaml', config, runName });
         const iteration0 = iterationWorkflowId(runName, 0);
         await waitUntil(async () => (await client.workflow.getHandle(iteration0).query(iterationStatusQuery)).attention, 120_000, 'needs attention');
 
