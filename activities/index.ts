@@ -9,6 +9,7 @@ import { planShards } from './generation/plan-shards';
 import { runShard } from './generation/run-shard';
 import { deployCheckpoint, undeployCheckpoint } from './serving/deploy';
 import { trainCheckpoint } from './training/train-checkpoint';
+import { trackIteration } from './tracking/track-iteration';
 
 /** Errors caused by inputs the user controls: retrying cannot fix them. */
 const USER_ERRORS = new Set(['TaskFileError', 'ConfigError', 'TemplateError']);
@@ -40,6 +41,7 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
     evaluateIteration,
     buildTrainingData,
     trainCheckpoint,
+    trackIteration,
   };
   return Object.fromEntries(
     Object.entries(acts).map(([name, fn]) => [name, wrap(name, userErrorsAreFinal(fn as (...a: unknown[]) => Promise<unknown>))]),

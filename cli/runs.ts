@@ -80,7 +80,7 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
     const total = (desc.memo as Partial<LoopMemo> | undefined)?.iterations ?? result.iterations.length;
     loop = {
       runName, recipe: desc.typedSearchAttributes.get(RecipeKey) ?? '', iteration: result.iterations.length, iterations: total, paused: false,
-      done: result.iterations, finished: true, stopped: result.stopped,
+      done: result.iterations, finished: true, stopped: result.stopped, trackingError: result.trackingError,
     };
   } else {
     loop = await handle.query(loopStatusQuery);

@@ -88,6 +88,8 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   const exe = (p: string) => (p.includes('/') ? abs(p) : p);
   if (out.trainer?.python) out.trainer.python = exe(out.trainer.python);
   if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable) out.server.executable = exe(out.server.executable);
+  if (out.tracking?.wandb?.dir) out.tracking.wandb.dir = abs(out.tracking.wandb.dir);
+  if (out.tracking?.wandb?.python) out.tracking.wandb.python = exe(out.tracking.wandb.python);
   if (out.iterations > 1 && !out.trainer)
     throw new ConfigError(file, 'trainer', `is required when iterations > 1 (nothing would produce the next checkpoint)`);
   if (out.trainer?.method === 'dpo' && out.recipe.name === 'coral' && out.recipe.beamSize < 2)

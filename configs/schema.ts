@@ -4,11 +4,10 @@ import { z } from 'zod';
 import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2';
 import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
 import { verlOptionsSchema } from '../activities/training/adapters/verl';
+import { trackingSchema } from '../activities/tracking/trackers';
+import { envVarName } from './env-var-name';
 
 const positiveInt = z.number().int().positive();
-const envVarName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a config)');
 
 /** An OpenAI-compatible endpoint that the loop does not deploy itself. */
 export const externalEndpointSchema = z.strictObject({
@@ -234,6 +233,8 @@ export const loopConfigSchema = z.strictObject({
     })
     .prefault({}),
   llm: llmSchema.prefault({}),
+  /** Experiment trackers that receive each iteration's metrics, the parameters, lineage and the report. */
+  tracking: trackingSchema.optional(),
 });
 
 export type LoopConfig = z.infer<typeof loopConfigSchema>;
@@ -244,3 +245,4 @@ export type TrainerConfig = z.infer<typeof trainerSchema>;
 export type SimulatedAgentsConfig = z.infer<typeof simulatedAgentsSchema>;
 export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
 export type LlmConfig = z.infer<typeof llmSchema>;
+export type TrackingConfig = z.infer<typeof trackingSchema>;

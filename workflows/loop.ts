@@ -19,6 +19,8 @@ export interface LoopResult {
   iterations: IterationSummary[];
   stopped: boolean;
   finalCheckpoint: string;
+  /** Why the last attempt to write the trackers failed (absent when it succeeded or none is configured). */
+  trackingError?: string;
 }
 
 /** Trackers are a convenience: a tracker that stays down is reported in the loop's details, never fatal. */
@@ -43,6 +45,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
     done: state.done,
     finished: stopped || state.iteration >= input.config.iterations,
     stopped,
+    trackingError,
   });
   let current: IterationProgress | undefined;
   let trackingError: string | undefined;
@@ -87,7 +90,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   ]);
   publish();
 
-  const result = (): LoopResult => ({ runName: input.runName, iterations: state.done, stopped, finalCheckpoint: state.checkpoint });
+  const result = (): LoopResult => ({ runName: input.runName, iterations: state.done, stopped, finalCheckpoint: state.checkpoint, trackingError });
 
   await condition(() => !state.paused || stopped);
   if (stopped) return result();

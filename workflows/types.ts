@@ -110,6 +110,8 @@ export interface LoopStatus {
   finished: boolean;
   /** Finished because the user stopped it (absent in runs recorded before it existed). */
   stopped?: boolean;
+  /** Why the last attempt to write the `tracking:` trackers failed; the loop goes on without them. */
+  trackingError?: string;
 }
 
 /** A unit of generation work: tasks [start, end) of one split, each sampled `samples` times. */

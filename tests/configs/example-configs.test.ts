@@ -16,7 +16,7 @@ import { startDevServer } from '../helpers/temporal';
 import { CONFIGS, tempStateDir } from '../helpers/config';
 import { cli } from '../helpers/cli';
 import { waitUntil } from '../helpers/wait';
-import net from 'node:net';
+import { freePort } from '../../activities/serving/free-port';
 
 /** The metric each recipe leads with (its seed's headline number), to find in the printed table. */
 const HEADLINE: Record<string, RegExp> = { coral: /^agreement_correctness\s/m, 'colbench-code': /^success_rate\s/m, 'colbench-html': /^mean_similarity\s/m };
@@ -126,14 +126,6 @@ describe('each real-endpoint template evaluates against the servers it documents
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Config key paths of every endpoint URL a loaded config holds (`--set` spelling). */
 function endpointPaths(cfg: ReturnType<typeof loadRunConfig>['config']): Array<[string, string]> {

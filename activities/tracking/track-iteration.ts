@@ -1,0 +1,27 @@
+// The loop's tracking activity: after every iteration (and once more when the run ends) it sends what finished so
+// far to each configured tracker. Every tracker is idempotent on its own, so a retry re-sends nothing twice.
+import path from 'node:path';
+import { writeFileAtomic } from '../artifacts/store';
+import { reportHtml } from '../report/report-html';
+import type { CollabActivities } from '../../workflows/activity-types';
+import { logToMlflow } from './mlflow';
+import { trackingPayload } from './payload';
+import { logToWandb } from './wandb';
+
+type Input = Parameters<CollabActivities['trackIteration']>[0];
+
+export async function trackIteration({ runName, config, iterations, final }: Input): Promise<void> {
+  const t = config.tracking;
+  if (!t) return;
+  const payload = trackingPayload(runName, config, iterations, final);
+  let html: string | undefined;
+  const report = () => (html ??= reportHtml(runName, iterations, { config }));
+  const reportFile = () => {
+    const file = path.join(config.stateDir, 'reports', runName, 'report.html');
+    writeFileAtomic(file, report());
+    return file;
+  };
+  // One after the other: a failure of the first is retried with the second not yet sent, never half of each.
+  if (t.mlflow) await logToMlflow(t.mlflow, payload, report);
+  if (t.wandb) await logToWandb(t.wandb, payload, config.stateDir, reportFile);
+}

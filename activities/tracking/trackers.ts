@@ -1,0 +1,11 @@
+// The `tracking:` section: each tracker declares its options where it lives; this file lists them once.
+import { z } from 'zod';
+import { mlflowTrackingSchema } from './mlflow';
+import { wandbTrackingSchema } from './wandb';
+
+export const trackingSchema = z
+  .strictObject({
+    mlflow: mlflowTrackingSchema.optional(),
+    wandb: wandbTrackingSchema.optional(),
+  })
+  .refine((t) => t.mlflow || t.wandb, { message: 'names no tracker: add mlflow: or wandb: (or drop the section)' });
