@@ -6,6 +6,7 @@ import { buildTrainingData } from './data/build-training-data';
 import { evaluateIteration } from './evaluation/evaluate-iteration';
 import { scoreShard } from './evaluation/score-shard';
 import { planShards } from './generation/plan-shards';
+import { recipeNeeds } from './recipes/runtime';
 import { runShard } from './generation/run-shard';
 import { deployCheckpoint, undeployCheckpoint } from './serving/deploy';
 import { trainCheckpoint } from './training/train-checkpoint';
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
     deployCheckpoint,
     undeployCheckpoint,
     planShards: async ({ config, evalOnly }) => planShards(config, evalOnly),
+    planIteration: async ({ config, evalOnly }) => ({ shards: planShards(config, evalOnly), needs: recipeNeeds(config) }),
     runShard,
     scoreShard,
     evaluateIteration,

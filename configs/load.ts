@@ -1,5 +1,6 @@
 // Reads an experiment YAML, applies `--set key=value` overrides, validates it with the zod schema and resolves
 // paths. Every problem becomes one ConfigError naming the file and the field path — never a stack trace.
+import { recipeOf } from '../activities/recipes/runtime';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
@@ -92,8 +93,8 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if (out.tracking?.wandb?.python) out.tracking.wandb.python = exe(out.tracking.wandb.python);
   if (out.iterations > 1 && !out.trainer)
     throw new ConfigError(file, 'trainer', `is required when iterations > 1 (nothing would produce the next checkpoint)`);
-  if (out.trainer?.method === 'dpo' && out.recipe.name === 'coral' && out.recipe.beamSize < 2)
-    throw new ConfigError(file, 'recipe.beamSize', 'must be at least 2 for DPO: pairs come from sibling candidates');
+  const recipeProblem = recipeOf(out).check?.(out.recipe, { trainerMethod: out.trainer?.method });
+  if (recipeProblem) throw new ConfigError(file, recipeProblem.field, recipeProblem.message);
   if (out.trainer && !out.recipe.trainTasks)
     throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');
   if (out.trainer && out.trainer.kind !== 'command') {

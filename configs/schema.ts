@@ -5,17 +5,11 @@ import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2'
 import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
 import { verlOptionsSchema } from '../activities/training/adapters/verl';
 import { trackingSchema } from '../activities/tracking/trackers';
-import { envVarName } from './env-var-name';
+import { recipeSchema } from '../activities/recipes/registry';
+import { envVarName, externalEndpointSchema, positiveInt } from './fields';
 
-const positiveInt = z.number().int().positive();
 
-/** An OpenAI-compatible endpoint that the loop does not deploy itself. */
-export const externalEndpointSchema = z.strictObject({
-  baseUrl: z.url({ message: 'must be a URL such as http://127.0.0.1:8000/v1' }),
-  model: z.string().min(1),
-  apiKeyEnv: envVarName.optional(),
-  maxConcurrency: positiveInt.default(32),
-});
+export { externalEndpointSchema };
 
 /** Bounded in-process retries of one call before the failure goes to Temporal (see activities/llm/client.ts). */
 export const llmSchema = z.strictObject({
@@ -134,86 +128,9 @@ export const trainerSchema = z.discriminatedUnion('kind', [
   }),
 ]);
 
-export const coralRecipeSchema = z.strictObject({
-  name: z.literal('coral'),
-  dataset: z.enum(['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom']),
-  /** Evaluation split: conversations at temperature `evalTemperature`, metrics per iteration. */
-  evalTasks: z.string().min(1),
-  /** Training split for synthetic data (tree sampling). Omit for evaluation-only loops. */
-  trainTasks: z.string().min(1).optional(),
-  mode: z.enum(['coral', 'cot']).default('coral'),
-  compat: z.enum(['fixed', 'seed']).default('fixed'),
-  maxTurns: positiveInt.default(20),
-  maxTokens: positiveInt.default(1024),
-  evalSamples: positiveInt.default(1),
-  evalTemperature: z.number().min(0).max(2).default(0),
-  trainSamples: positiveInt.default(5),
-  trainTemperature: z.number().min(0).max(2).default(0.8),
-  topP: z.number().gt(0).max(1).default(0.9),
-  /** Tree sampling width d (candidates per turn); DPO pairs need d > 1. */
-  beamSize: positiveInt.default(5),
-  limit: positiveInt.optional(),
-  extractor: externalEndpointSchema.optional(),
-  extractorMaxTokens: positiveInt.default(32),
-  data: z
-    .strictObject({
-      maxPerTask: positiveInt.default(10),
-      maxPairsPerTurn: positiveInt.default(1),
-    })
-    .prefault({}),
-});
-
-/** ColBench (SWEET-RL's benchmark): an agent, a simulated human who sees the hidden reference, at most 10 turns. */
-const colbenchCommon = {
-  evalTasks: z.string().min(1),
-  trainTasks: z.string().min(1).optional(),
-  limit: positiveInt.optional(),
-  compat: z.enum(['fixed', 'seed']).default('fixed'),
-  maxTurns: positiveInt.default(10),
-  maxTokens: positiveInt.default(1024),
-  evalSamples: positiveInt.default(1),
-  trainSamples: positiveInt.default(3),
-  evalTemperature: z.number().min(0).max(2).default(0),
-  trainTemperature: z.number().min(0).max(2).default(1),
-  topP: z.number().gt(0).max(1).default(1),
-  /** The simulated human (an LLM); default: the endpoint that plays the agent. */
-  human: z.strictObject({
-    endpoint: externalEndpointSchema.optional(),
-    temperature: z.number().min(0).max(2).default(0),
-    maxTokens: positiveInt.default(512),
-  }).prefault({}),
-  data: z.strictObject({
-    /** sweet-rl: step-level pairs ranked by a critic that sees the reference; mt-dpo / rft: the paper's baselines. */
-    method: z.enum(['sweet-rl', 'mt-dpo', 'rft']).default('sweet-rl'),
-    /** Share of the training trajectories whose turns become SWEET-RL states (the seed: 0.1). */
-    fraction: z.number().gt(0).max(1).default(0.1),
-    candidates: z.number().int().min(2).default(16),
-    candidateTemperature: z.number().min(0).max(2).default(1),
-    pairsPerTurn: positiveInt.default(4),
-    /** The judge critic; default: the human's endpoint. */
-    critic: externalEndpointSchema.optional(),
-    criticMaxTokens: positiveInt.default(256),
-  }).prefault({}),
-};
-
-export const colbenchCodeRecipeSchema = z.strictObject({
-  name: z.literal('colbench-code'),
-  ...colbenchCommon,
-  sandbox: z.strictObject({
-    functionTimeoutSeconds: z.number().positive().default(1),
-    /** Sandboxes at once per scoring activity (each its own uid). */
-    slots: positiveInt.default(2),
-  }).prefault({}),
-});
-
-export const colbenchHtmlRecipeSchema = z.strictObject({
-  name: z.literal('colbench-html'),
-  ...colbenchCommon,
-});
-
 export const loopConfigSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/, 'letters, digits, ".", "_" and "-" only').optional(),
-  recipe: z.discriminatedUnion('name', [coralRecipeSchema, colbenchCodeRecipeSchema, colbenchHtmlRecipeSchema]),
+  recipe: recipeSchema,
   iterations: positiveInt.default(1),
   seed: z.number().int().default(0),
   /** Where artifacts, the request cache, logs and the dev server's SQLite file live. */
@@ -238,11 +155,11 @@ export const loopConfigSchema = z.strictObject({
 });
 
 export type LoopConfig = z.infer<typeof loopConfigSchema>;
-export type CoralRecipeConfig = z.infer<typeof coralRecipeSchema>;
-export type ColbenchRecipeConfig = z.infer<typeof colbenchCodeRecipeSchema> | z.infer<typeof colbenchHtmlRecipeSchema>;
+export type { CoralRecipeConfig } from '../activities/recipes/coral/config';
+export type { ColbenchRecipeConfig } from '../activities/recipes/colbench/config';
 export type ServerConfig = z.infer<typeof serverSchema>;
 export type TrainerConfig = z.infer<typeof trainerSchema>;
 export type SimulatedAgentsConfig = z.infer<typeof simulatedAgentsSchema>;
-export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
+export type { ExternalEndpoint } from './fields';
 export type LlmConfig = z.infer<typeof llmSchema>;
 export type TrackingConfig = z.infer<typeof trackingSchema>;

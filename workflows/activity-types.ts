@@ -3,6 +3,7 @@ import type {
   ArtifactRef, DeployResult, EndpointRef, IterationInput, IterationSummary, LlmUsage, LoopConfig, ShardInput, ShardResult, ShardSpec,
   TrainResult,
 } from './types';
+import type { RecipeNeeds } from '../activities/recipes/types';
 
 export interface StageContext {
   runName: string;
@@ -13,7 +14,10 @@ export interface StageContext {
 export interface CollabActivities {
   deployCheckpoint(input: StageContext & { checkpoint: string }): Promise<DeployResult>;
   undeployCheckpoint(input: StageContext): Promise<boolean>;
+  /** Before recipe-needs-v1; kept for iterations recorded before it. */
   planShards(input: { config: LoopConfig; evalOnly: boolean }): Promise<ShardSpec[]>;
+  /** The shards, and what the recipe needs from the other stages (RecipeNeeds). */
+  planIteration(input: { config: LoopConfig; evalOnly: boolean }): Promise<{ shards: ShardSpec[]; needs: RecipeNeeds }>;
   runShard(input: ShardInput): Promise<ShardResult>;
   evaluateIteration(input: StageContext & { checkpoint: string; shards: ShardResult[] }): Promise<{ metrics: Record<string, number>; manifest: ArtifactRef }>;
   /** Recipes that run agent code or render pages score each shard on the sandbox queue. */

@@ -7,6 +7,7 @@ import {
   type ActivityInterfaceFor, type ActivityOptions,
 } from '@temporalio/workflow';
 import type { CollabActivities } from './activity-types';
+import type { RecipeNeeds } from '../activities/recipes/types';
 import {
   iterationConfigQuery, iterationProgressSignal, iterationStatusQuery, NeedsAttentionKey, retryStageUpdate, pauseSignal, StageKey,
   type RetryRequest,
@@ -91,6 +92,13 @@ function describeFailure(err: unknown): { message: string; type?: string } {
   return { message: cause instanceof Error ? cause.message : String(cause) };
 }
 
+/** Frozen: how iterations recorded before the recipe-needs-v1 patch chose their queues (every recipe then known
+ *  but CoRal ran agent code or rendered pages, and built its data with models). Never extended. */
+function legacyNeeds(recipe: string): RecipeNeeds {
+  const cpuOnly = ['coral'].includes(recipe);
+  return { sandboxScoring: !cpuOnly, modelsForData: !cpuOnly, rendering: false };
+}
+
 export async function iterationWorkflow(input: IterationInput): Promise<IterationSummary> {
   let config = input.config;
   const { runName, iteration, checkpoint, evalOnly } = input;
@@ -146,8 +154,10 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     (shards ?? []).filter((s) => s.split === split).map((s) => shardResults.get(shardKey(s))!).filter(Boolean);
   const ctx = () => ({ runName, iteration, config });
   const wantsTrainData = !evalOnly && !!config.recipe.trainTasks;
-  // ColBench runs agent code / renders pages: scored on the sandbox queue; SWEET-RL data needs the served model.
-  const scoresInSandbox = config.recipe.name !== 'coral';
+  // What the recipe needs besides generation (sandbox scoring, models while building data) comes from the planning
+  // activity and stays in this workflow's state. Iterations started before recipes declared it decided by name.
+  const declaresNeeds = patched('recipe-needs-v1');
+  let needs: RecipeNeeds | undefined = declaresNeeds ? undefined : legacyNeeds(config.recipe.name);
 
   const stageBodies: Record<Stage, () => Promise<void>> = {
     deploy: async () => {
@@ -157,6 +167,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       if (probe) Object.assign(status.stages!.deploy!, { calls: probe.prompts, cachedCalls: 0, tokens: probe.completionTokens });
     },
     generate: async () => {
+      if (!shards && declaresNeeds) ({ shards, needs } = await run(activities(config).cpu, 'planIteration', planSummary(config), { config, evalOnly: !wantsTrainData }));
       shards ??= await run(activities(config).cpu, 'planShards', planSummary(config), { config, evalOnly: !wantsTrainData });
       const pending = shards.filter((s) => !shardResults.has(shardKey(s)));
       status.shards = { done: shards.length - pending.length, total: shards.length };
@@ -167,7 +178,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
         while (next < pending.length) {
           const shard = pending[next++];
           let r = await run(llm, 'runShard', shardSummary('shard', shard, perSplit(shard)), { ...ctx(), shard, agent: deployed!.endpoint });
-          if (scoresInSandbox)
+          if (needs!.sandboxScoring)
             r = await run(activities(config).sandbox, 'scoreShard', shardSummary('score shard', shard, perSplit(shard)), { ...ctx(), split: shard.split, shard: r });
           shardResults.set(shardKey(shard), r);
           status.shards.done++;
@@ -192,7 +203,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       if (!wantsTrainData) return;
       const trainShards = resultsOf('train');
       const summary = buildDataSummary(config, trainShards.reduce((a, s) => a + s.conversations, 0));
-      data = scoresInSandbox
+      data = needs!.modelsForData
         ? await run(activities(config).llm, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards, agent: deployed!.endpoint })
         : await run(activities(config).cpu, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards });
       if (data.usage) Object.assign(status.stages!['build-data']!, data.usage);

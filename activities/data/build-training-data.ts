@@ -6,19 +6,19 @@ import { recipeRuntime } from '../recipes/runtime';
 import { Context } from '@temporalio/activity';
 import path from 'node:path';
 import { RequestCache } from '../llm/cache';
-import { createChat, externalEndpointRef, newUsageCounter, type EndpointRef, type UsageCounter } from '../llm/client';
+import { createChat, newUsageCounter, type EndpointRef, type UsageCounter } from '../llm/client';
+import { roleChats, roleEndpoints } from '../llm/roles';
 import type { Chat } from '../llm/types';
 
-/** SWEET-RL's models: the served policy samples candidates; the critic (default: the human's endpoint, else the
- *  agent's) ranks them. Through the durable cache like every call, so a retried stage pays for nothing twice. */
-function modelsFor(input: StageContext, agent: EndpointRef, usage: UsageCounter): { agent: Chat; critic: Chat } {
-  const r = input.config.recipe;
-  const criticEndpoint = r.name !== 'coral' ? (r.data.critic ? externalEndpointRef(r.data.critic) : r.human.endpoint ? externalEndpointRef(r.human.endpoint) : agent) : agent;
+/** The models a recipe's data builder calls (SWEET-RL: the served policy samples candidates, the critic ranks
+ *  them). Through the durable cache like every call, so a retried stage pays for nothing twice. */
+function modelsFor(input: StageContext, agent: EndpointRef, usage: UsageCounter): { agent: Chat; chats: Record<string, Chat> } {
   const opts = {
     cache: new RequestCache(path.join(input.config.stateDir, 'llm-cache')), llm: input.config.llm, usage,
     signal: Context.current().cancellationSignal,
   };
-  return { agent: createChat({ ...opts, endpoint: agent }), critic: createChat({ ...opts, endpoint: criticEndpoint }) };
+  const make = (endpoint: EndpointRef) => createChat({ ...opts, endpoint });
+  return { agent: make(agent), chats: roleChats(roleEndpoints(input.config, agent), make) };
 }
 import { storeFor, writeStageManifest } from '../manifest';
 

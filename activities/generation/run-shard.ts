@@ -8,8 +8,9 @@ import type { ShardInput, ShardResult } from '../../workflows/types';
 import { generationServices } from './services';
 import { ArtifactStore } from '../artifacts/store';
 import { RequestCache } from '../llm/cache';
-import { createChat, externalEndpointRef, newUsageCounter, type EndpointRef } from '../llm/client';
-import { recipeRuntime } from '../recipes/runtime';
+import { createChat, newUsageCounter } from '../llm/client';
+import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
+import { roleChats, roleEndpoints } from '../llm/roles';
 import { startHeartbeat } from '../heartbeat';
 
 export interface ShardProgress {
@@ -17,18 +18,6 @@ export interface ShardProgress {
   total: number;
   calls: number;
   cachedCalls: number;
-}
-
-/** CoRal's belief extractor: by default the served model extracts its own beliefs. */
-export function extractorEndpoint(input: ShardInput): EndpointRef {
-  const r = input.config.recipe;
-  return r.name === 'coral' && r.extractor ? externalEndpointRef(r.extractor) : input.agent;
-}
-
-/** ColBench's simulated human: by default the endpoint that plays the agent (the simulator plays both in dry runs). */
-export function humanEndpoint(input: ShardInput): EndpointRef {
-  const r = input.config.recipe;
-  return r.name !== 'coral' && r.human.endpoint ? externalEndpointRef(r.human.endpoint) : input.agent;
 }
 
 export async function runShard(input: ShardInput): Promise<ShardResult> {
@@ -41,10 +30,9 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const usage = newUsageCounter();
   const chatOpts = { cache, llm: config.llm, usage, signal };
   const agent = createChat({ ...chatOpts, endpoint: input.agent });
-  const extractor = createChat({ ...chatOpts, endpoint: extractorEndpoint(input) });
-  const human = createChat({ ...chatOpts, endpoint: humanEndpoint(input) });
+  const chats = roleChats(roleEndpoints(config, input.agent), (endpoint) => createChat({ ...chatOpts, endpoint }));
   const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
-  const services = generationServices(store, config.recipe.name === 'colbench-html');
+  const services = generationServices(store, recipeNeeds(config).rendering);
 
   const samples = runtime.samplesPerTask(shard.split);
   const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
@@ -61,7 +49,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     while (next < jobs.length && errors.length === 0 && !signal.aborted) {
       const i = next++;
       try {
-        records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], agent, extractor, human, services });
+        records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], agent, chats, services });
         progress.done++;
         progress.calls = usage.calls;
         progress.cachedCalls = usage.cachedCalls;

@@ -7,6 +7,7 @@
 //                  generation_config.json does not silently override the loop's decoding parameters.
 //   simulator    — the project's dry-run server answering from a SIMULATED policy (no weights).
 //   command      — any other server from a template.
+import { recipeOf } from '../recipes/runtime';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../configs/schema';
 import type { EndpointRef } from '../llm/client';
@@ -43,11 +44,11 @@ export interface SimulatorArgs {
 export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: number, sim: SimulatorArgs): ServerLaunch {
   const r = config.recipe;
   const model = `sim-${path.basename(checkpoint)}`;
-  // The simulator finds each request's task in these files: CoRal by dataset, ColBench by kind.
-  const kind = r.name === 'coral' ? r.dataset : r.name === 'colbench-code' ? 'code' : 'html';
+  // The simulator finds each request's task in these files, named as the recipe's simulator reads them.
+  const kind = recipeOf(config).simulator.taskKind(r);
   const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${kind}`]);
   const [cmd, args] = nodeScriptArgv('activities/serving/simulator-main.ts', [
-    '--port', String(port), '--model', model, '--policy', r.name === 'coral' ? 'coral' : 'colbench', '--policy-file', sim.policyFile, ...tasks,
+    '--port', String(port), '--model', model, '--policy', r.name, '--policy-file', sim.policyFile, ...tasks,
     '--latency-ms', String(sim.latencyMs), ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
   ]);
   return {

@@ -23,8 +23,8 @@ const program = new Command('simulator-main')
   .requiredOption('--model <name>', 'served model name (requests must match it exactly)')
   .option('--port <n>', 'port (0 = pick a free one)', '0')
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
-  .option('--policy <kind>', 'echo | coral | colbench', 'echo')
-  .option('--tasks <file:dataset>', 'task file and its dataset, for --policy coral (repeatable)', collect, [] as string[])
+  .option('--policy <recipe>', 'echo, or a recipe name (coral, colbench-code, …): that recipe\'s simulated policy', 'echo')
+  .option('--tasks <file:kind>', 'task file and how the recipe reads it (CoRal: its dataset; ColBench: code|html), repeatable', collect, [] as string[])
   .option('--policy-file <json>', 'checkpoint simulated-policy file {"skill", "agreeability"}')
   .option('--latency-ms <n>', 'fixed latency of every request', '0')
   .option('--capacity <n>', 'requests in service at once (default unlimited)')
@@ -87,42 +87,24 @@ function taskSpecs(): Array<{ spec: string; file: string; dataset: string }> {
   });
 }
 
-/** Loads a recipe module only for its policy, so the echo server never depends on recipe code. */
-async function load<T>(what: string, loader: () => Promise<T>): Promise<T> {
-  try {
-    return await loader();
-  } catch (err) {
-    fail(`--policy ${o.policy}: cannot load the ${what} recipe (${(err as Error).message})`, 1);
-  }
-}
-
+/** The recipe's own simulated policy over the task files (loaded only for it: the echo server needs no recipe). */
 async function buildPolicy(): Promise<Policy> {
   if (o.policy === 'echo') return echoPolicy;
+  let registry: typeof import('../recipes/registry');
+  try {
+    registry = await import('../recipes/registry');
+  } catch (err) {
+    fail(`--policy ${o.policy}: cannot load the recipes (${(err as Error).message})`, 1);
+  }
+  const recipe = registry.RECIPES.find((r) => r.name === o.policy);
+  if (!recipe) fail(`--policy: unknown policy "${o.policy}" (echo | ${registry.RECIPE_NAMES.join(' | ')})`);
   const { skill, agreeability } = o.policyFile ? readPolicyFile(o.policyFile) : { skill: 0.5, agreeability: undefined };
-  if (o.policy === 'colbench') {
-    const colbench = await load('ColBench', () => import('../recipes/colbench'));
-    const tasks: ReturnType<typeof colbench.loadColbenchTasks> = [];
-    for (const { spec, file, dataset } of taskSpecs()) {
-      if (dataset !== 'code' && dataset !== 'html') fail(`--tasks ${spec}: the ColBench kind must be code or html`);
-      try {
-        tasks.push(...colbench.loadColbenchTasks(file, dataset));
-      } catch (err) {
-        fail(`--tasks ${spec}: ${(err as Error).message}`);
-      }
-    }
-    return colbench.createColbenchSimulatedPolicy({ tasks, skill }) as Policy;
+  const files = taskSpecs().map(({ file, dataset }) => ({ file, kind: dataset }));
+  try {
+    return recipe.simulator.policy(files, { skill, agreeability }) as Policy;
+  } catch (err) {
+    fail(`--tasks: ${(err as Error).message}`);
   }
-  if (o.policy !== 'coral') fail(`--policy: unknown policy "${o.policy}" (echo | coral | colbench)`);
-  const coral = await load('CoRal', () => import('../recipes/coral'));
-  const tasks: ReturnType<typeof coral.loadCoralTasks> = [];
-  for (const { spec, file, dataset } of taskSpecs()) {
-    try {
-      tasks.push(...coral.loadCoralTasks(file, dataset as Parameters<typeof coral.loadCoralTasks>[1]));
-    } catch (err) {
-      fail(`--tasks ${spec}: ${(err as Error).message}`);
-    }
-  }
-  return coral.createCoralSimulatedPolicy({ tasks, skill, agreeability });
 }
 
 function faultOptions(): FaultOptions | undefined {

@@ -5,7 +5,7 @@
 // (MLflow ignores a metric logged twice with the same key, value, step and time), after which the tag
 // `collab-loop.logged-through` moves on; the report goes through the server's artifact proxy.
 import { z } from 'zod';
-import { envVarName } from '../../configs/env-var-name';
+import { envVarName } from '../../configs/fields';
 import type { TrackingPayload } from './payload';
 import { httpFailure, trackerConfigError, trackerUnavailable } from './tracker-errors';
 

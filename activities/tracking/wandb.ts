@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { envVarName } from '../../configs/env-var-name';
+import { envVarName } from '../../configs/fields';
 import { writeFileAtomic } from '../artifacts/store';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 import type { TrackingPayload } from './payload';

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { loopConfigSchema } from '../../configs/schema';
+import { recipeDefinition } from '../../activities/recipes/registry';
 import { loadRunConfig } from '../../cli/runs';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { startDevServer } from '../helpers/temporal';
@@ -103,9 +104,8 @@ describe('each real-endpoint template evaluates against the servers it documents
     const key = `test-key-${recipe}`;
     // The documented ports may be taken on this machine: the same servers on free ports, named as documented.
     const ports = await Promise.all(endpoints.map(() => freePort()));
-    const tasks = cfg.recipe.name === 'coral' ? `${cfg.recipe.evalTasks}:${cfg.recipe.dataset}` : `${cfg.recipe.evalTasks}:${recipe === 'colbench-html' ? 'html' : 'code'}`;
-    const policy = cfg.recipe.name === 'coral' ? 'coral' : 'colbench';
-    const servers = await Promise.all(endpoints.map((e, i) => standInServer(e.model, ports[i], policy, tasks, key)));
+    const tasks = `${cfg.recipe.evalTasks}:${recipeDefinition(recipe).simulator.taskKind(cfg.recipe)}`;
+    const servers = await Promise.all(endpoints.map((e, i) => standInServer(e.model, ports[i], recipe, tasks, key)));
     try {
       const moved = (t: string) => endpoints.reduce((s, e, i) => s.replaceAll(`127.0.0.1:${e.port}/v1`, `127.0.0.1:${ports[i]}/v1`), t);
       const overrides = ['--set', `stateDir=${tempStateDir()}`, '--set', 'recipe.limit=3'];

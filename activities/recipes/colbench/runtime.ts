@@ -1,9 +1,9 @@
 // Glue between ColBench's pure logic (this folder) and the generic stages: episodes in generation shards, scoring
 // on the sandbox queue (tests run in the Python sandbox; pages rendered in Chromium), metrics, and training data —
 // SWEET-RL step pairs (needs the agent and a critic, so built with models) or the MT-DPO / RFT baselines.
-import type { ColbenchRecipeConfig } from '../../../configs/schema';
+import type { ColbenchRecipeConfig } from './config';
 import type { Chat } from '../../llm/types';
-import type { RecipeRuntime, ScoringServices, Split, TrainingData } from '../runtime';
+import type { RecipeRuntime, ScoringServices, Split, TrainingData } from '../types';
 import type { TrainingDataFormat } from '../coral/formats';
 import { formatPreferences, formatSft } from '../coral/formats';
 import { agentMessages } from './agent-view';
@@ -48,9 +48,9 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
-    runTask: ({ split, taskIndex, sampleIndex, agent, human, services }) =>
+    runTask: ({ split, taskIndex, sampleIndex, agent, chats, services }) =>
       runColbenchEpisode({
-        task: tasksFor(split)[taskIndex], kind, agent, human,
+        task: tasksFor(split)[taskIndex], kind, agent, human: chats.human,
         render: services.render, saveImage: services.saveImage,
         maxTurns: cfg.maxTurns,
         agentDecoding: { temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
@@ -84,12 +84,12 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     buildData: (records) => baselineData(records as ColbenchTrajectory[]),
     ...(cfg.data.method === 'sweet-rl'
       ? {
-          buildDataWithModels: async (records: unknown[], models: { agent: Chat; critic: Chat }): Promise<TrainingData> => {
+          buildDataWithModels: async (records: unknown[], models: { agent: Chat; chats: Record<string, Chat> }): Promise<TrainingData> => {
             const trajectories = records as ColbenchTrajectory[];
             const states = turnStates(trajectories, tasksFor('train'), { fraction: cfg.data.fraction });
             const ranked = await Promise.all(states.map(async (state) => {
               const c = await sampleCandidates(state, models.agent, cfg.data.candidates, { temperature: cfg.data.candidateTemperature, topP: cfg.topP, maxTokens: cfg.maxTokens });
-              return rankCandidates(state, c.texts, models.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
+              return rankCandidates(state, c.texts, models.chats.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
             }));
             const pairs = pairsFromRanking(ranked, cfg.data.pairsPerTurn, seed);
             const base = baselineData(trajectories);

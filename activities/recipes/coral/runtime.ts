@@ -1,7 +1,7 @@
 // Glue between CoRal's pure logic (this folder) and the generic stages: which tasks, which decoding per split,
 // which metrics, which data builders.
-import type { CoralRecipeConfig } from '../../../configs/schema';
-import type { RecipeRuntime, Split } from '../runtime';
+import type { CoralRecipeConfig } from './config';
+import type { RecipeRuntime, Split } from '../types';
 import { runCoralConversation, type CoralConversation } from './conversation';
 import { formatPreferences, formatSft, type TrainingDataFormat } from './formats';
 import { agentView } from './agent-view';
@@ -27,11 +27,11 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
   return {
     taskCount: (split) => tasksFor(cfg, split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
-    runTask: ({ split, taskIndex, sampleIndex, agent, extractor }) =>
+    runTask: ({ split, taskIndex, sampleIndex, agent, chats }) =>
       runCoralConversation({
         task: tasksFor(cfg, split)[taskIndex],
         agent,
-        extractor,
+        extractor: chats.extractor,
         sampleIndex,
         mode: cfg.mode,
         maxTurns: cfg.maxTurns,

@@ -1,0 +1,43 @@
+// ColBench as the loop sees it: two recipes (backend code, frontend html) with the same roles — the simulated human
+// and the critic that ranks SWEET-RL candidates — scored on the sandbox queue. Nothing outside this folder names them.
+import type { RecipeDefinition } from '../types';
+import { colbenchCodeRecipeSchema, colbenchHtmlRecipeSchema, type ColbenchRecipeConfig } from './config';
+import { colbenchRuntime } from './runtime';
+import { createColbenchSimulatedPolicy } from './simulated-policy';
+import { loadColbenchTasks, type ColbenchKind } from './tasks';
+
+function colbenchRecipe<C extends ColbenchRecipeConfig>(name: C['name'], kind: ColbenchKind, schema: RecipeDefinition<C>['schema']): RecipeDefinition<C> {
+  return {
+    name,
+    schema,
+    // The human defaults to the agent's endpoint (the simulator plays both in dry runs); the critic to the human's.
+    roles: (cfg) => ({ human: cfg.human.endpoint, critic: cfg.data.critic ?? cfg.human.endpoint }),
+    needs: (cfg) => ({ sandboxScoring: true, modelsForData: cfg.data.method === 'sweet-rl', rendering: kind === 'html' }),
+    runtime: (cfg, o) => colbenchRuntime(cfg, o.seed, o.format),
+    simulator: {
+      taskKind: () => kind,
+      policy: (files, p) => {
+        const tasks = files.flatMap(({ file, kind: k }) => {
+          if (k !== 'code' && k !== 'html') throw new Error(`--tasks ${file}:${k}: the ColBench kind must be code or html`);
+          return loadColbenchTasks(file, k);
+        });
+        return createColbenchSimulatedPolicy({ tasks, skill: p.skill }) as ReturnType<RecipeDefinition['simulator']['policy']>;
+      },
+    },
+    ...(kind === 'code'
+      ? {
+          // Each record's answer runs against its task's hidden tests in the Python sandbox.
+          score: async (o: { input: string; tasks?: string; compat: 'fixed' | 'seed' }) => {
+            const { scoreColbenchCodeFile } = await import('./score');
+            const { runCodeTests } = await import('../../sandbox/code-tests');
+            const tasks = o.tasks ? loadColbenchTasks(o.tasks, 'code') : undefined;
+            const results = await scoreColbenchCodeFile(o.input, runCodeTests, { tasks, compat: o.compat });
+            return results.map((r) => JSON.stringify(r));
+          },
+        }
+      : {}),
+  };
+}
+
+export const colbenchCodeRecipe = colbenchRecipe('colbench-code', 'code', colbenchCodeRecipeSchema);
+export const colbenchHtmlRecipe = colbenchRecipe('colbench-html', 'html', colbenchHtmlRecipeSchema);

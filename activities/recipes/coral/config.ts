@@ -1,0 +1,35 @@
+// CoRal's `recipe:` section (configs/schema.ts composes it with the other recipes' through the registry).
+import { z } from 'zod';
+import { externalEndpointSchema, positiveInt } from '../../../configs/fields';
+import { CORAL_DATASETS } from './tasks';
+
+export const coralRecipeSchema = z.strictObject({
+  name: z.literal('coral'),
+  dataset: z.enum(CORAL_DATASETS),
+  /** Evaluation split: conversations at temperature `evalTemperature`, metrics per iteration. */
+  evalTasks: z.string().min(1),
+  /** Training split for synthetic data (tree sampling). Omit for evaluation-only loops. */
+  trainTasks: z.string().min(1).optional(),
+  mode: z.enum(['coral', 'cot']).default('coral'),
+  compat: z.enum(['fixed', 'seed']).default('fixed'),
+  maxTurns: positiveInt.default(20),
+  maxTokens: positiveInt.default(1024),
+  evalSamples: positiveInt.default(1),
+  evalTemperature: z.number().min(0).max(2).default(0),
+  trainSamples: positiveInt.default(5),
+  trainTemperature: z.number().min(0).max(2).default(0.8),
+  topP: z.number().gt(0).max(1).default(0.9),
+  /** Tree sampling width d (candidates per turn); DPO pairs need d > 1. */
+  beamSize: positiveInt.default(5),
+  limit: positiveInt.optional(),
+  extractor: externalEndpointSchema.optional(),
+  extractorMaxTokens: positiveInt.default(32),
+  data: z
+    .strictObject({
+      maxPerTask: positiveInt.default(10),
+      maxPairsPerTurn: positiveInt.default(1),
+    })
+    .prefault({}),
+});
+
+export type CoralRecipeConfig = z.infer<typeof coralRecipeSchema>;

@@ -1,0 +1,96 @@
+// What the generic stages (shards, scoring, evaluation, data building, the simulator, the CLI) need from a recipe.
+// Each recipe folder exports one RecipeDefinition; activities/recipes/registry.ts lists them, one line each.
+import type { z } from 'zod';
+import type { ExternalEndpoint } from '../../configs/fields';
+import type { Chat, ChatMessage } from '../llm/types';
+import type { ConversationView } from '../report/conversation-view';
+import type { Policy } from '../serving/openai-compatible-server';
+import type { TrainingDataFormat } from './coral/formats';
+import type { RunCodeTests } from './colbench/services';
+
+export type Split = 'eval' | 'train';
+
+export interface TaskRun {
+  split: Split;
+  taskIndex: number;
+  sampleIndex: number;
+  /** The served policy. */
+  agent: Chat;
+  /** Every other role the recipe declares (`RecipeDefinition.roles`), e.g. CoRal's extractor, ColBench's human. */
+  chats: Record<string, Chat>;
+  services: GenerationServices;
+}
+
+/** Side effects a conversation may need besides LLM calls (ColBench html renders each proposal). */
+export interface GenerationServices {
+  render?: (html: string) => Promise<Buffer>;
+  saveImage?: (png: Buffer) => Promise<string>;
+}
+
+/** What scoring on the sandbox queue provides (ColBench: run tests on code, render and compare pages). */
+export interface ScoringServices {
+  runCodeTests: RunCodeTests;
+  render: (html: string) => Promise<Buffer>;
+  similarity: (a: Buffer, b: Buffer) => number | Promise<number>;
+  loadImage: (ref: string) => Promise<Buffer>;
+  /** Keeps a render (e.g. the reference page) in the artifact store; returns its ref. */
+  saveImage: (png: Buffer) => Promise<string>;
+}
+
+export interface TrainingData {
+  sft: string[];
+  dpo: string[];
+  counts: Record<string, number>;
+}
+
+export interface RecipeRuntime {
+  taskCount(split: Split): number;
+  samplesPerTask(split: Split): number;
+  runTask(run: TaskRun): Promise<unknown>;
+  /** Tokens a record consumed (prompt + completion), for accounting. */
+  recordTokens(record: unknown): number;
+  metrics(records: unknown[]): Record<string, number>;
+  buildData(records: unknown[]): TrainingData;
+  /** One record as the report's conversation browser shows it (the recipe's `report-view.ts`). */
+  describeRecord(split: Split, record: unknown): ConversationView;
+  /** The first `n` evaluation prompts as a served model would get them (the deploy stage's probe). */
+  probePrompts(n: number): ChatMessage[][];
+  /** Recipes whose records need untrusted code run or pages rendered before metrics (sandbox queue). */
+  scoreRecords?(split: Split, records: unknown[], services: ScoringServices): Promise<unknown[]>;
+  /** Recipes whose training data needs model calls (SWEET-RL: candidates from the agent, ranks from a critic). */
+  buildDataWithModels?(records: unknown[], models: { agent: Chat; chats: Record<string, Chat> }): Promise<TrainingData>;
+}
+
+/** What an iteration must do for a recipe, beyond generating and evaluating (the workflow reads it from planIteration). */
+export interface RecipeNeeds {
+  /** Records are scored on the sandbox queue before metrics (agent code runs, pages render). */
+  sandboxScoring: boolean;
+  /** Building the training data calls models (the served agent and other roles), so it runs on the llm queue. */
+  modelsForData: boolean;
+  /** Generation renders pages (Chromium on the worker that runs shards). */
+  rendering: boolean;
+}
+
+export interface RecipeDefinition<C extends { name: string } = { name: string }> {
+  name: C['name'];
+  /** The config's `recipe:` section for this recipe; its `name` is the literal above. */
+  schema: z.ZodType<C> & z.ZodObject;
+  /** Model roles besides the served agent, each with the endpoint the config gives it (undefined: the agent's). */
+  roles(cfg: C): Record<string, ExternalEndpoint | undefined>;
+  needs(cfg: C): RecipeNeeds;
+  runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime;
+  /** A check across sections, after the schema: the field to fix and why (e.g. DPO needs tree width ≥ 2). */
+  check?(cfg: C, o: { trainerMethod?: 'sft' | 'dpo' }): { field: string; message: string } | undefined;
+  /** The dry-run SIMULATOR: how its task files are named (`--tasks <file>:<kind>`), and the seeded policy over them. */
+  simulator: {
+    taskKind(cfg: C): string;
+    policy(tasks: Array<{ file: string; kind: string }>, p: { skill: number; agreeability?: number }): Policy;
+  };
+  /** `collab-loop score --recipe <name>`: one JSON line out per record in; bad input throws a ScoreInputError. */
+  score?(o: { input: string; dataset?: string; tasks?: string; compat: 'fixed' | 'seed' }): Promise<string[]>;
+}
+
+/** A user mistake in `collab-loop score` input (file, flag): the CLI prints the message alone. */
+export class ScoreInputError extends Error {
+  override name = 'ScoreInputError';
+}
