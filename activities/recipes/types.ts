@@ -78,6 +78,8 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   /** Model roles besides the served agent, each with the endpoint the config gives it (undefined: the agent's). */
   roles(cfg: C): Record<string, ExternalEndpoint | undefined>;
   needs(cfg: C): RecipeNeeds;
+  /** The metric the recipe's paper leads with (one of `runtime().metrics`' keys). */
+  headlineMetric: string;
   runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime;
   /** A check across sections, after the schema: the field to fix and why (e.g. DPO needs tree width ≥ 2). */
   check?(cfg: C, o: { trainerMethod?: 'sft' | 'dpo' }): { field: string; message: string } | undefined;

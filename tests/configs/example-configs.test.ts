@@ -20,7 +20,7 @@ import { waitUntil } from '../helpers/wait';
 import { freePort } from '../../activities/serving/free-port';
 
 /** The metric each recipe leads with (its seed's headline number), to find in the printed table. */
-const HEADLINE: Record<string, RegExp> = { coral: /^agreement_correctness\s/m, 'colbench-code': /^success_rate\s/m, 'colbench-html': /^mean_similarity\s/m };
+const headline = (recipe: string) => new RegExp(`^${recipeDefinition(recipe).headlineMetric}\\s`, 'm');
 
 /** Every recipe the schema knows: the list lives there once. */
 const RECIPES = loopConfigSchema.shape.recipe.options.map((o) => o.shape.name.value);
@@ -69,7 +69,7 @@ describe('each dry run runs as its header says', () => {
     // The metrics table has a column per iteration and the recipe's metrics in it; every iteration trained.
     const header = r.all!.split('\n').find((l) => l.startsWith('metric '))!;
     expect(header.trim().split(/\s+/).slice(1)).toEqual(Array.from({ length: iterations }, (_, i) => ['iter', String(i)]).flat());
-    expect(r.all).toMatch(HEADLINE[recipe]);
+    expect(r.all).toMatch(headline(recipe));
     expect(r.all!.match(/trained \d+ steps → /g)).toHaveLength(iterations);
   });
 });
@@ -117,7 +117,7 @@ describe('each real-endpoint template evaluates against the servers it documents
       const r = await cli(['eval', rel(f), ...overrides, '--name', `${recipe}-eval`], { TEMPORAL_ADDRESS: env.address, VLLM_API_KEY: key });
       expect(r.exitCode, r.all).toBe(0);
       expect(r.all).toMatch(/^metric\s+iter 0$/m);
-      expect(r.all).toMatch(HEADLINE[recipe]);
+      expect(r.all).toMatch(headline(recipe));
       expect(r.all).not.toContain(key); // the key never shows
     } finally {
       for (const s of servers) s.child.kill('SIGTERM');

@@ -12,6 +12,8 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(name: C['name'], kind: C
     schema,
     // The human defaults to the agent's endpoint (the simulator plays both in dry runs); the critic to the human's.
     roles: (cfg) => ({ human: cfg.human.endpoint, critic: cfg.data.critic ?? cfg.human.endpoint }),
+    // Backend: all hidden tests pass; frontend: similarity of the final render to the reference.
+    headlineMetric: kind === 'code' ? 'success_rate' : 'mean_similarity',
     needs: (cfg) => ({ sandboxScoring: true, modelsForData: cfg.data.method === 'sweet-rl', rendering: kind === 'html' }),
     runtime: (cfg, o) => colbenchRuntime(cfg, o.seed, o.format),
     simulator: {

@@ -4,7 +4,7 @@
 // answer after normalisation. An unsure or failed extraction on either side is never agreement.
 import type { Compat } from './compat';
 import type { Belief } from './extract';
-import { mathAnswersEquivalent } from './math-equivalence';
+import { mathAnswersEquivalent } from '../shared/math-equivalence';
 import type { CoralDataset } from './tasks';
 
 export function answersAgree(dataset: CoralDataset, a: Belief, b: Belief, compat: Compat): boolean {

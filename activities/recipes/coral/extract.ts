@@ -1,7 +1,7 @@
 // Beliefs: which answer a turn commits to, parsed from the extractor LLM's reply (seed brief A.4).
 //   MMLU-Pro / GPQA: the first "(X)"; MATH: the first \boxed{}; ExploreToM / Hi-ToM: a normalised short answer.
 //   A reply containing "not sure yet" is unsure; anything else unusable is invalid. Neither can agree or be correct.
-import { firstBoxed } from './boxed';
+import { firstBoxed } from '../shared/boxed';
 import type { Compat } from './compat';
 import { isMultipleChoice, type CoralDataset } from './tasks';
 

@@ -8,9 +8,7 @@
  *   prompts.ts            system prompts, answer-format lines, opening message, belief-extraction prompt
  *   extract.ts            extractor reply → belief (answer / valid / unsure); ToM normalisation
  *   local-extractor.ts    rule-based reading of a full response (simulator, `collab-loop score`)
- *   match.ts              gold matching per dataset; MATH via math-equivalence.ts
- *   math-equivalence.ts   the grader: math-normalize.ts (two normalisers), math-evaluate.ts (safe evaluator)
- *   boxed.ts, latex-args.ts   brace-counting helpers
+ *   match.ts              gold matching per dataset; MATH via ../shared/math-equivalence.ts (shared with debate)
  *   metrics.ts            agreement_correctness, final_success_rate, ...; social-metrics.ts (assert / persuade)
  *   sft.ts, preference-pairs.ts   training examples; formats.ts writes fairseq2 / OpenRLHF / TRL lines
  *   chat-template.ts      Llama-3.1 template as text (fairseq2 `src`)
@@ -19,6 +17,7 @@
  *   score.ts              `collab-loop score --recipe coral`
  *   simulated-policy.ts   SIMULATOR of a model for dry runs (demo, tests, bench) — not a result
  *   runtime.ts            glue to the generic stages (shards, evaluation, data building)
+ *   config.ts, recipe.ts  its `recipe:` config section; its definition for the registry (roles, needs, simulator)
  */
 export * from './tasks';
 export * from './prompts';
@@ -26,10 +25,10 @@ export * from './extract';
 export * from './local-extractor';
 export * from './match';
 export * from './agree';
-export * from './boxed';
-export { gradeMathAnswer, mathAnswersEquivalent } from './math-equivalence';
-export { hendrycksNormalize, graderNormalize, latexToText } from './math-normalize';
-export { evaluateNumeric } from './math-evaluate';
+export * from '../shared/boxed';
+export { gradeMathAnswer, mathAnswersEquivalent } from '../shared/math-equivalence';
+export { hendrycksNormalize, graderNormalize, latexToText } from '../shared/math-normalize';
+export { evaluateNumeric } from '../shared/math-evaluate';
 export * from './agent-view';
 export * from './conversation';
 export * from './social-metrics';

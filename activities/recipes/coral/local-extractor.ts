@@ -1,7 +1,7 @@
 // A local, rule-based stand-in for the extractor LLM: reads a full response and replies the way a perfect
 // extractor would ("(X)", "$\boxed{...}$", a short answer, or "not sure yet"). Used by the simulated policy and by
 // `collab-loop score` on model responses — never during a real conversation, where the extractor is an LLM.
-import { lastBoxed } from './boxed';
+import { lastBoxed } from '../shared/boxed';
 import { UNSURE_PHRASE } from './extract';
 import { isMultipleChoice, type CoralDataset } from './tasks';
 

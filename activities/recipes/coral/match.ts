@@ -2,7 +2,7 @@
 // grader's equivalence for MATH (math-equivalence.ts), and the seed's first-rule-that-fires cascade for ToM.
 import type { Compat } from './compat';
 import { normalizeTomAnswer, type Belief } from './extract';
-import { gradeMathAnswer } from './math-equivalence';
+import { gradeMathAnswer } from '../shared/math-equivalence';
 import { isMultipleChoice, type CoralDataset, type CoralTask } from './tasks';
 
 /** The ToM matcher: knowledge phrasing, then yes/no heads, then substring either way. */

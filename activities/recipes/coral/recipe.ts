@@ -13,6 +13,7 @@ export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
   schema: coralRecipeSchema,
   // The extractor reads each turn's belief; by default the served model extracts its own.
   roles: (cfg) => ({ extractor: cfg.extractor }),
+  headlineMetric: 'agreement_correctness',
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => coralRuntime(cfg, o.seed, o.format),
   check: (cfg, o) =>

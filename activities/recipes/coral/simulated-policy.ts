@@ -10,7 +10,7 @@
 // No timers, no I/O.
 import { parseExtractorReply, UNSURE_PHRASE } from './extract';
 import { localExtractorReply } from './local-extractor';
-import { gradeMathAnswer } from './math-equivalence';
+import { gradeMathAnswer } from '../shared/math-equivalence';
 import { matchesGold, tomMatches, tomGold } from './match';
 import { EXTRACTOR_RESPONSE_MARKER, EXTRACTOR_SYSTEM_PROMPT, extractorTaskBlock, openingMessage, STUDENT_VIEW_PREAMBLE } from './prompts';
 import { hashSeed, seededRandom } from '../../seeded-random';
