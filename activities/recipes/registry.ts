@@ -3,12 +3,14 @@
 import { z } from 'zod';
 import { colbenchCodeRecipe, colbenchHtmlRecipe } from './colbench/recipe';
 import { coralRecipe } from './coral/recipe';
+import { debateRecipe } from './debate/recipe';
 import type { RecipeDefinition } from './types';
 
 export const RECIPES = [
   coralRecipe,
   colbenchCodeRecipe,
   colbenchHtmlRecipe,
+  debateRecipe,
 ] as const;
 
 type Schemas = (typeof RECIPES)[number]['schema'];

@@ -1,5 +1,6 @@
 // Task files of every recipe: JSONL, one object per line. The line loop, the one-error-naming-file-line-field
 // contract and the duplicate-id check are the same for all; each recipe only parses its own row shape.
+import { readFileSync } from 'node:fs';
 
 /** A bad task (or records) file: names the file, the 1-based line and the field, never a stack trace. */
 export class TaskFileError extends Error {
@@ -17,6 +18,29 @@ export class TaskFileError extends Error {
 }
 
 export type Row = Record<string, unknown>;
+
+/** A task or records file's text; an unreadable file is one TaskFileError naming it. */
+export function readTaskFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new TaskFileError(file, 0, '', `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}
+
+/** Every non-blank line of a records file as parsed JSON, with its 1-based line; bad JSON is one TaskFileError. */
+export function jsonlRows(file: string): Array<{ row: unknown; line: number }> {
+  const out: Array<{ row: unknown; line: number }> = [];
+  readTaskFile(file).replace(/^\uFEFF/, '').split('\n').forEach((text, i) => {
+    if (!text.trim()) return;
+    try {
+      out.push({ row: JSON.parse(text), line: i + 1 });
+    } catch {
+      throw new TaskFileError(file, i + 1, '', 'not valid JSON');
+    }
+  });
+  return out;
+}
 
 /** Parses every non-blank line as a JSON object row with `parseRow`; ids must be unique; an empty file is an error. */
 export function parseTaskRows<T extends { id: string }>(content: string, file: string, parseRow: (row: Row, line: number) => T): T[] {

@@ -5,10 +5,10 @@
 //    `dialogue_history`, `answer` (the code, or the seed's "No answer"); or
 //  - our own trajectory (episode.ts): `taskId`, `answer`, resolved against `opts.tasks` (the task file).
 // A bad record is one TaskFileError naming file, line and field.
-import { readFileSync } from 'node:fs';
 import { scoreCodeAnswer, type CodeScoreOptions } from './scoring';
 import type { RunCodeTests } from './services';
 import { parseColbenchRow, TaskFileError, type ColbenchCodeTask } from './tasks';
+import { readTaskFile } from '../task-file';
 
 export interface ScoredCodeRecord {
   id: string;
@@ -48,12 +48,7 @@ export function parseScoreRecord(row: unknown, file: string, line: number, tasks
 
 /** Parses every record first (a bad file fails before any sandbox run), then scores them one by one. */
 export async function scoreColbenchCodeFile(file: string, runCodeTests: RunCodeTests, opts: ScoreFileOptions = {}): Promise<ScoredCodeRecord[]> {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new TaskFileError(file, 0, '', `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  const content = readTaskFile(file);
   const tasks = new Map((opts.tasks ?? []).map((t) => [t.id, t]));
   const records: Array<{ task: ColbenchCodeTask; answer: string | null; id?: string }> = [];
   content.replace(/^\uFEFF/, '').split('\n').forEach((text, i) => {

@@ -3,8 +3,7 @@
 // function), `test_cases` (test name → Python call expression). Frontend rows: `problem_description` (a design
 // brief), `ground_truth` (the reference HTML). Extra fields are allowed (the seed's files carry more); an `id` is
 // derived from the line when absent. A bad row is one TaskFileError naming file, line and field.
-import { readFileSync } from 'node:fs';
-import { parseTaskRows, TaskFileError, type Row } from '../task-file';
+import { parseTaskRows, TaskFileError, type Row, readTaskFile } from '../task-file';
 
 export { TaskFileError };
 
@@ -81,12 +80,7 @@ export function loadColbenchTasks(file: string, kind: 'code'): ColbenchCodeTask[
 export function loadColbenchTasks(file: string, kind: 'html'): ColbenchHtmlTask[];
 export function loadColbenchTasks(file: string, kind: ColbenchKind): ColbenchTask[];
 export function loadColbenchTasks(file: string, kind: ColbenchKind): ColbenchTask[] {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new TaskFileError(file, 0, '', `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  const content = readTaskFile(file);
   return parseColbenchTasks(content, file, kind);
 }
 

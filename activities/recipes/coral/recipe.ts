@@ -1,6 +1,6 @@
 // CoRal as the loop sees it: its config section, its one extra role (the belief extractor), its runtime, its
 // simulator and its `score` command. Nothing outside this folder names CoRal.
-import { readFileSync } from 'node:fs';
+import { jsonlRows } from '../task-file';
 import { ScoreInputError, type RecipeDefinition } from '../types';
 import { coralRecipeSchema, type CoralRecipeConfig } from './config';
 import { coralRuntime } from './runtime';
@@ -35,23 +35,6 @@ export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
     if (!o.dataset || !isCoralDataset(o.dataset))
       throw new ScoreInputError(`--dataset: must be one of ${CORAL_DATASETS.join(', ')} for --recipe coral`);
     const dataset = o.dataset;
-    let text: string;
-    try {
-      text = readFileSync(o.input, 'utf8');
-    } catch (err) {
-      throw new ScoreInputError(`--input: cannot read ${o.input} (${(err as NodeJS.ErrnoException).code})`);
-    }
-    const out: string[] = [];
-    text.split('\n').forEach((line, i) => {
-      if (!line.trim()) return;
-      let row: unknown;
-      try {
-        row = JSON.parse(line);
-      } catch {
-        throw new ScoreInputError(`${o.input} line ${i + 1}: not valid JSON`);
-      }
-      out.push(JSON.stringify(scoreCoralRecord(dataset, row, { file: o.input, line: i + 1, compat: o.compat })));
-    });
-    return out;
+    return jsonlRows(o.input).map(({ row, line }) => JSON.stringify(scoreCoralRecord(dataset, row, { file: o.input, line, compat: o.compat })));
   },
 };

@@ -1,7 +1,6 @@
 // CoRal task files: JSONL rows in each dataset's own field names (as the seed reads them, brief A.5), normalised
 // to one CoralTask. A bad row is one TaskFileError naming file, line and field — never a stack trace.
-import { readFileSync } from 'node:fs';
-import { parseTaskRows, TaskFileError, type Row } from '../task-file';
+import { parseTaskRows, TaskFileError, type Row, readTaskFile } from '../task-file';
 
 export const CORAL_DATASETS = ['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'] as const;
 export type CoralDataset = (typeof CORAL_DATASETS)[number];
@@ -87,11 +86,6 @@ export function parseCoralTasks(content: string, file: string, dataset: CoralDat
 }
 
 export function loadCoralTasks(file: string, dataset: CoralDataset): CoralTask[] {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new TaskFileError(file, 0, '', `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  const content = readTaskFile(file);
   return parseCoralTasks(content, file, dataset);
 }

@@ -1,0 +1,41 @@
+// Debate's `recipe:` section (composed by configs/schema.ts through the registry).
+import { z } from 'zod';
+import { externalEndpointSchema, positiveInt } from '../../../configs/fields';
+import { DEBATE_DATASETS } from './tasks';
+
+export const debateRecipeSchema = z.strictObject({
+  name: z.literal('debate'),
+  /** math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); mmlu: multiple choice (letters). */
+  dataset: z.enum(DEBATE_DATASETS),
+  evalTasks: z.string().min(1),
+  trainTasks: z.string().min(1).optional(),
+  limit: positiveInt.optional(),
+  /**
+   * debate: N agents × R rounds (the method); single: one agent, one answer (the paper's Base); majority: the vote
+   * of N independent answers (the paper's Majority). Untrained debate is `debate` at iteration 0.
+   */
+  mode: z.enum(['debate', 'single', 'majority']).default('debate'),
+  agents: positiveInt.default(3),
+  rounds: positiveInt.default(2),
+  /** Later rounds see a summary of the other agents' answers (a summariser call) instead of the answers themselves. */
+  summarize: z.boolean().default(false),
+  /** The summariser; default: the served model (the seed keeps it at the base model). */
+  summarizer: externalEndpointSchema.optional(),
+  /**
+   * fixed: a problem no agent answered counts as wrong; seed: it is left out of the accuracy's denominator, as the
+   * seed's eval_math.py does.
+   */
+  compat: z.enum(['fixed', 'seed']).default('fixed'),
+  evalSamples: positiveInt.default(1),
+  trainSamples: positiveInt.default(1),
+  temperature: z.number().min(0).max(2).default(1),
+  topP: z.number().gt(0).max(1).default(0.9),
+  maxTokens: positiveInt.default(2048),
+  data: z.strictObject({
+    /** Critic examples that kept their round-0 answer ("maintained") per example that changed it ("corrected"): the
+     *  seed adds one maintained example per corrected one with probability 0.5, about 1 : 2. */
+    maintainedPerCorrected: z.number().min(0).default(0.5),
+  }).prefault({}),
+});
+
+export type DebateRecipeConfig = z.infer<typeof debateRecipeSchema>;

@@ -1,0 +1,39 @@
+// Debate's metrics. `accuracy` is the majority vote's (the paper's headline); a problem no agent answered counts
+// as wrong, or — `compat: seed`, as the seed's eval_math.py — is left out of the denominator (then `answered`
+// says how many were kept). `consensus_rate`: the share of agents whose final answer is in the winning cluster
+// (the seed's "mean consensus", with equivalence instead of string identity).
+import { isCorrect } from './answers';
+import type { DebateRecord } from './debate';
+import type { DebateDataset } from './tasks';
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+export function debateMetrics(records: readonly DebateRecord[], o: { dataset: DebateDataset; compat: 'fixed' | 'seed' }): Record<string, number> {
+  const finalVote = (r: DebateRecord) => r.roundVotes[r.roundVotes.length - 1];
+  const counted = o.compat === 'seed' ? records.filter((r) => finalVote(r).answer !== undefined) : records;
+  const correct = counted.map((r) => (r.correct ? 1 : 0));
+  const acc = mean(correct);
+  const m: Record<string, number> = {
+    accuracy: acc,
+    // Standard error of the mean, as the paper reports it.
+    accuracy_se: counted.length > 1 ? Math.sqrt((acc * (1 - acc)) / counted.length) : 0,
+    no_answer_rate: mean(records.map((r) => (finalVote(r).answer === undefined ? 1 : 0))),
+    consensus_rate: mean(records.map((r) => {
+      const v = finalVote(r);
+      const winner = v.clusters.find((c) => c.answer === v.answer);
+      return (winner?.count ?? 0) / r.agents.length;
+    })),
+    debates: records.length,
+    answered: counted.length,
+    total_tokens: records.reduce((a, r) => a + r.usage.promptTokens + r.usage.completionTokens, 0),
+  };
+  m.avg_tokens_per_debate = records.length ? m.total_tokens / records.length : 0;
+  const agents = Math.max(0, ...records.map((r) => r.agents.length));
+  for (let n = 0; n < agents; n++)
+    m[`agent_${n}_accuracy`] = mean(counted.map((r) => (isCorrect(o.dataset, r.agents[n]?.answers.at(-1), r.gold) ? 1 : 0)));
+  const rounds = Math.max(0, ...records.map((r) => r.roundVotes.length));
+  if (rounds > 1)
+    for (let k = 0; k < rounds; k++)
+      m[`round_${k}_accuracy`] = mean(counted.map((r) => (isCorrect(o.dataset, r.roundVotes[k]?.answer, r.gold) ? 1 : 0)));
+  return m;
+}

@@ -1,0 +1,56 @@
+// Glue between debate's pure logic (this folder) and the generic stages: tasks per split, one debate per
+// (task, sample), metrics, and the data every generator and critic role learns from.
+import type { RecipeRuntime, Split } from '../types';
+import { formatSft, type TrainingDataFormat } from '../coral/formats';
+import type { DebateRecipeConfig } from './config';
+import { debateTrainingData } from './data';
+import { runDebate, type DebateRecord } from './debate';
+import { debateMetrics } from './metrics';
+import { firstRoundPrompt } from './prompts';
+import { debateConversationView } from './report-view';
+import { loadDebateTasks, type DebateTask } from './tasks';
+
+const taskCache = new Map<string, DebateTask[]>();
+
+/** Agents and rounds a mode plays: single = one answer, majority = N independent answers, debate = N × R. */
+export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number } {
+  if (cfg.mode === 'single') return { agents: 1, rounds: 1 };
+  if (cfg.mode === 'majority') return { agents: cfg.agents, rounds: 1 };
+  return { agents: cfg.agents, rounds: cfg.rounds };
+}
+
+export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+  const tasksFor = (split: Split): DebateTask[] => {
+    const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
+    if (!file) return [];
+    const key = `${file}#${cfg.dataset}`;
+    let tasks = taskCache.get(key);
+    if (!tasks) taskCache.set(key, (tasks = loadDebateTasks(file, cfg.dataset)));
+    return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
+  };
+  const { agents, rounds } = shape(cfg);
+  return {
+    taskCount: (split) => tasksFor(split).length,
+    samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
+    runTask: ({ split, taskIndex, sampleIndex, chats }) =>
+      runDebate({
+        task: tasksFor(split)[taskIndex], sampleIndex, agents, rounds, summarize: cfg.summarize,
+        chats,
+        decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
+        seed,
+      }),
+    recordTokens: (r) => (r as DebateRecord).usage.promptTokens + (r as DebateRecord).usage.completionTokens,
+    metrics: (records) => debateMetrics(records as DebateRecord[], { dataset: cfg.dataset, compat: cfg.compat }),
+    buildData: (records) => {
+      const data = debateTrainingData(records as DebateRecord[], { dataset: cfg.dataset, maintainedPerCorrected: cfg.data.maintainedPerCorrected, seed });
+      // One trained model per iteration for now: every role's examples go to it (each role keeps its own count).
+      const all = Object.values(data.examples).flat();
+      return { sft: formatSft(all, format), dpo: [], counts: { ...data.counts, sft_examples: all.length } };
+    },
+    describeRecord: (split, record) => {
+      const r = record as DebateRecord;
+      return debateConversationView(r, tasksFor(split).find((t) => t.id === r.taskId));
+    },
+    probePrompts: (n) => tasksFor('eval').slice(0, n).map((t) => [{ role: 'user' as const, content: firstRoundPrompt(t.dataset, t.problem) }]),
+  };
+}
