@@ -12,14 +12,23 @@ export function startHeartbeat<T>(initial: T): Heartbeater<T> {
   const ctx = Context.current();
   let latest = initial;
   const beat = () => {
-    try { ctx.heartbeat(latest); } catch { /* the SDK throttles; errors here must not kill the work */ }
+    try {
+      ctx.heartbeat(latest);
+    } catch {
+      /* the SDK throttles; errors here must not kill the work */
+    }
   };
   const every = Math.max(200, Math.min(ctx.info.heartbeatTimeoutMs ?? 10_000, 60_000) / 3);
   beat();
   const timer = setInterval(beat, every);
   return {
-    update(details) { latest = details; beat(); },
-    stop() { clearInterval(timer); },
+    update(details) {
+      latest = details;
+      beat();
+    },
+    stop() {
+      clearInterval(timer);
+    },
   };
 }
 

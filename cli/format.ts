@@ -9,7 +9,12 @@ export { fmtNum, metricsTable };
 
 /** Which iteration, in the project's one numbering (workflows/iteration-label.ts). */
 export const runIterationLabel = (s: RunStatus) =>
-  iterationLabel({ iteration: s.loop.iteration, iterations: s.loop.iterations, finished: s.loop.finished && !s.loop.stopped, stopped: s.loop.stopped });
+  iterationLabel({
+    iteration: s.loop.iteration,
+    iterations: s.loop.iterations,
+    finished: s.loop.finished && !s.loop.stopped,
+    stopped: s.loop.stopped,
+  });
 
 export function renderStatus(s: RunStatus): string {
   const { loop, iteration: it } = s;
@@ -22,12 +27,25 @@ export function renderStatus(s: RunStatus): string {
     const times = stageTimesLine(it.stages);
     if (times) lines.push(`  stages: ${times}`);
     if (it.shards.total)
-      lines.push(`  progress: shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live} done (${live} in running shards) · tokens ${it.tokens}`);
-    if (it.train?.step !== undefined) lines.push(`  train: step ${it.train.step}${it.train.loss !== undefined ? ` · loss ${fmtNum(it.train.loss)}` : ''}`);
-    if (it.metrics) lines.push(`  metrics: ${Object.entries(it.metrics).map(([k, v]) => `${k}=${fmtNum(v)}`).join(' ')}`);
+      lines.push(
+        `  progress: shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live} done (${live} in running shards) · tokens ${it.tokens}`,
+      );
+    if (it.train?.step !== undefined)
+      lines.push(`  train: step ${it.train.step}${it.train.loss !== undefined ? ` · loss ${fmtNum(it.train.loss)}` : ''}`);
+    if (it.metrics)
+      lines.push(
+        `  metrics: ${Object.entries(it.metrics)
+          .map(([k, v]) => `${k}=${fmtNum(v)}`)
+          .join(' ')}`,
+      );
     if (it.attention) {
       lines.push(`  NEEDS ATTENTION in stage "${it.attention.stage}" (since ${it.attention.since}):`);
-      lines.push(...it.attention.error.split('\n').slice(0, 12).map((l) => `    ${l}`));
+      lines.push(
+        ...it.attention.error
+          .split('\n')
+          .slice(0, 12)
+          .map((l) => `    ${l}`),
+      );
       lines.push(`  fix the cause, then: collab-loop retry ${loop.runName} [--stage S] [--set key=value]`);
     }
   }
@@ -40,8 +58,12 @@ export function renderStatus(s: RunStatus): string {
 export function lineageLines(rows: IterationSummary[]): string {
   return rows
     .map((r) => {
-      const probe = r.probe ? ` · probe ${r.probe.prompts} prompts, ${r.probe.completionTokens} tokens, answers ${r.probe.answersSha256.slice(0, 12)}` : '';
-      const next = r.nextCheckpoint ? `\n         trained ${r.train?.steps ?? '?'} steps${r.train?.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''} → ${r.nextCheckpoint}` : '';
+      const probe = r.probe
+        ? ` · probe ${r.probe.prompts} prompts, ${r.probe.completionTokens} tokens, answers ${r.probe.answersSha256.slice(0, 12)}`
+        : '';
+      const next = r.nextCheckpoint
+        ? `\n         trained ${r.train?.steps ?? '?'} steps${r.train?.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''} → ${r.nextCheckpoint}`
+        : '';
       return `  iter ${r.iteration}: served ${r.checkpoint}${probe}${next}`;
     })
     .join('\n');

@@ -28,9 +28,20 @@ export async function listRuns(client: Client): Promise<RunRow[]> {
       // The result says how it ended: every iteration done, or stopped in one.
       const result = (await client.workflow.getHandle(w.workflowId, w.runId).result()) as LoopResult;
       const n = total ?? result.iterations.length;
-      iteration = iterationLabel({ iteration: result.iterations.length, iterations: n, finished: !result.stopped, stopped: result.stopped });
+      iteration = iterationLabel({
+        iteration: result.iterations.length,
+        iterations: n,
+        finished: !result.stopped,
+        stopped: result.stopped,
+      });
     }
-    rows.push({ run, recipe: w.typedSearchAttributes.get(RecipeKey) ?? '', status: w.status.name.toLowerCase(), iteration, started: w.startTime.toISOString() });
+    rows.push({
+      run,
+      recipe: w.typedSearchAttributes.get(RecipeKey) ?? '',
+      status: w.status.name.toLowerCase(),
+      iteration,
+      started: w.startTime.toISOString(),
+    });
   }
   return rows;
 }

@@ -2,7 +2,14 @@
 import { Command, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { iterationConfigQuery, iterationWorkflowId, loopWorkflowId, pauseSignal, retryStageUpdate, stopSignal } from '../workflows/messages';
+import {
+  iterationConfigQuery,
+  iterationWorkflowId,
+  loopWorkflowId,
+  pauseSignal,
+  retryStageUpdate,
+  stopSignal,
+} from '../workflows/messages';
 import { STAGES, type Stage } from '../workflows/types';
 import { applyOverridesToConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes, temporalAddress } from './connection';
@@ -33,38 +40,49 @@ program
   .option('--port <n>', 'gRPC port', '7233')
   .option('--ui-port <n>', 'web UI port', '8233')
   .option('--detach', 'start it in the background (logging to <state-dir>/temporal-server.log) and return')
-  .action(cliAction(async (o: { stateDir: string; port: string; uiPort: string; detach?: boolean }) => {
-    const ports = { port: port(o.port), uiPort: port(o.uiPort) };
-    if (o.detach) {
-      const { ensureDevServer } = await import('./server-control');
-      const s = await ensureDevServer(o.stateDir, ports);
-      if (!s.started) return console.log(`a server is already listening on ${s.address}; UI ${s.uiUrl}`);
-      console.log(`Temporal dev server on ${s.address}, UI ${s.uiUrl} (pid ${s.pid}, log ${s.log}); stop it with: kill ${s.pid}`);
-      return;
-    }
-    const { runDevServer } = await import('./server-control');
-    console.log(`Temporal dev server on 127.0.0.1:${o.port}, UI http://localhost:${o.uiPort} (state ${o.stateDir}/temporal.sqlite)`);
-    process.exitCode = await runDevServer({ stateDir: o.stateDir, ...ports });
-  }));
+  .action(
+    cliAction(async (o: { stateDir: string; port: string; uiPort: string; detach?: boolean }) => {
+      const ports = { port: port(o.port), uiPort: port(o.uiPort) };
+      if (o.detach) {
+        const { ensureDevServer } = await import('./server-control');
+        const s = await ensureDevServer(o.stateDir, ports);
+        if (!s.started) return console.log(`a server is already listening on ${s.address}; UI ${s.uiUrl}`);
+        console.log(`Temporal dev server on ${s.address}, UI ${s.uiUrl} (pid ${s.pid}, log ${s.log}); stop it with: kill ${s.pid}`);
+        return;
+      }
+      const { runDevServer } = await import('./server-control');
+      console.log(`Temporal dev server on 127.0.0.1:${o.port}, UI http://localhost:${o.uiPort} (state ${o.stateDir}/temporal.sqlite)`);
+      process.exitCode = await runDevServer({ stateDir: o.stateDir, ...ports });
+    }),
+  );
 
 program
   .command('worker')
   .description('run workers for the given task-queue classes (default: all)')
   .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu,sandbox')
-  .addOption(new Option('--log-level <level>', 'the Temporal SDK\'s log lines at or above this level (debug adds the workflow bundle\'s build statistics)').choices(['trace', 'debug', 'info', 'warn', 'error']).default('warn'))
-  .action(cliAction(async (o: { queues?: string; logLevel: string }) => {
-    const { NativeConnection } = await import('@temporalio/worker');
-    const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
-    (await import('../workers/logging')).installWorkerLogging(o.logLevel.toUpperCase() as 'WARN');
-    const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
-    const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
-    if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
-    const connection = await NativeConnection.connect({ address: temporalAddress() });
-    const workers = await createWorkers({ connection, queues: queues as typeof ALL_QUEUES });
-    console.log(`collab-loop worker polling ${queues.join(', ')} on ${temporalAddress()} (pid ${process.pid})`);
-    await runWorkers(workers);
-    await connection.close();
-  }));
+  .addOption(
+    new Option(
+      '--log-level <level>',
+      "the Temporal SDK's log lines at or above this level (debug adds the workflow bundle's build statistics)",
+    )
+      .choices(['trace', 'debug', 'info', 'warn', 'error'])
+      .default('warn'),
+  )
+  .action(
+    cliAction(async (o: { queues?: string; logLevel: string }) => {
+      const { NativeConnection } = await import('@temporalio/worker');
+      const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
+      (await import('../workers/logging')).installWorkerLogging(o.logLevel.toUpperCase() as 'WARN');
+      const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
+      const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
+      if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
+      const connection = await NativeConnection.connect({ address: temporalAddress() });
+      const workers = await createWorkers({ connection, queues: queues as typeof ALL_QUEUES });
+      console.log(`collab-loop worker polling ${queues.join(', ')} on ${temporalAddress()} (pid ${process.pid})`);
+      await runWorkers(workers);
+      await connection.close();
+    }),
+  );
 
 program
   .command('start <config>')
@@ -72,113 +90,146 @@ program
   .option('--name <name>', 'run name (default: config name or file name)')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .option('--wait', 'wait for the run to finish and print its metrics')
-  .action(cliAction(async (file: string, o: { name?: string; set: string[]; wait?: boolean }) => {
-    const loaded = loadRunConfig(file, { overrides: o.set, name: o.name });
-    const client = await connectClient();
-    await ensureSearchAttributes(client);
-    const handle = await startLoop(client, loaded);
-    console.log(`started run ${loaded.runName} (workflow ${handle.workflowId})`);
-    if (o.wait) {
-      const s = await waitForRun(client, loaded.runName, () => undefined);
-      console.log(renderStatus(s));
-    }
-  }));
+  .action(
+    cliAction(async (file: string, o: { name?: string; set: string[]; wait?: boolean }) => {
+      const loaded = loadRunConfig(file, { overrides: o.set, name: o.name });
+      const client = await connectClient();
+      await ensureSearchAttributes(client);
+      const handle = await startLoop(client, loaded);
+      console.log(`started run ${loaded.runName} (workflow ${handle.workflowId})`);
+      if (o.wait) {
+        const s = await waitForRun(client, loaded.runName, () => undefined);
+        console.log(renderStatus(s));
+      }
+    }),
+  );
 
 program
   .command('status <name>')
   .description('iteration, stage, progress counts, tokens and metrics of a run')
   .option('--json', 'machine-readable')
-  .action(cliAction(async (name: string, o: { json?: boolean }) => {
-    const s = await getRunStatusRetrying(await connectClientRetrying('status'), name);
-    console.log(o.json ? JSON.stringify(s, null, 2) : renderStatus(s));
-  }));
+  .action(
+    cliAction(async (name: string, o: { json?: boolean }) => {
+      const s = await getRunStatusRetrying(await connectClientRetrying('status'), name);
+      console.log(o.json ? JSON.stringify(s, null, 2) : renderStatus(s));
+    }),
+  );
 
 program
   .command('list')
   .description('runs known to the server')
-  .action(cliAction(async () => {
-    const client = await connectClientRetrying('status');
-    const rows = await withServerRetry(() => listRuns(client), { what: 'listing runs', giveUpAfterMs: serverRetryMs('status') });
-    if (!rows.length) return console.log('(no runs)');
-    console.log(['run', 'recipe', 'status', 'iteration', 'started'].join('\t'));
-    for (const r of rows) console.log([r.run, r.recipe, r.status, r.iteration, r.started].join('\t'));
-  }));
+  .action(
+    cliAction(async () => {
+      const client = await connectClientRetrying('status');
+      const rows = await withServerRetry(() => listRuns(client), { what: 'listing runs', giveUpAfterMs: serverRetryMs('status') });
+      if (!rows.length) return console.log('(no runs)');
+      console.log(['run', 'recipe', 'status', 'iteration', 'started'].join('\t'));
+      for (const r of rows) console.log([r.run, r.recipe, r.status, r.iteration, r.started].join('\t'));
+    }),
+  );
 
-for (const [cmd, paused] of [['pause', true], ['resume', false]] as const)
+for (const [cmd, paused] of [
+  ['pause', true],
+  ['resume', false],
+] as const)
   program
     .command(`${cmd} <name>`)
     .description(paused ? 'pause at the next stage boundary' : 'resume a paused run')
-    .action(cliAction(async (name: string) => {
-      const client = await connectClient();
-      await requireRunning(client, name);
-      await client.workflow.getHandle(loopWorkflowId(name)).signal(pauseSignal, paused);
-      console.log(`${name}: ${paused ? 'pausing at the next stage boundary' : 'resumed'}`);
-    }));
+    .action(
+      cliAction(async (name: string) => {
+        const client = await connectClient();
+        await requireRunning(client, name);
+        await client.workflow.getHandle(loopWorkflowId(name)).signal(pauseSignal, paused);
+        console.log(`${name}: ${paused ? 'pausing at the next stage boundary' : 'resumed'}`);
+      }),
+    );
 
 program
   .command('stop <name>')
   .description('stop a run: cancels the running stage (killing trainers/servers) and cleans up')
   .option('--no-wait', 'do not wait for the run to close')
-  .action(cliAction(async (name: string, o: { wait: boolean }) => {
-    const client = await connectClient();
-    await requireRunning(client, name);
-    const handle = client.workflow.getHandle(loopWorkflowId(name));
-    await handle.signal(stopSignal, 'requested from the CLI');
-    // A stopped loop completes; any other ending is fine too. Only an unreachable server is worth waiting out.
-    if (o.wait)
-      await withServerRetry(() => handle.result().catch((err) => { if (isTransientServerError(err)) throw err; }), {
-        what: `waiting for ${name} to stop`, giveUpAfterMs: serverRetryMs('wait'),
-      });
-    console.log(`${name}: stopped`);
-  }));
+  .action(
+    cliAction(async (name: string, o: { wait: boolean }) => {
+      const client = await connectClient();
+      await requireRunning(client, name);
+      const handle = client.workflow.getHandle(loopWorkflowId(name));
+      await handle.signal(stopSignal, 'requested from the CLI');
+      // A stopped loop completes; any other ending is fine too. Only an unreachable server is worth waiting out.
+      if (o.wait)
+        await withServerRetry(
+          () =>
+            handle.result().catch((err) => {
+              if (isTransientServerError(err)) throw err;
+            }),
+          {
+            what: `waiting for ${name} to stop`,
+            giveUpAfterMs: serverRetryMs('wait'),
+          },
+        );
+      console.log(`${name}: stopped`);
+    }),
+  );
 
 program
   .command('retry <name>')
   .description('re-run the stage that needs attention (or an earlier one), optionally with changed config')
   .addOption(new Option('--stage <stage>', 'stage to re-run from').choices([...STAGES]))
   .option('--set <key=value>', 'override a config field for the retry (repeatable)', collect, [])
-  .action(cliAction(async (name: string, o: { stage?: Stage; set: string[] }) => {
-    const client = await connectClientRetrying('status');
-    const s = await getRunStatusRetrying(client, name);
-    if (s.workflowStatus !== 'RUNNING' || !s.iteration?.attention)
-      throw new UserError(`run "${name}" has no stage that needs attention (status: ${s.workflowStatus.toLowerCase()}${s.iteration ? `, stage ${s.iteration.stage}` : ''})`);
-    const child = client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration));
-    const config = o.set.length ? applyOverridesToConfig(await child.query(iterationConfigQuery), o.set) : undefined;
-    try {
-      const msg = await child.executeUpdate(retryStageUpdate, { args: [{ stage: o.stage, config }] });
-      console.log(`${name}: ${msg}`);
-    } catch (err) {
-      throw new UserError(`retry rejected: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
-    }
-  }));
+  .action(
+    cliAction(async (name: string, o: { stage?: Stage; set: string[] }) => {
+      const client = await connectClientRetrying('status');
+      const s = await getRunStatusRetrying(client, name);
+      if (s.workflowStatus !== 'RUNNING' || !s.iteration?.attention)
+        throw new UserError(
+          `run "${name}" has no stage that needs attention (status: ${s.workflowStatus.toLowerCase()}${s.iteration ? `, stage ${s.iteration.stage}` : ''})`,
+        );
+      const child = client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration));
+      const config = o.set.length ? applyOverridesToConfig(await child.query(iterationConfigQuery), o.set) : undefined;
+      try {
+        const msg = await child.executeUpdate(retryStageUpdate, { args: [{ stage: o.stage, config }] });
+        console.log(`${name}: ${msg}`);
+      } catch (err) {
+        throw new UserError(
+          `retry rejected: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+        );
+      }
+    }),
+  );
 
 program
   .command('report <name>')
   .description('metrics per iteration and the lineage as tables; with --html, one self-contained page to look at the data')
   .option('--html [file]', 'also write the HTML report (default file: <name>-report.html)')
   .option('--samples <n>', 'conversations shown per iteration in the HTML report', '12')
-  .action(cliAction(async (name: string, o: { html?: string | true; samples: string }) => {
-    const client = await connectClientRetrying('status');
-    const s = await getRunStatusRetrying(client, name);
-    console.log(metricsTable(s.loop.done));
-    if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done)}`);
-    if (!o.html) return;
-    const samples = Number(o.samples);
-    if (!Number.isInteger(samples) || samples < 0) throw new UserError(`--samples: "${o.samples}" is not a number of conversations`);
-    const config = await withServerRetry(() => runConfig(client, name), { what: `reading run ${name}`, giveUpAfterMs: serverRetryMs('status') });
-    const file = o.html === true ? `${name}-report.html` : o.html;
-    writeFileSync(file, reportHtml(name, s.loop.done, { config, samplesPerIteration: samples }));
-    console.log(`\nHTML report: ${path.resolve(file)}`);
-  }));
+  .action(
+    cliAction(async (name: string, o: { html?: string | true; samples: string }) => {
+      const client = await connectClientRetrying('status');
+      const s = await getRunStatusRetrying(client, name);
+      console.log(metricsTable(s.loop.done));
+      if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done)}`);
+      if (!o.html) return;
+      const samples = Number(o.samples);
+      if (!Number.isInteger(samples) || samples < 0) throw new UserError(`--samples: "${o.samples}" is not a number of conversations`);
+      const config = await withServerRetry(() => runConfig(client, name), {
+        what: `reading run ${name}`,
+        giveUpAfterMs: serverRetryMs('status'),
+      });
+      const file = o.html === true ? `${name}-report.html` : o.html;
+      writeFileSync(file, reportHtml(name, s.loop.done, { config, samplesPerIteration: samples }));
+      console.log(`\nHTML report: ${path.resolve(file)}`);
+    }),
+  );
 
 program
   .command('eval <config>')
   .description('one evaluation pass, no training (CoRal `validate`); runs its own workers')
   .option('--name <name>', 'run name')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
-  .action(cliAction(async (file: string, o: { name?: string; set: string[] }) => {
-    await runEval(loadRunConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }));
-  }));
+  .action(
+    cliAction(async (file: string, o: { name?: string; set: string[] }) => {
+      await runEval(loadRunConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }));
+    }),
+  );
 
 program
   .command('demo <config>')
@@ -186,29 +237,35 @@ program
   .option('--name <name>', 'run name')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .option('--stop-server', 'stop the dev server at the end if the demo started it')
-  .action(cliAction(async (file: string, o: { name?: string; set: string[]; stopServer?: boolean }) => {
-    await runDemo(loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
-  }));
+  .action(
+    cliAction(async (file: string, o: { name?: string; set: string[]; stopServer?: boolean }) => {
+      await runDemo(loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
+    }),
+  );
 
 program
   .command('score')
-  .description('score records with a recipe\'s evaluator: one JSON line per input record')
+  .description("score records with a recipe's evaluator: one JSON line per input record")
   .requiredOption('--recipe <recipe>', 'coral | colbench-code')
   .option('--dataset <dataset>', 'coral: mmlu_pro | gpqa | math | explore_tom | hi_tom')
   .requiredOption('--input <file>', 'records.jsonl (colbench-code: trajectories with `task` and `answer`)')
   .option('--tasks <file>', 'colbench-code: task file for records that carry only a task id')
-  .addOption(new Option('--compat <mode>', 'fixed (default) or the seed\'s behaviour').choices(['fixed', 'seed']).default('fixed'))
-  .action(cliAction(async (o: ScoreOptions) => {
-    for (const line of await scoreFile(o)) console.log(line);
-  }));
+  .addOption(new Option('--compat <mode>', "fixed (default) or the seed's behaviour").choices(['fixed', 'seed']).default('fixed'))
+  .action(
+    cliAction(async (o: ScoreOptions) => {
+      for (const line of await scoreFile(o)) console.log(line);
+    }),
+  );
 
 program
   .command('bench')
   .description('throughput and footprint figures (see README)')
-  .action(cliAction(async () => {
-    const { runBench } = await import('../scripts/bench');
-    await runBench();
-  }));
+  .action(
+    cliAction(async () => {
+      const { runBench } = await import('../scripts/bench');
+      await runBench();
+    }),
+  );
 
 await program.parseAsync(process.argv);
 // Temporal's native runtime and a detached dev server's pipes can keep the event loop alive after a one-shot

@@ -22,14 +22,20 @@ function progressPrinter(): (s: RunStatus) => void {
 
 export const uiLink = (ui: string, workflowId: string) => `${ui}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
 
-async function runToEnd(loaded: LoadedConfig, evalOnly: boolean): Promise<{ status: RunStatus; ui?: string; started: boolean; pid?: number }> {
+async function runToEnd(
+  loaded: LoadedConfig,
+  evalOnly: boolean,
+): Promise<{ status: RunStatus; ui?: string; started: boolean; pid?: number }> {
   const server = await ensureDevServer(loaded.config.stateDir);
-  if (server.started) console.log(`started the Temporal dev server (pid ${server.pid}, state ${loaded.config.stateDir}/temporal.sqlite, log ${server.log})`);
+  if (server.started)
+    console.log(`started the Temporal dev server (pid ${server.pid}, state ${loaded.config.stateDir}/temporal.sqlite, log ${server.log})`);
   const client = await connectClient();
   await ensureSearchAttributes(client);
   const status = await withInProcessWorkers(server.address, async () => {
     await startLoop(client, loaded, { evalOnly });
-    console.log(`run ${loaded.runName}: ${evalOnly ? 'evaluation' : `iterations 0–${loaded.config.iterations - 1}`} of ${loaded.config.recipe.name}`);
+    console.log(
+      `run ${loaded.runName}: ${evalOnly ? 'evaluation' : `iterations 0–${loaded.config.iterations - 1}`} of ${loaded.config.recipe.name}`,
+    );
     return waitForRun(client, loaded.runName, progressPrinter(), 500, { returnOnAttention: true });
   });
   return { status, ui: server.uiUrl, started: server.started, pid: server.pid };
@@ -38,7 +44,9 @@ async function runToEnd(loaded: LoadedConfig, evalOnly: boolean): Promise<{ stat
 export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean }): Promise<void> {
   const t0 = Date.now();
   const { status, ui, started, pid } = await runToEnd(loaded, false);
-  console.log(`\n${status.workflowStatus === 'COMPLETED' ? 'finished' : status.workflowStatus.toLowerCase()} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
+  console.log(
+    `\n${status.workflowStatus === 'COMPLETED' ? 'finished' : status.workflowStatus.toLowerCase()} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`,
+  );
   console.log(metricsTable(status.loop.done));
   console.log(`\nlineage:\n${lineageLines(status.loop.done)}`);
   if (ui) console.log(`\nTemporal UI: ${uiLink(ui, loopWorkflowId(loaded.runName))}`);
@@ -49,7 +57,9 @@ export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean 
   if (status.workflowStatus !== 'COMPLETED') {
     // A stage needs attention: the run waits durably; a worker plus `collab-loop retry` continues it.
     console.log(renderStatus(status));
-    console.log(`\nThe run is waiting. Start workers with \`collab-loop worker\`, fix the cause, then \`collab-loop retry ${loaded.runName}\`.`);
+    console.log(
+      `\nThe run is waiting. Start workers with \`collab-loop worker\`, fix the cause, then \`collab-loop retry ${loaded.runName}\`.`,
+    );
     process.exitCode = 1;
   }
 }
@@ -59,5 +69,8 @@ export async function runEval(loaded: LoadedConfig): Promise<void> {
   console.log('');
   console.log(metricsTable(status.loop.done));
   if (ui) console.log(`\nTemporal UI: ${uiLink(ui, loopWorkflowId(loaded.runName))}`);
-  if (status.workflowStatus !== 'COMPLETED') { console.log(renderStatus(status)); process.exitCode = 1; }
+  if (status.workflowStatus !== 'COMPLETED') {
+    console.log(renderStatus(status));
+    process.exitCode = 1;
+  }
 }

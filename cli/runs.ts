@@ -3,7 +3,15 @@ import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@tempor
 import { defaultPayloadConverter } from '@temporalio/common';
 import { loadConfig, type LoadedConfig } from '../configs/load';
 import { recipeRuntime } from '../activities/recipes/runtime';
-import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, RecipeKey, RunNameKey, IterationKey } from '../workflows/messages';
+import {
+  iterationStatusQuery,
+  iterationWorkflowId,
+  loopStatusQuery,
+  loopWorkflowId,
+  RecipeKey,
+  RunNameKey,
+  IterationKey,
+} from '../workflows/messages';
 import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopStatus } from '../workflows/types';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
@@ -25,16 +33,23 @@ export function loadRunConfig(file: string, opts: { overrides?: string[]; name?:
 }
 
 /** Memo written at start: lets `list` say how many iterations a run has without asking a worker. */
-export interface LoopMemo { iterations: number }
+export interface LoopMemo {
+  iterations: number;
+}
 
 /** Call `loadRunConfig` first (it preflights). */
-export async function startLoop(client: Client, loaded: LoadedConfig, opts: { evalOnly?: boolean } = {}): Promise<WorkflowHandle<typeof trainingLoop>> {
+export async function startLoop(
+  client: Client,
+  loaded: LoadedConfig,
+  opts: { evalOnly?: boolean } = {},
+): Promise<WorkflowHandle<typeof trainingLoop>> {
   const { config, runName } = loaded;
   const iterations = opts.evalOnly ? 1 : config.iterations;
   const workflowId = loopWorkflowId(runName);
   try {
     const d = await client.workflow.getHandle(workflowId).describe();
-    if (d.status.name === 'RUNNING') throw new UserError(`run "${runName}" is already running (collab-loop status ${runName}); pick another --name`);
+    if (d.status.name === 'RUNNING')
+      throw new UserError(`run "${runName}" is already running (collab-loop status ${runName}); pick another --name`);
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
@@ -53,7 +68,10 @@ export async function startLoop(client: Client, loaded: LoadedConfig, opts: { ev
   });
 }
 
-export interface ShardInFlight { done: number; total: number }
+export interface ShardInFlight {
+  done: number;
+  total: number;
+}
 
 export interface RunStatus {
   workflowStatus: string;
@@ -65,7 +83,7 @@ export interface RunStatus {
 
 export async function getRunStatus(client: Client, runName: string): Promise<RunStatus> {
   const handle = client.workflow.getHandle(loopWorkflowId(runName));
-  let desc;
+  let desc: Awaited<ReturnType<typeof handle.describe>>;
   try {
     desc = await handle.describe();
   } catch (err) {
@@ -79,8 +97,15 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
     result = (await handle.result()) as LoopResult;
     const total = (desc.memo as Partial<LoopMemo> | undefined)?.iterations ?? result.iterations.length;
     loop = {
-      runName, recipe: desc.typedSearchAttributes.get(RecipeKey) ?? '', iteration: result.iterations.length, iterations: total, paused: false,
-      done: result.iterations, finished: true, stopped: result.stopped, trackingError: result.trackingError,
+      runName,
+      recipe: desc.typedSearchAttributes.get(RecipeKey) ?? '',
+      iteration: result.iterations.length,
+      iterations: total,
+      paused: false,
+      done: result.iterations,
+      finished: true,
+      stopped: result.stopped,
+      trackingError: result.trackingError,
     };
   } else {
     loop = await handle.query(loopStatusQuery);

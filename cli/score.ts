@@ -3,7 +3,13 @@
 import { RECIPES } from '../activities/recipes/registry';
 import { UserError } from './user-error';
 
-export interface ScoreOptions { recipe: string; dataset?: string; input: string; tasks?: string; compat: 'fixed' | 'seed' }
+export interface ScoreOptions {
+  recipe: string;
+  dataset?: string;
+  input: string;
+  tasks?: string;
+  compat: 'fixed' | 'seed';
+}
 
 export async function scoreFile(o: ScoreOptions): Promise<string[]> {
   const scorable = RECIPES.filter((r) => r.score);

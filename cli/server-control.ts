@@ -1,7 +1,7 @@
 // Finds or starts the Temporal dev server for one-shot commands (demo, eval, bench) and `server --detach`.
 import { once } from 'node:events';
 import path from 'node:path';
-import { portOpen, startDevServer, waitForPort } from '../scripts/dev-server';
+import { portOpen, startDevServer, waitForPort } from './dev-server';
 import { temporalAddress } from './connection';
 
 export interface EnsuredServer {

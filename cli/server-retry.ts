@@ -17,11 +17,16 @@ export function serverRetryMs(kind: RetryKind): number {
 
 /** gRPC codes that mean "not now" rather than "no": UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED. */
 const TRANSIENT_CODES = new Set([14, 4, 8]);
-const TRANSIENT_TEXT = /ECONNREFUSED|ECONNRESET|UNAVAILABLE|No connection established|Failed to connect|consistent query buffer is full|DEADLINE_EXCEEDED|socket hang up/i;
+const TRANSIENT_TEXT =
+  /ECONNREFUSED|ECONNRESET|UNAVAILABLE|No connection established|Failed to connect|consistent query buffer is full|DEADLINE_EXCEEDED|socket hang up/i;
 
 /** Walks the cause chain: the SDK wraps the gRPC error ("Failed to describe workflow" ← "14 UNAVAILABLE: …"). */
 export function isTransientServerError(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 8;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === 'number' && TRANSIENT_CODES.has(e.code)) return true;
     if (typeof e.message === 'string' && TRANSIENT_TEXT.test(e.message)) return true;
   }
@@ -54,7 +59,9 @@ export async function withServerRetry<T>(fn: () => Promise<T>, o: ServerRetryOpt
       const now = Date.now();
       if (downSince === undefined) {
         downSince = now;
-        say(`collab-loop: server unreachable at ${temporalAddress()}, retrying for up to ${Math.round(o.giveUpAfterMs / 1000)} s (${firstLine(err)})`);
+        say(
+          `collab-loop: server unreachable at ${temporalAddress()}, retrying for up to ${Math.round(o.giveUpAfterMs / 1000)} s (${firstLine(err)})`,
+        );
       }
       if (now - downSince >= o.giveUpAfterMs)
         throw new UserError(
@@ -71,7 +78,9 @@ export async function withServerRetry<T>(fn: () => Promise<T>, o: ServerRetryOpt
 function firstLine(err: unknown): string {
   let e = err as { message?: string; cause?: unknown };
   while (e?.cause && typeof (e.cause as { message?: unknown }).message === 'string') e = e.cause as typeof e;
-  return String(e?.message ?? err).split('\n')[0].slice(0, 160);
+  return String(e?.message ?? err)
+    .split('\n')[0]
+    .slice(0, 160);
 }
 
 /** A client for commands that read or wait: the first connection rides out an outage too. */

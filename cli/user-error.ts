@@ -3,7 +3,15 @@ export class UserError extends Error {
   override name = 'UserError';
 }
 
-const USER_ERROR_NAMES = new Set(['UserError', 'ScoreInputError', 'ConfigError', 'TaskFileError', 'TemplateError', 'WorkflowNotFoundError', 'WorkflowExecutionAlreadyStartedError']);
+const USER_ERROR_NAMES = new Set([
+  'UserError',
+  'ScoreInputError',
+  'ConfigError',
+  'TaskFileError',
+  'TemplateError',
+  'WorkflowNotFoundError',
+  'WorkflowExecutionAlreadyStartedError',
+]);
 
 export function describeCliError(err: unknown): { message: string; user: boolean } {
   const e = err as Error & { code?: string };

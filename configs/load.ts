@@ -83,12 +83,12 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
     ['recipe.evalTasks', out.recipe.evalTasks],
     ...(out.recipe.trainTasks ? [['recipe.trainTasks', out.recipe.trainTasks] as [string, string]] : []),
   ];
-  for (const [field, p] of mustExist)
-    if (!existsSync(p)) throw new ConfigError(file, field, `file not found: ${p}`);
+  for (const [field, p] of mustExist) if (!existsSync(p)) throw new ConfigError(file, field, `file not found: ${p}`);
   // Executables given as paths are relative to the config file too; bare names are looked up on PATH.
   const exe = (p: string) => (p.includes('/') ? abs(p) : p);
   if (out.trainer?.python) out.trainer.python = exe(out.trainer.python);
-  if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable) out.server.executable = exe(out.server.executable);
+  if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable)
+    out.server.executable = exe(out.server.executable);
   if (out.tracking?.wandb?.dir) out.tracking.wandb.dir = abs(out.tracking.wandb.dir);
   if (out.tracking?.wandb?.python) out.tracking.wandb.python = exe(out.tracking.wandb.python);
   if (out.iterations > 1 && !out.trainer)

@@ -8,7 +8,6 @@ import { trackingSchema } from '../activities/tracking/trackers';
 import { recipeSchema } from '../activities/recipes/registry';
 import { envVarName, externalEndpointSchema, positiveInt } from './fields';
 
-
 export { externalEndpointSchema };
 
 /** Bounded in-process retries of one call before the failure goes to Temporal (see activities/llm/client.ts). */
@@ -129,7 +128,10 @@ export const trainerSchema = z.discriminatedUnion('kind', [
 ]);
 
 export const loopConfigSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/, 'letters, digits, ".", "_" and "-" only').optional(),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/, 'letters, digits, ".", "_" and "-" only')
+    .optional(),
   recipe: recipeSchema,
   iterations: positiveInt.default(1),
   seed: z.number().int().default(0),

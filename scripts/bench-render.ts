@@ -10,8 +10,17 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { BrowserPool, CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from '../activities/render/browser-pool';
 
-export interface RenderBench { poolPerSecond: number; barePerSecond: number; ratio: number; renders: number }
-export interface RenderBenchOptions { renders?: number; scripted?: boolean; log?: (line: string) => void }
+export interface RenderBench {
+  poolPerSecond: number;
+  barePerSecond: number;
+  ratio: number;
+  renders: number;
+}
+export interface RenderBenchOptions {
+  renders?: number;
+  scripted?: boolean;
+  log?: (line: string) => void;
+}
 
 function smallPage(i: number, scripted: boolean): string {
   return `<!doctype html><html><body style="margin:0;font-family:sans-serif">
@@ -25,11 +34,16 @@ const perSecond = (n: number, ms: number) => (n * 1000) / ms;
 
 async function bareLoop(pages: string[]): Promise<number> {
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS],
+    executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS],
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    for (const html of pages.slice(0, 3)) { await page.setContent(html); await page.screenshot({ type: 'png', fullPage: true }); }
+    for (const html of pages.slice(0, 3)) {
+      await page.setContent(html);
+      await page.screenshot({ type: 'png', fullPage: true });
+    }
     const t0 = performance.now();
     for (const html of pages) {
       await page.setContent(html);
@@ -66,7 +80,10 @@ export async function benchRender(opts: RenderBenchOptions = {}): Promise<Render
   const log = opts.log ?? (() => undefined);
   const pages = Array.from({ length: renders }, (_, i) => smallPage(i, scripted));
   // Two alternating rounds so that a busy neighbour on the machine hurts both sides alike.
-  let bareMs = 0, poolMs = 0, seqMs = 0, firstMs = 0;
+  let bareMs = 0,
+    poolMs = 0,
+    seqMs = 0,
+    firstMs = 0;
   for (let round = 0; round < 2; round++) {
     bareMs += await bareLoop(pages);
     const p = await poolRun(pages);
@@ -82,8 +99,12 @@ export async function benchRender(opts: RenderBenchOptions = {}): Promise<Render
   };
   log(`render bench (${scripted ? 'scripted' : 'static'} small page, 1280x800 full page, ${2 * renders} renders per side)`);
   log(`  bare playwright loop   ${result.barePerSecond.toFixed(1)} renders/s  (${(bareMs / (2 * renders)).toFixed(1)} ms/render)`);
-  log(`  pool, submitted at once ${result.poolPerSecond.toFixed(1)} renders/s  (${(poolMs / (2 * renders)).toFixed(1)} ms/render)  ratio ${result.ratio.toFixed(2)}`);
-  log(`  pool, one at a time    ${perSecond(2 * renders, seqMs).toFixed(1)} renders/s  (${(seqMs / (2 * renders)).toFixed(1)} ms/render)  ratio ${(bareMs / seqMs).toFixed(2)}`);
+  log(
+    `  pool, submitted at once ${result.poolPerSecond.toFixed(1)} renders/s  (${(poolMs / (2 * renders)).toFixed(1)} ms/render)  ratio ${result.ratio.toFixed(2)}`,
+  );
+  log(
+    `  pool, one at a time    ${perSecond(2 * renders, seqMs).toFixed(1)} renders/s  (${(seqMs / (2 * renders)).toFixed(1)} ms/render)  ratio ${(bareMs / seqMs).toFixed(2)}`,
+  );
   log(`  pool first render incl. browser launch ${firstMs.toFixed(0)} ms`);
   return result;
 }

@@ -20,7 +20,13 @@ const SOLUTION = [
   '    return out',
   '',
 ].join('\n');
-const TESTS = ['running_max([1, 3, 2, 5, 4], 2)', 'running_max([], 3)', 'running_max([7], 1)', 'running_max(list(range(50)), 5)', 'running_max([5, 4, 3, 2, 1], 3)'];
+const TESTS = [
+  'running_max([1, 3, 2, 5, 4], 2)',
+  'running_max([], 3)',
+  'running_max([7], 1)',
+  'running_max(list(range(50)), 5)',
+  'running_max([5, 4, 3, 2, 1], 3)',
+];
 /** Slots far from the worker's (0..n) and the tests' (100..199), so a bench never shares a uid with them. */
 const SLOTS = [200, 201];
 const CONCURRENCY = 2;
@@ -49,7 +55,9 @@ function spawnBare(args: string[], cwd: string): Promise<string> {
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.resume();
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString('latin1')) : reject(new Error(`bare python exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(Buffer.concat(out).toString('latin1')) : reject(new Error(`bare python exited ${code}`)),
+    );
   });
 }
 
@@ -77,7 +85,10 @@ async function sandboxRun(runner: string, slot: number): Promise<string> {
 }
 
 /** Runs `job` `runs` times over `CONCURRENCY` lanes; returns the elapsed seconds and each run's latency. */
-async function batch(runs: number, job: (lane: number) => Promise<string>): Promise<{ seconds: number; latencies: number[]; output: string }> {
+async function batch(
+  runs: number,
+  job: (lane: number) => Promise<string>,
+): Promise<{ seconds: number; latencies: number[]; output: string }> {
   const latencies: number[] = [];
   let next = 0;
   let output = '';
@@ -110,7 +121,11 @@ export async function benchSandbox(runs = 200): Promise<SandboxBench> {
     bareSameFlags: () => bareRun(runner, ['-I', '-S', '-B']),
   };
   type Side = keyof typeof sides;
-  const totals = { sandboxed: { seconds: 0, latencies: [] as number[] }, bare: { seconds: 0, latencies: [] as number[] }, bareSameFlags: { seconds: 0, latencies: [] as number[] } };
+  const totals = {
+    sandboxed: { seconds: 0, latencies: [] as number[] },
+    bare: { seconds: 0, latencies: [] as number[] },
+    bareSameFlags: { seconds: 0, latencies: [] as number[] },
+  };
   // Warm-up: page cache, the sandbox's one-time self-check.
   const warm = { sandboxed: (await batch(6, sides.sandboxed)).output, bare: (await batch(6, sides.bare)).output };
   if (warm.sandboxed !== warm.bare) throw new Error('benchSandbox: the sandboxed and the bare run disagree on the results');
@@ -137,5 +152,11 @@ export async function benchSandbox(runs = 200): Promise<SandboxBench> {
 
 // `npx tsx scripts/bench-sandbox.ts` prints the figures on its own.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  benchSandbox().then((r) => console.log(JSON.stringify(r, null, 2)), (e) => { console.error(e); process.exit(1); });
+  benchSandbox().then(
+    (r) => console.log(JSON.stringify(r, null, 2)),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

@@ -14,7 +14,7 @@ import { iterationWorkflowId, loopWorkflowId, SEARCH_ATTRIBUTES } from '../workf
 import { TASK_QUEUES } from '../workflows/types';
 import { createWorkers, runWorkers } from '../workers/run-worker';
 import { installWorkerLogging } from '../workers/logging';
-import { temporalCliPath } from './temporal-cli';
+import { temporalCliPath } from '../cli/temporal-cli';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
@@ -35,9 +35,20 @@ export async function runBench(): Promise<void> {
   try {
     const config = resolveConfigPaths(
       loopConfigSchema.parse({
-        name: 'bench', iterations: 1, seed: 1, stateDir,
+        name: 'bench',
+        iterations: 1,
+        seed: 1,
+        stateDir,
         baseCheckpoint: path.join(PROJECT_ROOT, 'configs/checkpoints/sim-base'),
-        recipe: { name: 'coral', dataset: 'mmlu_pro', evalTasks: tasksFile, maxTurns: 6, maxTokens: 256, evalSamples: 20, evalTemperature: 0.7 },
+        recipe: {
+          name: 'coral',
+          dataset: 'mmlu_pro',
+          evalTasks: tasksFile,
+          maxTurns: 6,
+          maxTokens: 256,
+          evalSamples: 20,
+          evalTemperature: 0.7,
+        },
         server: { kind: 'external', endpoint: { baseUrl: `${server.url}/v1`, model: 'bench-model', maxConcurrency: 64 } },
         generation: { shardSize: 12, concurrency: 64 },
       }),
@@ -50,12 +61,20 @@ export async function runBench(): Promise<void> {
     const probe = setInterval(() => {
       const s = server.stats();
       if (!first && s.received > 0) first = performance.now();
-      if (s.completed !== lastCompleted) { lastCompleted = s.completed; last = performance.now(); }
+      if (s.completed !== lastCompleted) {
+        lastCompleted = s.completed;
+        last = performance.now();
+      }
     }, 20);
     const t0 = performance.now();
-    const result = await runWorkers(workers, env.client.workflow.execute('trainingLoop', {
-      taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId('bench'), args: [{ runName: 'bench', config, evalOnly: true }],
-    }));
+    const result = await runWorkers(
+      workers,
+      env.client.workflow.execute('trainingLoop', {
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId('bench'),
+        args: [{ runName: 'bench', config, evalOnly: true }],
+      }),
+    );
     clearInterval(probe);
     const wall = (performance.now() - t0) / 1000;
     const genSeconds = (last - first) / 1000;
@@ -83,8 +102,12 @@ export async function runBench(): Promise<void> {
   // ColBench scoring: the sandbox and the renderer, each against a bare baseline measured in the same run.
   const { benchSandbox } = await import('./bench-sandbox');
   const sb = await benchSandbox();
-  console.log(`  sandboxed executions/s   ${sb.sandboxedPerSecond.toFixed(1)} vs bare python3 ${sb.barePerSecond.toFixed(1)}   ratio ${sb.ratio.toFixed(3)} (${sb.runs} runs, concurrency 2)`);
+  console.log(
+    `  sandboxed executions/s   ${sb.sandboxedPerSecond.toFixed(1)} vs bare python3 ${sb.barePerSecond.toFixed(1)}   ratio ${sb.ratio.toFixed(3)} (${sb.runs} runs, concurrency 2)`,
+  );
   const { benchRender } = await import('./bench-render');
   const rb = await benchRender();
-  console.log(`  renders/s                ${rb.poolPerSecond.toFixed(1)} vs plain playwright loop ${rb.barePerSecond.toFixed(1)}   ratio ${rb.ratio.toFixed(3)} (${rb.renders} renders)`);
+  console.log(
+    `  renders/s                ${rb.poolPerSecond.toFixed(1)} vs plain playwright loop ${rb.barePerSecond.toFixed(1)}   ratio ${rb.ratio.toFixed(3)} (${rb.renders} renders)`,
+  );
 }

@@ -12,9 +12,16 @@ import { trainedSimulatedPolicy } from '../activities/serving/simulated-skill';
 
 const { values: a } = parseArgs({
   options: {
-    base: { type: 'string' }, data: { type: 'string' }, output: { type: 'string' }, method: { type: 'string', default: 'sft' },
-    steps: { type: 'string', default: '8' }, 'step-ms': { type: 'string', default: '100' }, 'resume-from': { type: 'string', default: '' },
-    'spawn-child-pidfile': { type: 'string' }, 'fail-first': { type: 'string', default: '0' }, 'fail-marker': { type: 'string' },
+    base: { type: 'string' },
+    data: { type: 'string' },
+    output: { type: 'string' },
+    method: { type: 'string', default: 'sft' },
+    steps: { type: 'string', default: '8' },
+    'step-ms': { type: 'string', default: '100' },
+    'resume-from': { type: 'string', default: '' },
+    'spawn-child-pidfile': { type: 'string' },
+    'fail-first': { type: 'string', default: '0' },
+    'fail-marker': { type: 'string' },
   },
 });
 
@@ -28,13 +35,18 @@ if (!a.base || !a.data || !a.output) die('--base, --data and --output are requir
 if (a['fail-marker']) {
   const n = existsSync(a['fail-marker']) ? Number(readFileSync(a['fail-marker'], 'utf8')) : 0;
   writeFileSync(a['fail-marker'], String(n + 1));
-  if (n < Number(a['fail-first'])) { console.log(`step 0 loss 9.99`); die(`simulated crash (attempt ${n + 1})`); }
+  if (n < Number(a['fail-first'])) {
+    console.log(`step 0 loss 9.99`);
+    die(`simulated crash (attempt ${n + 1})`);
+  }
 }
 
 const basePolicyFile = path.join(a.base, 'simulated-policy.json');
 if (!existsSync(basePolicyFile)) die(`base checkpoint ${a.base} has no simulated-policy.json`);
 const base = JSON.parse(readFileSync(basePolicyFile, 'utf8')) as { skill: number; agreeability?: number };
-const rows = readFileSync(a.data, 'utf8').split('\n').filter((l) => l.trim()).length;
+const rows = readFileSync(a.data, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim()).length;
 const steps = Number(a.steps);
 
 if (a['spawn-child-pidfile']) {
@@ -68,6 +80,9 @@ const next = trainedSimulatedPolicy(base, rows);
 const tmp = `${a.output}.tmp`;
 mkdirSync(tmp, { recursive: true });
 writeFileSync(path.join(tmp, 'simulated-policy.json'), JSON.stringify(next, null, 2));
-writeFileSync(path.join(tmp, 'STAND-IN-CHECKPOINT.txt'), `Written by scripts/stand-in-trainer.ts (${a.method}, ${rows} rows, ${steps} steps): not real weights.\n`);
+writeFileSync(
+  path.join(tmp, 'STAND-IN-CHECKPOINT.txt'),
+  `Written by scripts/stand-in-trainer.ts (${a.method}, ${rows} rows, ${steps} steps): not real weights.\n`,
+);
 renameSync(tmp, a.output);
 console.log(`done: skill ${base.skill} -> ${next.skill} final loss ${loss.toFixed(4)}`);

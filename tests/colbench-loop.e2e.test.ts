@@ -19,8 +19,12 @@ import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
 import { evaluatedRecords } from './helpers/records';
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startDevServer(); });
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const TASKS = path.join(CONFIGS, 'tasks/colbench/backend.jsonl');
 
@@ -30,7 +34,12 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
     const config = testConfig(stateDir, (c) => {
       c.iterations = 1;
       c.recipe = {
-        name: 'colbench-code', evalTasks: TASKS, trainTasks: TASKS, limit: 6, evalSamples: 1, trainSamples: 2,
+        name: 'colbench-code',
+        evalTasks: TASKS,
+        trainTasks: TASKS,
+        limit: 6,
+        evalSamples: 1,
+        trainSamples: 2,
         data: { method: 'sweet-rl', fraction: 0.5, candidates: 4, pairsPerTurn: 2 },
       };
       c.trainer.dataFormat = 'openrlhf';
@@ -38,22 +47,35 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
     });
     const runName = 'colbench';
     const result = await withWorkers(env, () =>
-      env.client.workflow.execute(trainingLoop, { taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }] }),
+      env.client.workflow.execute(trainingLoop, {
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config }],
+      }),
     );
     const it0 = result.iterations[0];
     expect(it0.metrics.episodes).toBe(6);
     expect(it0.metrics.success_rate).toBeGreaterThan(0); // skill 0.45: some exact references…
     expect(it0.metrics.success_rate).toBeLessThan(1); // …and some buggy variants the hidden tests catch
-    const records = evaluatedRecords(stateDir, it0) as Array<{ taskId: string; score: { passed: number; total: number; success: boolean } }>;
+    const records = evaluatedRecords(stateDir, it0) as Array<{
+      taskId: string;
+      score: { passed: number; total: number; success: boolean };
+    }>;
     expect(records).toHaveLength(6);
     for (const r of records) {
       expect(r.score.total).toBeGreaterThanOrEqual(6);
       expect(r.score.success).toBe(r.score.passed === r.score.total);
     }
     // SWEET-RL pairs: OpenRLHF chat rows, prompt = the dialogue as the agent saw it — never the hidden reference.
-    const rows = new ArtifactStore(path.join(stateDir, 'artifacts')).readJsonl<{ prompt: Array<{ role: string; content: string }>; chosen: unknown[]; rejected: unknown[] }>(it0.datasets!.dpo!);
+    const rows = new ArtifactStore(path.join(stateDir, 'artifacts')).readJsonl<{
+      prompt: Array<{ role: string; content: string }>;
+      chosen: unknown[];
+      rejected: unknown[];
+    }>(it0.datasets!.dpo!);
     expect(rows.length).toBeGreaterThan(0);
-    const references = loadColbenchTasks(TASKS, 'code').slice(0, 6).map((t) => t.reference.split('\n')[0]);
+    const references = loadColbenchTasks(TASKS, 'code')
+      .slice(0, 6)
+      .map((t) => t.reference.split('\n')[0]);
     for (const row of rows) {
       expect(Object.keys(row).sort()).toEqual(['chosen', 'prompt', 'rejected']);
       const prompt = JSON.stringify(row.prompt);
@@ -64,9 +86,15 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
     // RECORD_HISTORIES=<tag>: this run's iteration and loop histories for tests/replay.test.ts.
     const tag = process.env.RECORD_HISTORIES;
     if (tag) {
-      for (const [kind, workflowId] of [['iteration', iterationWorkflowId(runName, 0)], ['loop', loopWorkflowId(runName)]] as const) {
+      for (const [kind, workflowId] of [
+        ['iteration', iterationWorkflowId(runName, 0)],
+        ['loop', loopWorkflowId(runName)],
+      ] as const) {
         const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-        writeFileSync(path.join(PROJECT_ROOT, 'tests', 'histories', `${kind}-colbench-${tag}.json`), `{"workflowId": ${JSON.stringify(workflowId)}, "history": ${historyToJSON(history)}}`);
+        writeFileSync(
+          path.join(PROJECT_ROOT, 'tests', 'histories', `${kind}-colbench-${tag}.json`),
+          `{"workflowId": ${JSON.stringify(workflowId)}, "history": ${historyToJSON(history)}}`,
+        );
       }
     }
   });

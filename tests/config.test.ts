@@ -10,7 +10,11 @@ import { tempStateDir } from './helpers/config';
 
 const demo = path.join(PROJECT_ROOT, 'configs', 'demo.yaml');
 const errorOf = (fn: () => unknown) => {
-  try { fn(); } catch (e) { return e as ConfigError; }
+  try {
+    fn();
+  } catch (e) {
+    return e as ConfigError;
+  }
   throw new Error('expected a ConfigError');
 };
 
@@ -33,9 +37,21 @@ describe('config validation', () => {
 
   it('rejects unknown fields, missing task files, keys written into configs and bad YAML', () => {
     expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.maxTurn=3'] })).message).toMatch(/recipe: unknown field\(s\) "maxTurn"/);
-    expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.evalTasks=nope.jsonl'] })).message).toMatch(/recipe\.evalTasks: file not found/);
-    expect(errorOf(() => loadConfig(demo, { overrides: ['server.kind=external', 'server.endpoint.baseUrl=http://x/v1', 'server.endpoint.model=m', 'server.endpoint.apiKeyEnv=sk-live-123'] })).message)
-      .toMatch(/server\.endpoint\.apiKeyEnv: must be the NAME of an environment variable/);
+    expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.evalTasks=nope.jsonl'] })).message).toMatch(
+      /recipe\.evalTasks: file not found/,
+    );
+    expect(
+      errorOf(() =>
+        loadConfig(demo, {
+          overrides: [
+            'server.kind=external',
+            'server.endpoint.baseUrl=http://x/v1',
+            'server.endpoint.model=m',
+            'server.endpoint.apiKeyEnv=sk-live-123',
+          ],
+        }),
+      ).message,
+    ).toMatch(/server\.endpoint\.apiKeyEnv: must be the NAME of an environment variable/);
     expect(errorOf(() => parseConfigText('recipe: [unclosed', 'x.yaml')).message).toMatch(/^x\.yaml: not valid YAML \(line 1\)/);
     expect(errorOf(() => loadConfig(demo, { overrides: ['trainer.method=dpo', 'recipe.beamSize=1'] })).field).toBe('recipe.beamSize');
   });
@@ -67,7 +83,9 @@ describe('config validation', () => {
     writeFileSync(tasks, '{"id": "a", "question": "q?", "options": ["x", "y"], "answer": "A"}\n{not json\n');
     for (const cmd of ['start', 'eval', 'demo']) {
       // Nothing listens here: a check that needed the server would report "cannot reach" instead.
-      const r = await cli([cmd, demo, '--set', `recipe.evalTasks=${tasks}`, '--set', `stateDir=${dir}`], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+      const r = await cli([cmd, demo, '--set', `recipe.evalTasks=${tasks}`, '--set', `stateDir=${dir}`], {
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+      });
       expect(r.exitCode, `${cmd}: ${r.all}`).toBe(2);
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);

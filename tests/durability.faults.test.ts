@@ -18,7 +18,10 @@ beforeAll(async () => {
   env = await startDevServer();
   server = await startCountingEndpoint({ latencyMs: 5, faults: { rate: 0.2, kinds: ['429', '500', 'reset'], seed: 11, retryAfterMs: 20 } });
 });
-afterAll(async () => { await server?.close(); await env?.teardown(); });
+afterAll(async () => {
+  await server?.close();
+  await env?.teardown();
+});
 
 describe('endpoint faults', () => {
   it('completes with all records present once despite 20% 429/500/resets', async () => {
@@ -36,7 +39,9 @@ describe('endpoint faults', () => {
     const runName = 'faults';
     const result = await withWorkers(env, () =>
       env.client.workflow.execute(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config, evalOnly: true }],
       }),
     );
     const stats = server.stats();

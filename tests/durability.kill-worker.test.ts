@@ -23,17 +23,25 @@ let atKillPoint: (() => void) | undefined;
 beforeAll(async () => {
   env = await startDevServer();
   // The counting endpoint of tests/helpers/endpoint.ts, plus a hook on the answers it produces.
-  const policy = createCoralSimulatedPolicy({ tasks: loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro'), skill: 0.6 });
+  const policy = createCoralSimulatedPolicy({
+    tasks: loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro'),
+    skill: 0.6,
+  });
   let answers = 0;
   server = await startOpenAICompatibleServer({
-    modelName: 'counted-model', latencyMs: 150, capacity: 8,
+    modelName: 'counted-model',
+    latencyMs: 150,
+    capacity: 8,
     policy: (req) => {
       if (++answers === KILL_AT_ANSWER) atKillPoint?.();
       return policy(req);
     },
   });
 });
-afterAll(async () => { await server?.close(); await env?.teardown(); });
+afterAll(async () => {
+  await server?.close();
+  await env?.teardown();
+});
 
 describe('worker killed with SIGKILL mid-generation', () => {
   it('completes after a restart without re-paying finished calls', async () => {
@@ -54,7 +62,9 @@ describe('worker killed with SIGKILL mid-generation', () => {
     atKillPoint = () => first.kill('SIGKILL');
     const runName = 'kill-test';
     const handle = await env.client.workflow.start(trainingLoop, {
-      taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: [{ runName, config, evalOnly: true }],
     });
     await first;
     expect(first.killed).toBe(true);

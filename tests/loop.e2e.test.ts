@@ -19,8 +19,12 @@ import { cli } from './helpers/cli';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startDevServer(); });
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 
 describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
   it('runs two iterations end to end and the second serves the checkpoint the first trained', async () => {
@@ -80,8 +84,14 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     if (tag) {
       const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, `iteration-coral-${tag}.json`), `{"workflowId": ${JSON.stringify(iterationWorkflowId(runName, 0))}, "history": ${historyToJSON(histories.iteration)}}`);
-      writeFileSync(path.join(dir, `loop-coral-${tag}.json`), `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(histories.loop)}}`);
+      writeFileSync(
+        path.join(dir, `iteration-coral-${tag}.json`),
+        `{"workflowId": ${JSON.stringify(iterationWorkflowId(runName, 0))}, "history": ${historyToJSON(histories.iteration)}}`,
+      );
+      writeFileSync(
+        path.join(dir, `loop-coral-${tag}.json`),
+        `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(histories.loop)}}`,
+      );
     }
     // History stays small: the data lives in the artifact store.
     expect(histories.iteration.events!.length).toBeLessThan(200);
@@ -95,7 +105,13 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     const status = await cli(['status', runName], cliEnv);
     expect(status.stdout).toContain(`run ${runName} (coral) · completed · iterations 0–1 done`);
     expect(status.stdout).toMatch(/^metric\s+iter 0\s+iter 1$/m);
-    const row = (out: string, metric: string) => out.split('\n').find((l) => l.startsWith(`${metric} `))?.trim().split(/\s+/).slice(1);
+    const row = (out: string, metric: string) =>
+      out
+        .split('\n')
+        .find((l) => l.startsWith(`${metric} `))
+        ?.trim()
+        .split(/\s+/)
+        .slice(1);
     expect(row(status.stdout, 'agreement_correctness')).toEqual([it0, it1].map((i) => i.metrics.agreement_correctness.toFixed(4)));
     // Without --html the report prints and writes nothing (the CLI runs in the project root here).
     const plain = await cli(['report', runName], cliEnv);

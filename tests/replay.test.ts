@@ -13,7 +13,14 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
 describe('replay of recorded histories', () => {
   it('has recorded histories of both workflow types', () => {
-    expect(files).toEqual(expect.arrayContaining(['iteration-coral.json', 'loop-coral.json', 'iteration-colbench-recipe-needs.json', 'loop-colbench-recipe-needs.json']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'iteration-coral.json',
+        'loop-coral.json',
+        'iteration-colbench-recipe-needs.json',
+        'loop-colbench-recipe-needs.json',
+      ]),
+    );
   });
 
   for (const f of files)

@@ -17,8 +17,12 @@ import { waitUntil } from './helpers/wait';
 import { waitQuiescent } from './helpers/quiescent';
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startDevServer(); });
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 const cliEnv = () => ({ TEMPORAL_ADDRESS: env.address });
 
 describe('stage control', () => {
@@ -33,13 +37,19 @@ describe('stage control', () => {
     const runName = 'attention';
     await withWorkers(env, async () => {
       const handle = await env.client.workflow.start(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }],
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config }],
       });
       const child = env.client.workflow.getHandle(iterationWorkflowId(runName, 0));
-      const st = await waitUntil(async () => {
-        const s = await child.query(iterationStatusQuery);
-        return s.attention ? s : undefined;
-      }, 90_000, 'needs attention');
+      const st = await waitUntil(
+        async () => {
+          const s = await child.query(iterationStatusQuery);
+          return s.attention ? s : undefined;
+        },
+        90_000,
+        'needs attention',
+      );
       expect(st.attention!.stage).toBe('train');
       expect(st.attention!.error).toContain('simulated crash (attempt 3)'); // the log tail names the last attempt
       expect(readFileSync(marker, 'utf8')).toBe('3');
@@ -71,9 +81,15 @@ describe('stage control', () => {
     const runName = 'stop-during-train';
     await withWorkers(env, async () => {
       const handle = await env.client.workflow.start(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }],
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config }],
       });
-      const pids = await waitUntil(async () => existsSync(pidFile) && (JSON.parse(readFileSync(pidFile, 'utf8')) as { trainer: number; child: number }), 90_000, 'trainer started');
+      const pids = await waitUntil(
+        async () => existsSync(pidFile) && (JSON.parse(readFileSync(pidFile, 'utf8')) as { trainer: number; child: number }),
+        90_000,
+        'trainer started',
+      );
       expect(isAlive(pids.trainer) && isAlive(pids.child)).toBe(true);
       const stop = await cli(['stop', runName], cliEnv());
       expect(stop.exitCode).toBe(0);
@@ -89,13 +105,17 @@ describe('stage control', () => {
   it('pause holds the run at a stage boundary and resume continues it', async () => {
     const stateDir = tempStateDir();
     const config = testConfig(stateDir, (c) => {
-      c.iterations = 1; delete c.trainer; delete c.recipe.trainTasks;
+      c.iterations = 1;
+      delete c.trainer;
+      delete c.recipe.trainTasks;
       c.server = { kind: 'simulator', latencyMs: 400 }; // slow enough that the run is still going when we pause
     });
     const runName = 'pause';
     // Started with no worker polling, so the CLI's pause lands before anything runs, however slow the machine.
     const handle = await env.client.workflow.start(trainingLoop, {
-      taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config, evalOnly: true }],
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: [{ runName, config, evalOnly: true }],
     });
     const pause = await cli(['pause', runName], cliEnv());
     expect(pause.all).toContain('pausing at the next stage boundary');
@@ -111,10 +131,14 @@ describe('stage control', () => {
       const child = env.client.workflow.getHandle(iterationWorkflowId(runName, 0));
       await waitUntil(async () => (await child.query(iterationStatusQuery)).stage === 'generate', 30_000, 'generating');
       await handle.signal(pauseSignal, true);
-      const held = await waitUntil(async () => {
-        const s = await child.query(iterationStatusQuery);
-        return s.paused ? s : undefined;
-      }, 30_000, 'iteration paused');
+      const held = await waitUntil(
+        async () => {
+          const s = await child.query(iterationStatusQuery);
+          return s.paused ? s : undefined;
+        },
+        30_000,
+        'iteration paused',
+      );
       // The running stage finishes its activities; then nothing is pending, so the next stage cannot start.
       await waitQuiescent(child);
       const after = await child.query(iterationStatusQuery);
@@ -126,6 +150,6 @@ describe('stage control', () => {
       expect((await cli(['resume', runName], cliEnv())).exitCode).toBe(0);
       const result = await handle.result();
       expect(result.iterations).toHaveLength(1);
-  });
+    });
   });
 });

@@ -1,6 +1,6 @@
 // Starts one Worker per task-queue class in this process. Deployments split them across machines with
 // `collab-loop worker --queues gpu` (trainers, model servers) and `--queues workflows,llm,cpu` elsewhere.
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
 import { TASK_QUEUES, type QueueClass } from '../workflows/types';
@@ -29,7 +29,8 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   const queues = opts.queues ?? ALL_QUEUES;
   // Bundled here rather than by Worker.create, so that webpack's statistics go to the DEBUG level.
   const workflowBundle = queues.includes('workflows')
-    ? opts.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: bundlerLogger() }))
+    ? (opts.workflowBundle ??
+      (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: bundlerLogger() })))
     : undefined;
   return Promise.all(
     queues.map((q) =>
@@ -56,6 +57,9 @@ export async function runWorkers<T>(workers: Worker[], until?: Promise<T>): Prom
   }
   const [first, ...rest] = workers;
   let nested: Promise<T> = until;
-  for (const w of rest) { const inner = nested; nested = w.runUntil(inner); }
+  for (const w of rest) {
+    const inner = nested;
+    nested = w.runUntil(inner);
+  }
   return first.runUntil(nested);
 }

@@ -5,13 +5,15 @@ import { metricsTable } from './metrics-table';
 import { STAGES, type Attention, type IterationProgress, type IterationStatus, type IterationSummary, type StageStats } from './types';
 
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(4));
-const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 3_600_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 3_600_000).toFixed(1)} h`);
+const seconds = (ms: number) =>
+  ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 3_600_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 3_600_000).toFixed(1)} h`;
 
 /** The error verbatim: a log tail holds argv and paths that markdown would turn into typography. One line goes in
  *  inline code (it wraps), a log tail in a code block. */
 function attentionLines(runName: string, a: Attention, errorLines: number): string[] {
   const lines = a.error.split('\n').slice(0, errorLines);
-  const error = lines.length === 1 ? [`\`${lines[0].replace(/`/g, "'")}\``] : ['~~~text', ...lines.map((l) => l.replace(/^~{3,}/, '~~')), '~~~'];
+  const error =
+    lines.length === 1 ? [`\`${lines[0].replace(/`/g, "'")}\``] : ['~~~text', ...lines.map((l) => l.replace(/^~{3,}/, '~~')), '~~~'];
   return [
     '',
     `⚠️ **needs attention** in \`${a.stage}\` since ${a.since}`,
@@ -37,8 +39,10 @@ export function renderIterationDetails(runName: string, s: IterationStatus): str
   const lines = [`**${runName}** · iteration ${s.iteration} · stage **${s.stage}**${s.paused ? ' · ⏸ paused' : ''}`];
   if (s.attention) lines.push(...attentionLines(runName, s.attention, 12));
   // "4 of 6", not "4/6": the UI renders details as markdown with typography, which would print a fraction slash.
-  if (s.shards.total) lines.push('', `shards ${s.shards.done} of ${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
-  if (s.train?.step !== undefined) lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
+  if (s.shards.total)
+    lines.push('', `shards ${s.shards.done} of ${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
+  if (s.train?.step !== undefined)
+    lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
   const times = stageTimesLine(s.stages);
   if (times) lines.push('', `stages: ${times}`);
   if (s.metrics) lines.push('', ...Object.entries(s.metrics).map(([k, v]) => `- ${k}: ${fmt(v)}`));
@@ -73,7 +77,8 @@ export function renderLoopDetails(v: LoopView): string {
     lines.push('', `iteration ${c.iteration}: stage **${c.stage}** · conversations ${c.conversations} · tokens ${c.tokens}`);
     // The first line says what failed; the iteration's own page has the log tail.
     if (c.attention) lines.push(...attentionLines(v.runName, c.attention, 1));
-    if (c.metrics) lines.push('', `metrics of iteration ${c.iteration}:`, '', ...Object.entries(c.metrics).map(([k, m]) => `- ${k}: ${fmt(m)}`));
+    if (c.metrics)
+      lines.push('', `metrics of iteration ${c.iteration}:`, '', ...Object.entries(c.metrics).map(([k, m]) => `- ${k}: ${fmt(m)}`));
   }
   if (v.trackingError) lines.push('', `⚠️ tracking: ${v.trackingError}`);
   lines.push(...metricsBlock(v.done));

@@ -2,23 +2,60 @@
 // A stage that fails after its retries does not fail the iteration: it waits, visible as "needs attention",
 // until the user retries it (optionally with a changed config) or stops the run.
 import {
-  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle,
-  isCancellation, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo,
-  type ActivityInterfaceFor, type ActivityOptions,
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+  type ActivityInterfaceFor,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { CollabActivities } from './activity-types';
 import type { RecipeNeeds } from '../activities/recipes/types';
 import {
-  iterationConfigQuery, iterationProgressSignal, iterationStatusQuery, NeedsAttentionKey, retryStageUpdate, pauseSignal, StageKey,
+  iterationConfigQuery,
+  iterationProgressSignal,
+  iterationStatusQuery,
+  NeedsAttentionKey,
+  retryStageUpdate,
+  pauseSignal,
+  StageKey,
   type RetryRequest,
 } from './messages';
 import { renderIterationDetails } from './details';
 import {
-  buildDataSummary, deploySummary, evaluateSummary, planSummary, shardSummary, trainSummary, undeploySummary,
+  buildDataSummary,
+  deploySummary,
+  evaluateSummary,
+  planSummary,
+  shardSummary,
+  trainSummary,
+  undeploySummary,
 } from './stage-summaries';
 import {
-  STAGES, TASK_QUEUES, type ArtifactRef, type DeployResult, type IterationInput, type IterationStatus, type IterationSummary,
-  type LlmUsage, type LoopConfig, type ShardResult, type ShardSpec, type Stage, type StageStats, type TrainResult,
+  STAGES,
+  TASK_QUEUES,
+  type ArtifactRef,
+  type DeployResult,
+  type IterationInput,
+  type IterationStatus,
+  type IterationSummary,
+  type LlmUsage,
+  type LoopConfig,
+  type ShardResult,
+  type ShardSpec,
+  type Stage,
+  type StageStats,
+  type TrainResult,
 } from './types';
 
 const NON_RETRYABLE = ['LlmAuthentication', 'LlmNotFound', 'LlmBadRequest', 'TaskFileError', 'ConfigError', 'TrainerConfigError'];
@@ -51,7 +88,11 @@ function activities(config: LoopConfig) {
     ),
     // Stopping waits until servers and trainers are really gone (their process groups killed), not just asked to go.
     deploy: proxyActivities<CollabActivities>(
-      base('gpu', { startToCloseTimeout: `${deployTimeoutS}s`, heartbeatTimeout: '30s', cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED }),
+      base('gpu', {
+        startToCloseTimeout: `${deployTimeoutS}s`,
+        heartbeatTimeout: '30s',
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      }),
     ),
     train: proxyActivities<CollabActivities>(
       base('gpu', {
@@ -68,7 +109,10 @@ function activities(config: LoopConfig) {
  *  scheduled it without, and replaying them must schedule exactly what they did). */
 function withSummary(summaries: boolean) {
   return <K extends keyof CollabActivities>(
-    proxy: ActivityInterfaceFor<CollabActivities>, name: K, summary: string, arg: Parameters<CollabActivities[K]>[0],
+    proxy: ActivityInterfaceFor<CollabActivities>,
+    name: K,
+    summary: string,
+    arg: Parameters<CollabActivities[K]>[0],
   ): ReturnType<CollabActivities[K]> => {
     const fn = proxy[name] as unknown as { (a: unknown): unknown; executeWithOptions(o: ActivityOptions, args: unknown[]): unknown };
     return (summaries ? fn.executeWithOptions({ summary } as ActivityOptions, [arg]) : fn(arg)) as ReturnType<CollabActivities[K]>;
@@ -103,7 +147,13 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   let config = input.config;
   const { runName, iteration, checkpoint, evalOnly } = input;
   const status: IterationStatus = {
-    iteration, stage: 'deploy', paused: false, shards: { done: 0, total: 0 }, conversations: { done: 0, total: 0 }, tokens: 0, stages: {},
+    iteration,
+    stage: 'deploy',
+    paused: false,
+    shards: { done: 0, total: 0 },
+    conversations: { done: 0, total: 0 },
+    tokens: 0,
+    stages: {},
   };
   // Activity summaries and stage reports to the loop (visible in the Temporal UI) came with this patch.
   const visible = patched('ui-visibility-v1');
@@ -121,7 +171,10 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
 
   setHandler(iterationStatusQuery, () => status);
   setHandler(iterationConfigQuery, () => config);
-  setHandler(pauseSignal, (p) => { status.paused = p; publish(); });
+  setHandler(pauseSignal, (p) => {
+    status.paused = p;
+    publish();
+  });
   setHandler(
     retryStageUpdate,
     (req) => {
@@ -151,7 +204,10 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
 
   const shardKey = (s: ShardSpec) => `${s.split}-${s.index}`;
   const resultsOf = (split: ShardSpec['split']) =>
-    (shards ?? []).filter((s) => s.split === split).map((s) => shardResults.get(shardKey(s))!).filter(Boolean);
+    (shards ?? [])
+      .filter((s) => s.split === split)
+      .map((s) => shardResults.get(shardKey(s))!)
+      .filter(Boolean);
   const ctx = () => ({ runName, iteration, config });
   const wantsTrainData = !evalOnly && !!config.recipe.trainTasks;
   // What the recipe needs besides generation (sandbox scoring, models while building data) comes from the planning
@@ -167,7 +223,11 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       if (probe) Object.assign(status.stages!.deploy!, { calls: probe.prompts, cachedCalls: 0, tokens: probe.completionTokens });
     },
     generate: async () => {
-      if (!shards && declaresNeeds) ({ shards, needs } = await run(activities(config).cpu, 'planIteration', planSummary(config), { config, evalOnly: !wantsTrainData }));
+      if (!shards && declaresNeeds)
+        ({ shards, needs } = await run(activities(config).cpu, 'planIteration', planSummary(config), {
+          config,
+          evalOnly: !wantsTrainData,
+        }));
       shards ??= await run(activities(config).cpu, 'planShards', planSummary(config), { config, evalOnly: !wantsTrainData });
       const pending = shards.filter((s) => !shardResults.has(shardKey(s)));
       status.shards = { done: shards.length - pending.length, total: shards.length };
@@ -179,7 +239,11 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
           const shard = pending[next++];
           let r = await run(llm, 'runShard', shardSummary('shard', shard, perSplit(shard)), { ...ctx(), shard, agent: deployed!.endpoint });
           if (needs!.sandboxScoring)
-            r = await run(activities(config).sandbox, 'scoreShard', shardSummary('score shard', shard, perSplit(shard)), { ...ctx(), split: shard.split, shard: r });
+            r = await run(activities(config).sandbox, 'scoreShard', shardSummary('score shard', shard, perSplit(shard)), {
+              ...ctx(),
+              split: shard.split,
+              shard: r,
+            });
           shardResults.set(shardKey(shard), r);
           status.shards.done++;
           status.conversations.done += r.conversations;
@@ -194,17 +258,32 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     },
     evaluate: async () => {
       const evalShards = resultsOf('eval');
-      evaluation = await run(activities(config).cpu, 'evaluateIteration', evaluateSummary(evalShards.reduce((a, s) => a + s.conversations, 0)), {
-        ...ctx(), checkpoint, shards: evalShards,
-      });
+      evaluation = await run(
+        activities(config).cpu,
+        'evaluateIteration',
+        evaluateSummary(evalShards.reduce((a, s) => a + s.conversations, 0)),
+        {
+          ...ctx(),
+          checkpoint,
+          shards: evalShards,
+        },
+      );
       status.metrics = evaluation.metrics;
     },
     'build-data': async () => {
       if (!wantsTrainData) return;
       const trainShards = resultsOf('train');
-      const summary = buildDataSummary(config, trainShards.reduce((a, s) => a + s.conversations, 0));
+      const summary = buildDataSummary(
+        config,
+        trainShards.reduce((a, s) => a + s.conversations, 0),
+      );
       data = needs!.modelsForData
-        ? await run(activities(config).llm, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards, agent: deployed!.endpoint })
+        ? await run(activities(config).llm, 'buildTrainingData', summary, {
+            ...ctx(),
+            checkpoint,
+            shards: trainShards,
+            agent: deployed!.endpoint,
+          })
         : await run(activities(config).cpu, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards });
       if (data.usage) Object.assign(status.stages!['build-data']!, data.usage);
     },
@@ -225,7 +304,10 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
         await condition(() => !status.paused);
       }
       status.stage = stage;
-      upsertSearchAttributes([{ key: StageKey, value: stage }, { key: NeedsAttentionKey, value: false }]);
+      upsertSearchAttributes([
+        { key: StageKey, value: stage },
+        { key: NeedsAttentionKey, value: false },
+      ]);
       // Workflow time is deterministic (the task's start); the sum of a stage's attempts, not its waits for a user.
       const started = Date.now();
       const stats: StageStats = (status.stages![stage] ??= { startedAt: new Date(started).toISOString(), ms: 0 });
@@ -263,7 +345,12 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       } catch (err) {
         if (!(err instanceof RestartFrom)) throw err;
         from = STAGES.indexOf(err.stage);
-        if (from <= STAGES.indexOf('generate')) { shards = undefined; shardResults.clear(); status.conversations.done = 0; status.tokens = 0; }
+        if (from <= STAGES.indexOf('generate')) {
+          shards = undefined;
+          shardResults.clear();
+          status.conversations.done = 0;
+          status.tokens = 0;
+        }
         if (from === 0) deployed = undefined;
       }
     }
@@ -292,7 +379,16 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     datasets: data ? { sft: data.sft, dpo: data.dpo } : undefined,
     nextCheckpoint: trained?.checkpoint,
     ...(deployed?.served?.probe ? { probe: deployed.served.probe } : {}),
-    ...(trained ? { train: { finalLoss: trained.finalLoss, steps: trained.steps, resumedFromStep: trained.resumedFromStep, lossCurve: trained.lossCurve } } : {}),
+    ...(trained
+      ? {
+          train: {
+            finalLoss: trained.finalLoss,
+            steps: trained.steps,
+            resumedFromStep: trained.resumedFromStep,
+            lossCurve: trained.lossCurve,
+          },
+        }
+      : {}),
     stages: status.stages,
     manifests: {
       ...(deployed ? { deploy: deployed.manifest } : {}),

@@ -2,14 +2,32 @@
 // each history stays small however many iterations run and new code takes effect at iteration boundaries.
 // Holds only small state: the iteration number, the current checkpoint path and per-iteration summaries.
 import {
-  allHandlersFinished, CancellationScope, condition, continueAsNew, startChild, type ChildWorkflowHandle,
-  isCancellation, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  startChild,
+  type ChildWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CollabActivities } from './activity-types';
 import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
 import {
-  iterationProgressSignal, iterationWorkflowId, IterationKey, loopStatusQuery, RecipeKey, RunNameKey, pauseSignal, stopSignal,
+  iterationProgressSignal,
+  iterationWorkflowId,
+  IterationKey,
+  loopStatusQuery,
+  RecipeKey,
+  RunNameKey,
+  pauseSignal,
+  stopSignal,
 } from './messages';
 import { trackSummary } from './stage-summaries';
 import { TASK_QUEUES, type IterationProgress, type IterationSummary, type LoopInput, type LoopState, type LoopStatus } from './types';
@@ -50,12 +68,25 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   let current: IterationProgress | undefined;
   let trackingError: string | undefined;
   const publish = () =>
-    setCurrentDetails(renderLoopDetails({
-      runName: input.runName, recipe: input.config.recipe.name, iteration: state.iteration, iterations: input.config.iterations,
-      checkpoint: state.checkpoint, paused: !!state.paused, stopped, done: state.done, current, trackingError,
-    }));
+    setCurrentDetails(
+      renderLoopDetails({
+        runName: input.runName,
+        recipe: input.config.recipe.name,
+        iteration: state.iteration,
+        iterations: input.config.iterations,
+        checkpoint: state.checkpoint,
+        paused: !!state.paused,
+        stopped,
+        done: state.done,
+        current,
+        trackingError,
+      }),
+    );
   setHandler(loopStatusQuery, status);
-  setHandler(iterationProgressSignal, (p) => { current = p; publish(); });
+  setHandler(iterationProgressSignal, (p) => {
+    current = p;
+    publish();
+  });
 
   /** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
   const track = async (final: boolean) => {
@@ -90,7 +121,13 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   ]);
   publish();
 
-  const result = (): LoopResult => ({ runName: input.runName, iterations: state.done, stopped, finalCheckpoint: state.checkpoint, trackingError });
+  const result = (): LoopResult => ({
+    runName: input.runName,
+    iterations: state.done,
+    stopped,
+    finalCheckpoint: state.checkpoint,
+    trackingError,
+  });
 
   await condition(() => !state.paused || stopped);
   if (stopped) return result();
@@ -100,7 +137,15 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
       startChild(iterationWorkflow, {
         workflowId: childId,
         taskQueue: TASK_QUEUES.workflows,
-        args: [{ runName: input.runName, config: input.config, iteration: state.iteration, checkpoint: state.checkpoint, evalOnly: !!input.evalOnly }],
+        args: [
+          {
+            runName: input.runName,
+            config: input.config,
+            iteration: state.iteration,
+            checkpoint: state.checkpoint,
+            evalOnly: !!input.evalOnly,
+          },
+        ],
         staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}`,
         typedSearchAttributes: [
           { key: RunNameKey, value: input.runName },
@@ -115,7 +160,11 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
     if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
     state.iteration++;
   } catch (err) {
-    if (stopped && isCancellation(err)) { publish(); await track(true); return result(); }
+    if (stopped && isCancellation(err)) {
+      publish();
+      await track(true);
+      return result();
+    }
     throw err;
   }
   publish();

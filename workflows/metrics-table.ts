@@ -12,10 +12,12 @@ export function metricsTable(rows: IterationSummary[], keys?: string[]): string 
   const body = [
     ...names.map((n) => [n, ...rows.map((r) => fmtNum(r.metrics[n]))]),
     ['tokens (all LLM calls)', ...rows.map((r) => String(r.tokens))],
-    ...(rows.some((r) => r.train) ? [
-      ['train steps', ...rows.map((r) => String(r.train?.steps ?? '-'))],
-      ['train final loss', ...rows.map((r) => fmtNum(r.train?.finalLoss))],
-    ] : []),
+    ...(rows.some((r) => r.train)
+      ? [
+          ['train steps', ...rows.map((r) => String(r.train?.steps ?? '-'))],
+          ['train final loss', ...rows.map((r) => fmtNum(r.train?.finalLoss))],
+        ]
+      : []),
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');

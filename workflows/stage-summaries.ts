@@ -7,7 +7,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export const deploySummary = (config: LoopConfig, checkpoint: string) => `deploy ${config.server.kind} · ${checkpointName(checkpoint)}`;
 export const undeploySummary = (config: LoopConfig) => `undeploy ${config.server.kind}`;
-export const planSummary = (config: LoopConfig) => `plan shards · ${config.recipe.name} · ${plural(config.generation.shardSize, 'task')} per shard`;
+export const planSummary = (config: LoopConfig) =>
+  `plan shards · ${config.recipe.name} · ${plural(config.generation.shardSize, 'task')} per shard`;
 
 /** `of` = shards of the same split, so the numbering matches what a user counts per split. */
 export function shardSummary(verb: 'shard' | 'score shard', shard: ShardSpec, of: number): string {
@@ -23,7 +24,8 @@ export function trainSummary(config: LoopConfig): string {
   const t = config.trainer;
   if (!t) return 'train';
   // A command trainer's length is whatever its template says; an adapter's is maxSteps or epochs.
-  const length = t.maxSteps !== undefined ? ` · ${plural(t.maxSteps, 'step')}` : t.kind === 'command' ? '' : ` · ${plural(t.epochs, 'epoch')}`;
+  const length =
+    t.maxSteps !== undefined ? ` · ${plural(t.maxSteps, 'step')}` : t.kind === 'command' ? '' : ` · ${plural(t.epochs, 'epoch')}`;
   return `train ${t.method} · ${t.kind}${length}`;
 }
 

@@ -4,8 +4,7 @@ import type { ArtifactRef, LlmUsage, ShardResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
 import { recipeRuntime } from '../recipes/runtime';
 import { Context } from '@temporalio/activity';
-import path from 'node:path';
-import { RequestCache } from '../llm/cache';
+import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter, type EndpointRef, type UsageCounter } from '../llm/client';
 import { roleChats, roleEndpoints } from '../llm/roles';
 import type { Chat } from '../llm/types';
@@ -14,7 +13,9 @@ import type { Chat } from '../llm/types';
  *  them). Through the durable cache like every call, so a retried stage pays for nothing twice. */
 function modelsFor(input: StageContext, agent: EndpointRef, usage: UsageCounter): { agent: Chat; chats: Record<string, Chat> } {
   const opts = {
-    cache: new RequestCache(path.join(input.config.stateDir, 'llm-cache')), llm: input.config.llm, usage,
+    cache: requestCacheFor(input.config.stateDir),
+    llm: input.config.llm,
+    usage,
     signal: Context.current().cancellationSignal,
   };
   const make = (endpoint: EndpointRef) => createChat({ ...opts, endpoint });
@@ -29,18 +30,29 @@ export async function buildTrainingData(
   const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
   const runtime = recipeRuntime(input.config);
   const counter = newUsageCounter();
-  const data = runtime.buildDataWithModels && input.agent
-    ? await runtime.buildDataWithModels(records, modelsFor(input, input.agent, counter))
-    : runtime.buildData(records);
-  const usage: LlmUsage = { calls: counter.calls, cachedCalls: counter.cachedCalls, tokens: counter.promptTokens + counter.completionTokens };
-  const toRef = (lines: string[]) => (lines.length ? store.put(lines.join('\n') + '\n', { ext: '.jsonl', rows: lines.length }) : undefined);
+  const data =
+    runtime.buildDataWithModels && input.agent
+      ? await runtime.buildDataWithModels(records, modelsFor(input, input.agent, counter))
+      : runtime.buildData(records);
+  const usage: LlmUsage = {
+    calls: counter.calls,
+    cachedCalls: counter.cachedCalls,
+    tokens: counter.promptTokens + counter.completionTokens,
+  };
+  const toRef = (lines: string[]) => (lines.length ? store.put(`${lines.join('\n')}\n`, { ext: '.jsonl', rows: lines.length }) : undefined);
   const sft = toRef(data.sft);
   const dpo = toRef(data.dpo);
   const method = input.config.trainer?.method;
   if (method === 'sft' && !sft)
-    throw ApplicationFailure.nonRetryable(`no SFT examples: none of the ${records.length} sampled conversations reached a correct agreement`, 'EmptyDataset');
+    throw ApplicationFailure.nonRetryable(
+      `no SFT examples: none of the ${records.length} sampled conversations reached a correct agreement`,
+      'EmptyDataset',
+    );
   if (method === 'dpo' && !dpo)
-    throw ApplicationFailure.nonRetryable(`no preference pairs: no turn of the ${records.length} sampled conversations had both a correct and an incorrect candidate (raise recipe.beamSize or trainSamples)`, 'EmptyDataset');
+    throw ApplicationFailure.nonRetryable(
+      `no preference pairs: no turn of the ${records.length} sampled conversations had both a correct and an incorrect candidate (raise recipe.beamSize or trainSamples)`,
+      'EmptyDataset',
+    );
   const manifest = writeStageManifest(input.config.stateDir, {
     run: input.runName,
     iteration: input.iteration,

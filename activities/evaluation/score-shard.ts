@@ -11,7 +11,8 @@ import { startHeartbeat } from '../heartbeat';
 
 export async function scoreShard(input: StageContext & { split: ShardSpec['split']; shard: ShardResult }): Promise<ShardResult> {
   const runtime = recipeRuntime(input.config);
-  if (!runtime.scoreRecords) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} has nothing to score`, 'ConfigError');
+  if (!runtime.scoreRecords)
+    throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} has nothing to score`, 'ConfigError');
   const store = storeFor(input.config.stateDir);
   const records = store.readJsonl<unknown>(input.shard.records);
   const hb = startHeartbeat({ scored: 0, total: records.length });

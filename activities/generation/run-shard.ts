@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ShardInput, ShardResult } from '../../workflows/types';
 import { generationServices } from './services';
 import { ArtifactStore } from '../artifacts/store';
-import { RequestCache } from '../llm/cache';
+import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter } from '../llm/client';
 import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
 import { roleChats, roleEndpoints } from '../llm/roles';
@@ -26,7 +26,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const signal = ctx.cancellationSignal;
   setMaxListeners(0, signal); // every in-flight request listens for cancellation
   const runtime = recipeRuntime(config);
-  const cache = new RequestCache(path.join(config.stateDir, 'llm-cache'));
+  const cache = requestCacheFor(config.stateDir);
   const usage = newUsageCounter();
   const chatOpts = { cache, llm: config.llm, usage, signal };
   const agent = createChat({ ...chatOpts, endpoint: input.agent });

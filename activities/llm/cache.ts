@@ -29,6 +29,11 @@ export function requestCacheKey(modelId: string, call: ChatCall): string {
   );
 }
 
+/** The run's durable request cache: one directory per state dir, shared by every stage that calls a model. */
+export function requestCacheFor(stateDir: string): RequestCache {
+  return new RequestCache(path.join(stateDir, 'llm-cache'));
+}
+
 export class RequestCache {
   constructor(readonly dir: string) {}
 

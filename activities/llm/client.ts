@@ -7,7 +7,7 @@
 // call that already succeeded in the cache.
 import OpenAI from 'openai';
 import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
-import { RequestCache, requestCacheKey, type CachedAnswer } from './cache';
+import { type RequestCache, requestCacheKey, type CachedAnswer } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter } from './limiter';
 import type { Chat, ChatCall, ChatOutput } from './types';
@@ -28,7 +28,11 @@ export interface EndpointRef {
 
 /** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
 export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
-  baseUrl: e.baseUrl, model: e.model, cacheId: e.model, apiKeyEnv: e.apiKeyEnv, maxConcurrency: e.maxConcurrency,
+  baseUrl: e.baseUrl,
+  model: e.model,
+  cacheId: e.model,
+  apiKeyEnv: e.apiKeyEnv,
+  maxConcurrency: e.maxConcurrency,
 });
 
 export interface UsageCounter {
@@ -42,7 +46,12 @@ export interface UsageCounter {
 }
 
 export const newUsageCounter = (): UsageCounter => ({
-  calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, paidPromptTokens: 0, paidCompletionTokens: 0,
+  calls: 0,
+  cachedCalls: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  paidPromptTokens: 0,
+  paidCompletionTokens: 0,
 });
 
 export interface ChatClientOptions {
@@ -61,7 +70,14 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -78,8 +94,7 @@ export function resolveApiKey(endpoint: EndpointRef): string {
 }
 
 function parseCompletion(body: OpenAI.Chat.Completions.ChatCompletion, where: string, n: number): CachedAnswer {
-  if (!body || !Array.isArray(body.choices) || body.choices.length === 0)
-    throw new LlmBadResponse(`${where}: response has no "choices"`);
+  if (!body || !Array.isArray(body.choices) || body.choices.length === 0) throw new LlmBadResponse(`${where}: response has no "choices"`);
   const choices = [...body.choices].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
   if (choices.length < n) throw new LlmBadResponse(`${where}: asked for n=${n} choices, got ${choices.length}`);
   const texts = choices.map((c, i) => {
@@ -105,16 +120,26 @@ export function createChat(opts: ChatClientOptions): Chat {
   });
   const limiter = endpointLimiter(endpoint.baseUrl, endpoint.maxConcurrency);
 
-  function requestBody(call: ChatCall, n: number, seed: number | undefined): OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming {
+  function requestBody(
+    call: ChatCall,
+    n: number,
+    seed: number | undefined,
+  ): OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming {
     const d = call.decoding;
     const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming & { generation_config?: string } = {
       model: endpoint.model,
       messages: call.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-      temperature: d.temperature, top_p: d.topP, max_tokens: d.maxTokens, seed, stop: d.stop, n,
+      temperature: d.temperature,
+      top_p: d.topP,
+      max_tokens: d.maxTokens,
+      seed,
+      stop: d.stop,
+      n,
     };
     if (endpoint.dialect === 'transformers-serve')
       body.generation_config = JSON.stringify({
-        do_sample: d.temperature > 0, max_new_tokens: d.maxTokens,
+        do_sample: d.temperature > 0,
+        max_new_tokens: d.maxTokens,
         ...(d.temperature > 0 ? { temperature: d.temperature, top_p: d.topP ?? 1 } : {}),
       });
     return body;
@@ -143,7 +168,9 @@ export function createChat(opts: ChatClientOptions): Chat {
     if (n > 1 && endpoint.dialect === 'transformers-serve') {
       // One choice per request: ask n times, each with its own seed, and merge as if one request answered.
       const parts = await Promise.all(
-        Array.from({ length: n }, (_, i) => sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i)),
+        Array.from({ length: n }, (_, i) =>
+          sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i),
+        ),
       );
       answer = {
         texts: parts.flatMap((p) => p.texts),

@@ -7,7 +7,9 @@ import type { Chat } from './types';
 
 /** The endpoint of each role the recipe declares: the one its config names, else the served agent's. */
 export function roleEndpoints(config: LoopConfig, agent: EndpointRef): Record<string, EndpointRef> {
-  return Object.fromEntries(Object.entries(recipeOf(config).roles(config.recipe)).map(([role, e]) => [role, e ? externalEndpointRef(e) : agent]));
+  return Object.fromEntries(
+    Object.entries(recipeOf(config).roles(config.recipe)).map(([role, e]) => [role, e ? externalEndpointRef(e) : agent]),
+  );
 }
 
 /** A chat per role, each through the durable request cache. */

@@ -1,8 +1,14 @@
 // The one shape every recipe uses to talk to a model. Implemented by activities/llm/client.ts
 // (openai SDK + durable request cache); recipes only see this interface, so they stay pure and testable.
 
-export interface TextPart { type: 'text'; text: string }
-export interface ImagePart { type: 'image_url'; image_url: { url: string } }
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string };
+}
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string | Array<TextPart | ImagePart>;
@@ -30,7 +36,10 @@ export interface ChatCall {
   sampleKey: string;
 }
 
-export interface TokenUsage { promptTokens: number; completionTokens: number }
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
 
 export interface ChatOutput {
   texts: string[];

@@ -6,12 +6,7 @@ import { coralRecipe } from './coral/recipe';
 import { debateRecipe } from './debate/recipe';
 import type { RecipeDefinition } from './types';
 
-export const RECIPES = [
-  coralRecipe,
-  colbenchCodeRecipe,
-  colbenchHtmlRecipe,
-  debateRecipe,
-] as const;
+export const RECIPES = [coralRecipe, colbenchCodeRecipe, colbenchHtmlRecipe, debateRecipe] as const;
 
 type Schemas = (typeof RECIPES)[number]['schema'];
 

@@ -31,14 +31,17 @@ export function readTaskFile(file: string): string {
 /** Every non-blank line of a records file as parsed JSON, with its 1-based line; bad JSON is one TaskFileError. */
 export function jsonlRows(file: string): Array<{ row: unknown; line: number }> {
   const out: Array<{ row: unknown; line: number }> = [];
-  readTaskFile(file).replace(/^\uFEFF/, '').split('\n').forEach((text, i) => {
-    if (!text.trim()) return;
-    try {
-      out.push({ row: JSON.parse(text), line: i + 1 });
-    } catch {
-      throw new TaskFileError(file, i + 1, '', 'not valid JSON');
-    }
-  });
+  readTaskFile(file)
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      try {
+        out.push({ row: JSON.parse(text), line: i + 1 });
+      } catch {
+        throw new TaskFileError(file, i + 1, '', 'not valid JSON');
+      }
+    });
   return out;
 }
 
@@ -46,21 +49,24 @@ export function jsonlRows(file: string): Array<{ row: unknown; line: number }> {
 export function parseTaskRows<T extends { id: string }>(content: string, file: string, parseRow: (row: Row, line: number) => T): T[] {
   const tasks: T[] = [];
   const ids = new Set<string>();
-  content.replace(/^\uFEFF/, '').split('\n').forEach((lineText, i) => {
-    const line = i + 1;
-    if (!lineText.trim()) return;
-    let row: unknown;
-    try {
-      row = JSON.parse(lineText);
-    } catch (err) {
-      throw new TaskFileError(file, line, '', `the row is not valid JSON (${(err as Error).message})`);
-    }
-    if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, line, '', 'the row must be a JSON object');
-    const task = parseRow(row as Row, line);
-    if (ids.has(task.id)) throw new TaskFileError(file, line, 'id', `"${task.id}" is used by an earlier row`);
-    ids.add(task.id);
-    tasks.push(task);
-  });
+  content
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .forEach((lineText, i) => {
+      const line = i + 1;
+      if (!lineText.trim()) return;
+      let row: unknown;
+      try {
+        row = JSON.parse(lineText);
+      } catch (err) {
+        throw new TaskFileError(file, line, '', `the row is not valid JSON (${(err as Error).message})`);
+      }
+      if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, line, '', 'the row must be a JSON object');
+      const task = parseRow(row as Row, line);
+      if (ids.has(task.id)) throw new TaskFileError(file, line, 'id', `"${task.id}" is used by an earlier row`);
+      ids.add(task.id);
+      tasks.push(task);
+    });
   if (tasks.length === 0) throw new TaskFileError(file, 0, '', 'contains no tasks');
   return tasks;
 }

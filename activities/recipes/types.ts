@@ -5,7 +5,7 @@ import type { ExternalEndpoint } from '../../configs/fields';
 import type { Chat, ChatMessage } from '../llm/types';
 import type { ConversationView } from '../report/conversation-view';
 import type { Policy } from '../serving/openai-compatible-server';
-import type { TrainingDataFormat } from './coral/formats';
+import type { TrainingDataFormat } from '../data/formats';
 import type { RunCodeTests } from './colbench/services';
 
 export type Split = 'eval' | 'train';

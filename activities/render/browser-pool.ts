@@ -1,6 +1,6 @@
 // Renders HTML to PNG in real headless Chromium: one browser per worker process, a few reused pages, no network.
 //
-// Why it looks like this (measured on this machine kind, 2 cores; see /work/shared/research/env-feasibility.md §4
+// Why it looks like this (measured on this machine kind, 2 cores; measured on this machine class
 // and scripts/bench-render.ts):
 // - Opening a page costs ~270 ms, rendering on an open page ~45 ms, so pages are kept and reused.
 // - Reusing a page with `setContent` is only safe for markup that cannot run script. `document.open()` keeps the
@@ -36,7 +36,10 @@ export const CHROMIUM_ARGS: readonly string[] = [
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** A response served from memory instead of the network, e.g. a vendored Tailwind build for ColBench pages. */
-export interface Asset { contentType: string; body: string | Buffer }
+export interface Asset {
+  contentType: string;
+  body: string | Buffer;
+}
 
 export interface BrowserPoolOptions {
   /** Default: $CHROMIUM_PATH or /usr/bin/chromium. Playwright never downloads a browser here. */
@@ -130,20 +133,28 @@ interface PooledPage {
 class Slots {
   private free: number;
   private waiters: Array<() => void> = [];
-  constructor(size: number) { this.free = size; }
+  constructor(size: number) {
+    this.free = size;
+  }
   async acquire(): Promise<void> {
-    if (this.free > 0) { this.free--; return; }
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
     await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
   release(): void {
     const next = this.waiters.shift();
-    if (next) next(); else this.free++;
+    if (next) next();
+    else this.free++;
   }
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(onTimeout()), ms); });
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
@@ -167,7 +178,13 @@ export class BrowserPool {
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly counters: PoolStats = {
-    launches: 0, pagesOpened: 0, pagesDiscarded: 0, renders: 0, navigations: 0, timeouts: 0, failures: 0,
+    launches: 0,
+    pagesOpened: 0,
+    pagesDiscarded: 0,
+    renders: 0,
+    navigations: 0,
+    timeouts: 0,
+    failures: 0,
   };
 
   constructor(opts: BrowserPoolOptions = {}) {
@@ -180,7 +197,9 @@ export class BrowserPool {
     this.slots = new Slots(this.size);
   }
 
-  stats(): PoolStats { return { ...this.counters }; }
+  stats(): PoolStats {
+    return { ...this.counters };
+  }
 
   /** PNG of `html` rendered at the given viewport. Lenient like a browser: broken markup still renders. */
   async renderHtml(html: string, opts: RenderOptions = {}): Promise<Buffer> {
@@ -218,9 +237,15 @@ export class BrowserPool {
     try {
       slot = await this.takePage();
       slot.gen.busy++;
-      const png = await withTimeout(this.renderOn(slot, html, o), o.timeoutMs, () => new RenderTimeoutError(
-        `render timed out after ${o.timeoutMs} ms: the page never settled (endless script or layout?); ` +
-        'the page was discarded and will be replaced'));
+      const png = await withTimeout(
+        this.renderOn(slot, html, o),
+        o.timeoutMs,
+        () =>
+          new RenderTimeoutError(
+            `render timed out after ${o.timeoutMs} ms: the page never settled (endless script or layout?); ` +
+              'the page was discarded and will be replaced',
+          ),
+      );
       this.counters.renders++;
       this.giveBack(slot);
       return png;
@@ -245,7 +270,11 @@ export class BrowserPool {
     const launching = this.launching;
     this.current = undefined;
     this.idle = [];
-    if (launching) await launching.then((g) => gens.add(g), () => undefined);
+    if (launching)
+      await launching.then(
+        (g) => gens.add(g),
+        () => undefined,
+      );
     await Promise.all([...gens].map((g) => this.closeGeneration(g)));
   }
 
@@ -275,7 +304,8 @@ export class BrowserPool {
     }
     // Web fonts (data: URLs are allowed) may still be decoding after load; the screenshot must not race them.
     await cdp.send('Runtime.evaluate', {
-      expression: 'document.fonts ? document.fonts.ready.then(() => null) : null', awaitPromise: true,
+      expression: 'document.fonts ? document.fonts.ready.then(() => null) : null',
+      awaitPromise: true,
     });
     let height = o.height;
     if (o.fullPage) {
@@ -315,12 +345,21 @@ export class BrowserPool {
     try {
       const viewport = page.viewportSize();
       const slot: PooledPage = {
-        gen, page, cdp: await withTimeout(gen.context.newCDPSession(page), OPEN_TIMEOUT_MS, () => new Error('CDP attach timed out')),
-        width: viewport?.width ?? 0, height: viewport?.height ?? 0, crashed: false, dirty: false,
+        gen,
+        page,
+        cdp: await withTimeout(gen.context.newCDPSession(page), OPEN_TIMEOUT_MS, () => new Error('CDP attach timed out')),
+        width: viewport?.width ?? 0,
+        height: viewport?.height ?? 0,
+        crashed: false,
+        dirty: false,
       };
-      page.on('crash', () => { slot.crashed = true; });
+      page.on('crash', () => {
+        slot.crashed = true;
+      });
       // Popups (window.open, target=_blank) would pile up as pages nobody renders: close them at once.
-      page.on('popup', (p) => { p.close().catch(() => undefined); });
+      page.on('popup', (p) => {
+        p.close().catch(() => undefined);
+      });
       return slot;
     } catch (e) {
       await page.close().catch(() => undefined);
@@ -333,11 +372,10 @@ export class BrowserPool {
     this.counters.pagesDiscarded++;
     const gen = slot.gen;
     if (gen.dead) return;
-    withTimeout(slot.page.close({ runBeforeUnload: false }), CLOSE_TIMEOUT_MS, () => new Error('page.close timed out'))
-      .catch(() => {
-        // A renderer that ignores close is beyond saving: replace the whole browser.
-        this.retire(gen);
-      });
+    withTimeout(slot.page.close({ runBeforeUnload: false }), CLOSE_TIMEOUT_MS, () => new Error('page.close timed out')).catch(() => {
+      // A renderer that ignores close is beyond saving: replace the whole browser.
+      this.retire(gen);
+    });
   }
 
   private finishOn(gen: Generation): void {
@@ -374,7 +412,9 @@ export class BrowserPool {
 
   private async generation(): Promise<Generation> {
     if (this.current && !this.current.dead && !this.current.retired) return this.current;
-    this.launching ??= this.launch().finally(() => { this.launching = undefined; });
+    this.launching ??= this.launch().finally(() => {
+      this.launching = undefined;
+    });
     return this.launching;
   }
 
@@ -395,7 +435,9 @@ export class BrowserPool {
     } catch (e) {
       throw new BrowserLaunchError(
         `could not launch Chromium at ${this.executablePath} (install it with \`apt-get install -y chromium\`, ` +
-        `or set CHROMIUM_PATH): ${errorText(e)}`, { cause: e });
+          `or set CHROMIUM_PATH): ${errorText(e)}`,
+        { cause: e },
+      );
     }
     this.counters.launches++;
     const context = await browser.newContext({
@@ -413,9 +455,13 @@ export class BrowserPool {
       gen.dead = true;
       if (this.current === gen) this.current = undefined;
     });
-    context.on('page', () => { this.counters.pagesOpened++; });
+    context.on('page', () => {
+      this.counters.pagesOpened++;
+    });
     await context.route('**/*', (route) => this.routeRequest(route));
-    await context.routeWebSocket(/.*/, (ws) => { ws.close().catch(() => undefined); });
+    await context.routeWebSocket(/.*/, (ws) => {
+      ws.close().catch(() => undefined);
+    });
     if (this.closed) {
       await browser.close().catch(() => undefined);
       throw new Error('BrowserPool is closed');
@@ -431,8 +477,7 @@ export class BrowserPool {
     const asset = this.assets.get(url);
     const document = DOCUMENT_URL.test(url) && request.isNavigationRequest() ? this.documents.get(url) : undefined;
     if (asset) answer = route.fulfill({ status: 200, contentType: asset.contentType, body: asset.body });
-    else if (document !== undefined)
-      answer = route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: document });
+    else if (document !== undefined) answer = route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: document });
     else if (LOCAL_URL.test(url)) answer = route.continue();
     else answer = route.abort('blockedbyclient');
     // The page may be gone by the time we answer (discarded after a timeout): nothing to do then.

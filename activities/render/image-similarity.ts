@@ -42,9 +42,17 @@ const WINDOW = 11; // SSIM window (ssim.js default)
 const MIN_WORK_SIDE = 16; // SSIM needs at least one window
 
 /** A decoded page: RGBA bytes, opaque. */
-interface Rgba { width: number; height: number; data: Uint8Array }
+interface Rgba {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
 /** A working-size page: 3 floats per pixel, 0..255. */
-interface Rgb { width: number; height: number; data: Float32Array }
+interface Rgb {
+  width: number;
+  height: number;
+  data: Float32Array;
+}
 
 /** Decodes a PNG; translucent pixels are composited over white (what a viewer shows). */
 function decodePng(png: Buffer): Rgba {
@@ -74,7 +82,9 @@ function dominantColour(img: Rgba): [number, number, number] {
   for (let p = 0, k = 0; p < n; p += 7, k += 28) {
     const bin = ((d[k] >> 3) << 10) | ((d[k + 1] >> 3) << 5) | (d[k + 2] >> 3);
     counts[bin]++;
-    sums[bin * 3] += d[k]; sums[bin * 3 + 1] += d[k + 1]; sums[bin * 3 + 2] += d[k + 2];
+    sums[bin * 3] += d[k];
+    sums[bin * 3 + 1] += d[k + 1];
+    sums[bin * 3 + 2] += d[k + 2];
   }
   let best = 0;
   for (let bin = 1; bin < counts.length; bin++) if (counts[bin] > counts[best]) best = bin;
@@ -86,7 +96,12 @@ function dominantColour(img: Rgba): [number, number, number] {
  * Area-averaging taps along one axis: output i covers source indices first[i] .. first[i]+count[i]-1 with the
  * given weights (fractional overlap at the edges; they sum to 1). Works for up- and downscaling.
  */
-interface Taps { first: Int32Array; count: Int32Array; weight: Float64Array; stride: number }
+interface Taps {
+  first: Int32Array;
+  count: Int32Array;
+  weight: Float64Array;
+  stride: number;
+}
 function boxTaps(srcLen: number, dstLen: number): Taps {
   const scale = srcLen / dstLen;
   const stride = Math.ceil(scale) + 2;
@@ -113,36 +128,52 @@ function resampleOnCanvas(img: Rgba, pad: number[], canvasW: number, canvasH: nu
   const rows = new Float32Array(outW * img.height * 3);
   for (let y = 0; y < img.height; y++) {
     for (let x = 0; x < outW; x++) {
-      let r = 0, g = 0, b = 0;
+      let r = 0,
+        g = 0,
+        b = 0;
       for (let t = 0, sx = xs.first[x]; t < xs.count[x]; t++, sx++) {
         const w = xs.weight[x * xs.stride + t];
         if (sx < img.width) {
           const k = (y * img.width + sx) * 4;
-          r += src[k] * w; g += src[k + 1] * w; b += src[k + 2] * w;
+          r += src[k] * w;
+          g += src[k + 1] * w;
+          b += src[k + 2] * w;
         } else {
-          r += pad[0] * w; g += pad[1] * w; b += pad[2] * w;
+          r += pad[0] * w;
+          g += pad[1] * w;
+          b += pad[2] * w;
         }
       }
       const o = (y * outW + x) * 3;
-      rows[o] = r; rows[o + 1] = g; rows[o + 2] = b;
+      rows[o] = r;
+      rows[o + 1] = g;
+      rows[o + 2] = b;
     }
   }
   const ys = boxTaps(canvasH, outH);
   const out = new Float32Array(outW * outH * 3);
   for (let y = 0; y < outH; y++) {
     for (let x = 0; x < outW; x++) {
-      let r = 0, g = 0, b = 0;
+      let r = 0,
+        g = 0,
+        b = 0;
       for (let t = 0, sy = ys.first[y]; t < ys.count[y]; t++, sy++) {
         const w = ys.weight[y * ys.stride + t];
         if (sy < img.height) {
           const k = (sy * outW + x) * 3;
-          r += rows[k] * w; g += rows[k + 1] * w; b += rows[k + 2] * w;
+          r += rows[k] * w;
+          g += rows[k + 1] * w;
+          b += rows[k + 2] * w;
         } else {
-          r += pad[0] * w; g += pad[1] * w; b += pad[2] * w;
+          r += pad[0] * w;
+          g += pad[1] * w;
+          b += pad[2] * w;
         }
       }
       const o = (y * outW + x) * 3;
-      out[o] = r; out[o + 1] = g; out[o + 2] = b;
+      out[o] = r;
+      out[o + 1] = g;
+      out[o + 2] = b;
     }
   }
   return { width: outW, height: outH, data: out };
@@ -161,9 +192,14 @@ function toImageData(img: Rgb): { data: Uint8ClampedArray; width: number; height
 
 /** sRGB (0..255) → CIELAB (D65): a space where equal distances look about equally different. */
 function toLab(r: number, g: number, b: number): [number, number, number] {
-  const lin = (v: number) => { const c = v / 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-  const R = lin(r), G = lin(g), B = lin(b);
-  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+  const lin = (v: number) => {
+    const c = v / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const R = lin(r),
+    G = lin(g),
+    B = lin(b);
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
   const fx = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
   const fy = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
   const fz = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
@@ -181,10 +217,15 @@ function labHistograms(img: Rgb): Float64Array[] {
   // Working images are small (≤ 256 × 2048) but colours repeat a lot: cache the conversion.
   const cache = new Map<number, [number, number, number]>();
   for (let p = 0; p < n; p++) {
-    const r = Math.round(img.data[p * 3]), g = Math.round(img.data[p * 3 + 1]), b = Math.round(img.data[p * 3 + 2]);
+    const r = Math.round(img.data[p * 3]),
+      g = Math.round(img.data[p * 3 + 1]),
+      b = Math.round(img.data[p * 3 + 2]);
     const key = (r << 16) | (g << 8) | b;
     let lab = cache.get(key);
-    if (!lab) { lab = toLab(r, g, b); cache.set(key, lab); }
+    if (!lab) {
+      lab = toLab(r, g, b);
+      cache.set(key, lab);
+    }
     hists[0][Math.min(LAB_BINS - 1, Math.max(0, Math.round(lab[0])))] += 1 / n;
     hists[1][Math.min(LAB_BINS - 1, Math.max(0, Math.round(lab[1]) + 128))] += 1 / n;
     hists[2][Math.min(LAB_BINS - 1, Math.max(0, Math.round(lab[2]) + 128))] += 1 / n;
@@ -194,8 +235,14 @@ function labHistograms(img: Rgb): Float64Array[] {
 
 /** Earth mover's distance between two 1-D distributions on unit bins: Σ |CDF_a − CDF_b|. */
 function emd1d(a: Float64Array, b: Float64Array): number {
-  let ca = 0, cb = 0, d = 0;
-  for (let i = 0; i < a.length; i++) { ca += a[i]; cb += b[i]; d += Math.abs(ca - cb); }
+  let ca = 0,
+    cb = 0,
+    d = 0;
+  for (let i = 0; i < a.length; i++) {
+    ca += a[i];
+    cb += b[i];
+    d += Math.abs(ca - cb);
+  }
   return d;
 }
 
@@ -236,7 +283,10 @@ function localVariance(g: Float64Array, width: number, height: number): Float64A
   const n = WINDOW * WINDOW;
   for (let y = 0; y < oh; y++)
     for (let x = 0; x < ow; x++) {
-      const a = y * W + x, b = a + WINDOW, c = a + WINDOW * W, d = c + WINDOW;
+      const a = y * W + x,
+        b = a + WINDOW,
+        c = a + WINDOW * W,
+        d = c + WINDOW;
       const m = (s1[d] - s1[b] - s1[c] + s1[a]) / n;
       out[y * ow + x] = Math.max(0, (s2[d] - s2[b] - s2[c] + s2[a]) / n - m * m);
     }
@@ -253,7 +303,8 @@ function weightedSsim(wa: Rgb, wb: Rgb): { weighted: number; plain: number } {
   const va = localVariance(gray(wa), wa.width, wa.height);
   const vb = localVariance(gray(wb), wb.width, wb.height);
   const c2 = (0.03 * 255) ** 2;
-  let num = 0, den = 0;
+  let num = 0,
+    den = 0;
   for (let i = 0; i < map.data.length && i < va.length; i++) {
     const w = Math.log((1 + va[i] / c2) * (1 + vb[i] / c2));
     num += w * map.data[i];
@@ -263,7 +314,12 @@ function weightedSsim(wa: Rgb, wb: Rgb): { weighted: number; plain: number } {
 }
 
 /** `plainSsim`: unweighted mean SSIM, for comparison with other tools' SSIM figures. */
-export interface SimilarityParts { score: number; structure: number; palette: number; plainSsim: number }
+export interface SimilarityParts {
+  score: number;
+  structure: number;
+  palette: number;
+  plainSsim: number;
+}
 
 /** The score and its two terms (for logs and for tuning the weights). */
 export function imageSimilarityParts(pngA: Buffer, pngB: Buffer): SimilarityParts {
@@ -311,7 +367,10 @@ export interface EmbeddingEndpoint {
   apiKeyEnv?: string;
 }
 
-export interface EmbeddingOptions { timeoutMs?: number; signal?: AbortSignal }
+export interface EmbeddingOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
 
 export function embeddingRequestBody(model: string, png: Buffer): Record<string, unknown> {
   return {
@@ -331,7 +390,10 @@ async function embedImage(endpoint: EmbeddingEndpoint, png: Buffer, opts: Embedd
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/embeddings`;
   const signals = [AbortSignal.timeout(opts.timeoutMs ?? 60_000), ...(opts.signal ? [opts.signal] : [])];
   const res = await fetch(url, {
-    method: 'POST', headers, body: JSON.stringify(embeddingRequestBody(endpoint.model, png)), signal: AbortSignal.any(signals),
+    method: 'POST',
+    headers,
+    body: JSON.stringify(embeddingRequestBody(endpoint.model, png)),
+    signal: AbortSignal.any(signals),
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}: ${text.slice(0, 300)}`);
@@ -349,15 +411,24 @@ async function embedImage(endpoint: EmbeddingEndpoint, png: Buffer, opts: Embedd
 /** Cosine of the L2-normalised vectors. */
 export function cosine(a: number[], b: number[]): number {
   if (a.length !== b.length) throw new Error(`embedding sizes differ: ${a.length} vs ${b.length}`);
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) { dot += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  let dot = 0,
+    na = 0,
+    nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
   if (na === 0 || nb === 0) throw new Error('zero embedding vector: cosine undefined');
   return dot / (Math.sqrt(na) * Math.sqrt(nb));
 }
 
 /** ColBench's score: cosine similarity of the two images' embeddings from a CLIP-style server. */
 export async function embeddingSimilarity(
-  endpoint: EmbeddingEndpoint, pngA: Buffer, pngB: Buffer, opts: EmbeddingOptions = {},
+  endpoint: EmbeddingEndpoint,
+  pngA: Buffer,
+  pngB: Buffer,
+  opts: EmbeddingOptions = {},
 ): Promise<number> {
   const [a, b] = await Promise.all([embedImage(endpoint, pngA, opts), embedImage(endpoint, pngB, opts)]);
   return cosine(a, b);

@@ -1,6 +1,7 @@
 // The report page's shell and escaping. Everything a record holds is shown as text: ColBench agents write whole
 // web pages, and those must never run inside the report.
-export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export const section = (id: string, title: string, body: string) => `<section id="${id}"><h2>${esc(title)}</h2>\n${body}\n</section>`;
 export const note = (text: string) => `<p class="note">${esc(text)}</p>`;

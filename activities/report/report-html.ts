@@ -37,7 +37,9 @@ function metricPlots(rows: IterationSummary[]): string {
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
   if (!keys.length) return note('No metrics yet.');
   const figures = keys.map((k) => {
-    const points = rows.filter((r) => r.metrics[k] !== undefined && Number.isFinite(r.metrics[k])).map((r) => [r.iteration, r.metrics[k]] as [number, number]);
+    const points = rows
+      .filter((r) => r.metrics[k] !== undefined && Number.isFinite(r.metrics[k]))
+      .map((r) => [r.iteration, r.metrics[k]] as [number, number]);
     return `<figure class="metric-plot" data-metric="${esc(k)}">${linePlotSvg({ series: [{ name: k, points }], xLabel: 'iteration', integerX: true })}<figcaption>${esc(k)}</figcaption></figure>`;
   });
   const table = [
@@ -54,12 +56,28 @@ function lossPlot(rows: IterationSummary[]): string {
   const series: Series[] = [];
   const missing: string[] = [];
   for (const r of trained) {
-    if (!r.train!.lossCurve) { missing.push(`iter ${r.iteration}`); continue; }
+    if (!r.train!.lossCurve) {
+      missing.push(`iter ${r.iteration}`);
+      continue;
+    }
     const curve = reader.readJsonl<{ step: number; loss: number }>(r.train!.lossCurve);
-    series.push({ name: `iter ${r.iteration} → ${r.nextCheckpoint?.split('/').pop() ?? 'next checkpoint'}`, points: curve.map((p) => [p.step, p.loss]), attrs: { 'data-iteration': r.iteration } });
+    series.push({
+      name: `iter ${r.iteration} → ${r.nextCheckpoint?.split('/').pop() ?? 'next checkpoint'}`,
+      points: curve.map((p) => [p.step, p.loss]),
+      attrs: { 'data-iteration': r.iteration },
+    });
   }
-  const plot = series.length ? `<figure class="loss-plot">${linePlotSvg({ series, xLabel: 'step', width: 640, height: 260 })}${legendHtml(series)}</figure>` : '';
-  return plot + (missing.length ? note(`Loss per step not recorded for ${missing.join(', ')} (a run recorded before it existed); final losses: ${trained.map((r) => `iter ${r.iteration} ${fmtNum(r.train!.finalLoss)}`).join(', ')}.`) : '');
+  const plot = series.length
+    ? `<figure class="loss-plot">${linePlotSvg({ series, xLabel: 'step', width: 640, height: 260 })}${legendHtml(series)}</figure>`
+    : '';
+  return (
+    plot +
+    (missing.length
+      ? note(
+          `Loss per step not recorded for ${missing.join(', ')} (a run recorded before it existed); final losses: ${trained.map((r) => `iter ${r.iteration} ${fmtNum(r.train!.finalLoss)}`).join(', ')}.`,
+        )
+      : '')
+  );
 }
 
 function lineage(rows: IterationSummary[]): string {
@@ -72,7 +90,9 @@ function evaluationRecords(r: IterationSummary): unknown[] {
   const manifestRef = r.manifests.evaluate;
   if (!manifestRef) throw new Error(`iteration ${r.iteration} has no evaluation`);
   const m = reader.readJson<{ inputs: Record<string, ArtifactRef | string> }>(manifestRef);
-  const shards = Object.entries(m.inputs).filter(([k]) => k.startsWith('eval_shard_')).map(([, v]) => v as ArtifactRef);
+  const shards = Object.entries(m.inputs)
+    .filter(([k]) => k.startsWith('eval_shard_'))
+    .map(([, v]) => v as ArtifactRef);
   return shards.flatMap((s) => reader.readJsonl<unknown>(s));
 }
 
@@ -85,7 +105,7 @@ function pngDataUri(ref: string): string | undefined {
 }
 
 function conversations(rows: IterationSummary[], opts: ReportOptions): { html: string; css: string } {
-  if (!opts.config) return { html: note('Not available: the run\'s config is unknown, so no recipe can read its records.'), css: '' };
+  if (!opts.config) return { html: note("Not available: the run's config is unknown, so no recipe can read its records."), css: '' };
   const runtime = recipeRuntime(opts.config);
   const n = opts.samplesPerIteration ?? 12;
   let css = '';
@@ -111,10 +131,26 @@ export function reportHtml(runName: string, rows: IterationSummary[], opts: Repo
   const convs = conversations(rows, opts);
   const body = [
     head,
-    section('metrics', 'Metrics per iteration', guarded(() => metricPlots(rows))),
-    section('loss', 'Training loss per step', guarded(() => lossPlot(rows))),
-    section('llm-usage', 'LLM calls and tokens per stage', guarded(() => llmUsageTable(rows))),
-    section('stage-time', 'Time per stage', guarded(() => stageTimeTable(rows))),
+    section(
+      'metrics',
+      'Metrics per iteration',
+      guarded(() => metricPlots(rows)),
+    ),
+    section(
+      'loss',
+      'Training loss per step',
+      guarded(() => lossPlot(rows)),
+    ),
+    section(
+      'llm-usage',
+      'LLM calls and tokens per stage',
+      guarded(() => llmUsageTable(rows)),
+    ),
+    section(
+      'stage-time',
+      'Time per stage',
+      guarded(() => stageTimeTable(rows)),
+    ),
     section('lineage', 'Lineage', lineage(rows)),
     section('conversations', 'Conversations', convs.html),
   ].join('\n');

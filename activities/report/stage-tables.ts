@@ -2,12 +2,27 @@
 import { STAGES, type IterationSummary, type StageStats } from '../../workflows/types';
 import { esc, note } from './html';
 
-const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 7_200_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 3_600_000).toFixed(1)} h`);
+const duration = (ms: number) =>
+  ms < 1000
+    ? `${ms} ms`
+    : ms < 120_000
+      ? `${(ms / 1000).toFixed(1)} s`
+      : ms < 7_200_000
+        ? `${(ms / 60_000).toFixed(1)} min`
+        : `${(ms / 3_600_000).toFixed(1)} h`;
 
-function stageTable(rows: IterationSummary[], cell: (s: StageStats | undefined) => string, total: (r: IterationSummary) => string, cls: string): string {
+function stageTable(
+  rows: IterationSummary[],
+  cell: (s: StageStats | undefined) => string,
+  total: (r: IterationSummary) => string,
+  cls: string,
+): string {
   const stages = STAGES.filter((st) => rows.some((r) => r.stages?.[st]));
   const head = `<tr><th>iteration</th>${stages.map((st) => `<th>${esc(st)}</th>`).join('')}<th>total</th></tr>`;
-  const body = rows.map((r) => `<tr data-iteration="${r.iteration}"><td>iter ${r.iteration}</td>${stages.map((st) => `<td data-stage="${st}">${cell(r.stages?.[st])}</td>`).join('')}<td>${total(r)}</td></tr>`);
+  const body = rows.map(
+    (r) =>
+      `<tr data-iteration="${r.iteration}"><td>iter ${r.iteration}</td>${stages.map((st) => `<td data-stage="${st}">${cell(r.stages?.[st])}</td>`).join('')}<td>${total(r)}</td></tr>`,
+  );
   return `<table class="${cls}">${head}\n${body.join('\n')}</table>`;
 }
 

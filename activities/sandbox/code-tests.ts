@@ -1,4 +1,4 @@
-// ColBench's backend scoring (brief A.5) on top of the Python sandbox. Three sandbox runs per answer, so that the
+// ColBench's backend scoring (sweet_rl scripts/evaluate_code.py, utils/code_utils.py) on top of the Python sandbox. Three sandbox runs per answer, so that the
 // candidate can never see the reference, the expected values or another task's files, and cannot fake equality:
 //   1. reference: the task's reference source + the test call expressions → expected values;
 //   2. candidate: the candidate source + the same expressions, nothing else → actual values (per-call timer inside,
@@ -13,7 +13,17 @@ import { fileURLToPath } from 'node:url';
 import { runSandboxedPython, type SandboxIsolation, type SandboxResult } from './python-sandbox';
 
 /** The seed's evaluator refuses any answer containing one of these (score 0). Only applied with `compat: 'seed'`. */
-export const SEED_BLOCKLIST: readonly string[] = Object.freeze(['import os', 'from os', 'import sys', 'from sys', 'sudo', 'transformers', 'exit(', 'quit(', 'argparse']);
+export const SEED_BLOCKLIST: readonly string[] = Object.freeze([
+  'import os',
+  'from os',
+  'import sys',
+  'from sys',
+  'sudo',
+  'transformers',
+  'exit(',
+  'quit(',
+  'argparse',
+]);
 
 /** `fixed` (default): the sandbox contains what the blocklist tried to; `seed`: the released evaluator's refusal. */
 export type CodeTestsCompat = 'fixed' | 'seed';
@@ -93,7 +103,14 @@ export function parseFrames(buf: Buffer, count: number): Map<number, Frame> {
     if (index < count && !out.has(index)) {
       if (kind === 0) out.set(index, { kind: 'value' });
       else if (kind === 2) out.set(index, { kind: 'none' });
-      else if (kind === 1) out.set(index, { kind: 'error', message: buf.subarray(pos, pos + length).toString('utf8').slice(0, 500) });
+      else if (kind === 1)
+        out.set(index, {
+          kind: 'error',
+          message: buf
+            .subarray(pos, pos + length)
+            .toString('utf8')
+            .slice(0, 500),
+        });
     }
     pos += length;
   }

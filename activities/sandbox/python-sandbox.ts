@@ -21,7 +21,18 @@
 // Bad code never makes this throw; only a broken installation does, with a message saying what to fix.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, chownSync, constants as fsConstants, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants as fsConstants,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,7 +111,13 @@ export const SANDBOX_PYTHON = '/usr/bin/python3';
 /** uid (and gid) of slot s is SANDBOX_UID_BASE + s. */
 export const SANDBOX_UID_BASE = 60000;
 export const MAX_SANDBOX_SLOT = 4999;
-const TOOLS = { timeout: '/usr/bin/timeout', prlimit: '/usr/bin/prlimit', setpriv: '/usr/bin/setpriv', bwrap: '/usr/bin/bwrap', unshare: '/usr/bin/unshare' };
+const TOOLS = {
+  timeout: '/usr/bin/timeout',
+  prlimit: '/usr/bin/prlimit',
+  setpriv: '/usr/bin/setpriv',
+  bwrap: '/usr/bin/bwrap',
+  unshare: '/usr/bin/unshare',
+};
 /**
  * Runs the script as __main__ after closing every inherited descriptor above stderr. Neither bwrap nor libuv close
  * descriptors the worker itself inherited without O_CLOEXEC (a supervisor's pipe, say), and the code must not get
@@ -131,7 +148,8 @@ export class SandboxConfigError extends Error {
 }
 
 export function sandboxUid(slot: number): number {
-  if (!Number.isInteger(slot) || slot < 0 || slot > MAX_SANDBOX_SLOT) throw new SandboxConfigError(`sandbox slot must be an integer in [0, ${MAX_SANDBOX_SLOT}], got ${slot}`);
+  if (!Number.isInteger(slot) || slot < 0 || slot > MAX_SANDBOX_SLOT)
+    throw new SandboxConfigError(`sandbox slot must be an integer in [0, ${MAX_SANDBOX_SLOT}], got ${slot}`);
   return SANDBOX_UID_BASE + slot;
 }
 
@@ -152,7 +170,10 @@ export function defaultIsolation(): SandboxIsolation {
   if (loggedIsolation !== kind) {
     loggedIsolation = kind;
     // Only the weaker fallback is worth a line, and on stderr: stdout carries data (`collab-loop score`).
-    if (kind !== 'bwrap') console.warn('[sandbox] bubblewrap is not installed: falling back to unshare (no network, own pid namespace, but the host filesystem is visible as far as permissions allow); install it with `node bin/setup.js` or `apt-get install bubblewrap`');
+    if (kind !== 'bwrap')
+      console.warn(
+        '[sandbox] bubblewrap is not installed: falling back to unshare (no network, own pid namespace, but the host filesystem is visible as far as permissions allow); install it with `node bin/setup.js` or `apt-get install bubblewrap`',
+      );
   }
   return kind;
 }
@@ -161,12 +182,18 @@ const checked = new Map<SandboxIsolation, Promise<void>>();
 
 function checkTools(isolation: SandboxIsolation): void {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    throw new SandboxConfigError('the Python sandbox must run as root: it switches each run to a per-slot uid (60000 + slot); start the sandbox worker as root');
+    throw new SandboxConfigError(
+      'the Python sandbox must run as root: it switches each run to a per-slot uid (60000 + slot); start the sandbox worker as root',
+    );
   }
-  if (!executable(SANDBOX_PYTHON)) throw new SandboxConfigError(`${SANDBOX_PYTHON} is missing: the sandbox runs the system Python (apt-get install python3)`);
+  if (!executable(SANDBOX_PYTHON))
+    throw new SandboxConfigError(`${SANDBOX_PYTHON} is missing: the sandbox runs the system Python (apt-get install python3)`);
   const tools = isolation === 'bwrap' ? (['prlimit', 'bwrap'] as const) : (['timeout', 'unshare', 'prlimit', 'setpriv'] as const);
   for (const tool of tools) {
-    if (!executable(TOOLS[tool])) throw new SandboxConfigError(`${TOOLS[tool]} is missing (${tool === 'timeout' ? 'coreutils' : tool === 'bwrap' ? 'bubblewrap' : 'util-linux'}): the Python sandbox needs it`);
+    if (!executable(TOOLS[tool]))
+      throw new SandboxConfigError(
+        `${TOOLS[tool]} is missing (${tool === 'timeout' ? 'coreutils' : tool === 'bwrap' ? 'bubblewrap' : 'util-linux'}): the Python sandbox needs it`,
+      );
   }
 }
 
@@ -178,8 +205,13 @@ async function preflight(isolation: SandboxIsolation, slot: number): Promise<voi
       checkTools(isolation);
       const r = await runUnchecked({ files: { 'check.py': 'print("ok")\n' }, script: 'check.py', slot, isolation });
       if (r.stdout.trim() !== 'ok') {
-        const hint = isolation === 'bwrap' ? ' (bwrap needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces > 0)' : '';
-        throw new SandboxConfigError(`the Python sandbox (${isolation}) does not work on this machine${hint}: exit ${r.exitCode ?? r.signal}, stderr: ${r.stderr.trim().slice(0, 500)}`);
+        const hint =
+          isolation === 'bwrap'
+            ? ' (bwrap needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces > 0)'
+            : '';
+        throw new SandboxConfigError(
+          `the Python sandbox (${isolation}) does not work on this machine${hint}: exit ${r.exitCode ?? r.signal}, stderr: ${r.stderr.trim().slice(0, 500)}`,
+        );
       }
     })();
     checked.set(isolation, p);
@@ -191,7 +223,8 @@ async function preflight(isolation: SandboxIsolation, slot: number): Promise<voi
 function resolveLimits(partial: Partial<SandboxLimits> | undefined): SandboxLimits {
   const l = { ...DEFAULT_SANDBOX_LIMITS, ...partial };
   for (const [k, v] of Object.entries(l)) {
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new SandboxConfigError(`sandbox limit ${k} must be a positive number, got ${v}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+      throw new SandboxConfigError(`sandbox limit ${k} must be a positive number, got ${v}`);
   }
   return l;
 }
@@ -211,7 +244,7 @@ function prlimitArgs(l: SandboxLimits): string[] {
 function systemDirArgs(): string[] {
   const out: string[] = ['--ro-bind', '/usr', '/usr'];
   for (const d of ['/lib', '/lib64', '/bin']) {
-    let st;
+    let st: ReturnType<typeof lstatSync>;
     try {
       st = lstatSync(d);
     } catch {
@@ -233,7 +266,15 @@ export interface SandboxCommand {
 }
 
 /** The command of one sandboxed run; exported so that reports and tests can show it. */
-export function sandboxCommand(o: { dir: string; script: string; args?: string[]; uid: number; writable: boolean; limits: SandboxLimits; isolation: SandboxIsolation }): SandboxCommand {
+export function sandboxCommand(o: {
+  dir: string;
+  script: string;
+  args?: string[];
+  uid: number;
+  writable: boolean;
+  limits: SandboxLimits;
+  isolation: SandboxIsolation;
+}): SandboxCommand {
   const l = o.limits;
   if (o.isolation === 'bwrap') {
     const tmp = String(Math.floor(l.tmpBytes));
@@ -241,26 +282,52 @@ export function sandboxCommand(o: { dir: string; script: string; args?: string[]
       uid: o.uid,
       infoFd: true,
       argv: [
-        TOOLS.prlimit, ...prlimitArgs(l), '--',
+        TOOLS.prlimit,
+        ...prlimitArgs(l),
+        '--',
         TOOLS.bwrap,
-        '--unshare-all', '--unshare-user', '--disable-userns',
+        '--unshare-all',
+        '--unshare-user',
+        '--disable-userns',
         // The program is the namespace's pid 1 (no bwrap reaper process): bwrap's reaper would outlive every run
         // as a zombie of the host's init. When pid 1 exits, the kernel kills and reaps the rest of the namespace.
         '--as-pid-1',
-        '--die-with-parent', '--new-session',
-        '--info-fd', '3',
+        '--die-with-parent',
+        '--new-session',
+        '--info-fd',
+        '3',
         ...systemDirArgs(),
-        '--proc', '/proc',
-        '--dev', '/dev',
-        '--size', tmp, '--tmpfs', '/dev/shm',
-        '--remount-ro', '/dev',
-        '--size', tmp, '--tmpfs', '/tmp',
-        o.writable ? '--bind' : '--ro-bind', o.dir, '/sandbox',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--size',
+        tmp,
+        '--tmpfs',
+        '/dev/shm',
+        '--remount-ro',
+        '/dev',
+        '--size',
+        tmp,
+        '--tmpfs',
+        '/tmp',
+        o.writable ? '--bind' : '--ro-bind',
+        o.dir,
+        '/sandbox',
         // bwrap's root is an unbounded tmpfs: read-only, so that only the sized mounts take writes.
-        '--remount-ro', '/',
-        '--chdir', '/sandbox',
-        '--clearenv', '--setenv', 'PATH', '/usr/bin', '--setenv', 'HOME', '/sandbox',
-        '--hostname', 'sandbox',
+        '--remount-ro',
+        '/',
+        '--chdir',
+        '/sandbox',
+        '--clearenv',
+        '--setenv',
+        'PATH',
+        '/usr/bin',
+        '--setenv',
+        'HOME',
+        '/sandbox',
+        '--hostname',
+        'sandbox',
         '--',
         ...pythonArgv(path.posix.join('/sandbox', o.script), o.args),
       ],
@@ -270,10 +337,27 @@ export function sandboxCommand(o: { dir: string; script: string; args?: string[]
     infoFd: false,
     argv: [
       // A backstop: our own timer kills the namespace's pid 1 at the wall limit, which leaves no orphan behind.
-      TOOLS.timeout, '-s', 'KILL', String(l.wallSeconds + 1),
-      TOOLS.unshare, '--net', '--pid', '--ipc', '--uts', '--fork', '--kill-child', '--mount-proc',
-      TOOLS.prlimit, ...prlimitArgs(l), '--',
-      TOOLS.setpriv, `--reuid=${o.uid}`, `--regid=${o.uid}`, '--clear-groups', '--no-new-privs', '--',
+      TOOLS.timeout,
+      '-s',
+      'KILL',
+      String(l.wallSeconds + 1),
+      TOOLS.unshare,
+      '--net',
+      '--pid',
+      '--ipc',
+      '--uts',
+      '--fork',
+      '--kill-child',
+      '--mount-proc',
+      TOOLS.prlimit,
+      ...prlimitArgs(l),
+      '--',
+      TOOLS.setpriv,
+      `--reuid=${o.uid}`,
+      `--regid=${o.uid}`,
+      '--clear-groups',
+      '--no-new-privs',
+      '--',
       ...pythonArgv(path.join(o.dir, o.script), o.args),
     ],
   };
@@ -472,10 +556,16 @@ function spawnCapped(cmd: SandboxCommand, cwd: string, stdin: string | Uint8Arra
       chunks.push(chunk);
       return len + chunk.length;
     };
-    child.stdout!.on('data', (c: Buffer) => { outLen = take(out, outLen, c); });
-    child.stderr!.on('data', (c: Buffer) => { errLen = take(err, errLen, c); });
+    child.stdout!.on('data', (c: Buffer) => {
+      outLen = take(out, outLen, c);
+    });
+    child.stderr!.on('data', (c: Buffer) => {
+      errLen = take(err, errLen, c);
+    });
     if (stdin !== undefined) {
-      child.stdin!.on('error', () => { /* the code closed stdin early */ });
+      child.stdin!.on('error', () => {
+        /* the code closed stdin early */
+      });
       child.stdin!.end(stdin);
     }
     const wall = setTimeout(() => {
@@ -491,7 +581,15 @@ function spawnCapped(cmd: SandboxCommand, cwd: string, stdin: string | Uint8Arra
       closed = true;
       clearTimeout(wall);
       if (backstop) clearTimeout(backstop);
-      resolve({ exitCode, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timedOut, truncated, durationMs: performance.now() - started });
+      resolve({
+        exitCode,
+        signal,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err),
+        timedOut,
+        truncated,
+        durationMs: performance.now() - started,
+      });
     });
   });
 }
@@ -502,7 +600,8 @@ async function runUnchecked(opts: SandboxRunOptions & { isolation: SandboxIsolat
   const uid = sandboxUid(slot);
   const isolation = opts.isolation;
   for (const name of [...Object.keys(opts.files), opts.script]) {
-    if (!validName(name)) throw new SandboxConfigError(`sandbox file name must be relative and stay inside the run directory: ${JSON.stringify(name)}`);
+    if (!validName(name))
+      throw new SandboxConfigError(`sandbox file name must be relative and stay inside the run directory: ${JSON.stringify(name)}`);
   }
   if (!(opts.script in opts.files)) throw new SandboxConfigError(`sandbox script ${opts.script} is not among the files given`);
   const writable = opts.writable ?? false;
@@ -569,5 +668,9 @@ export async function runSandboxedPython(opts: SandboxRunOptions): Promise<Sandb
 /** Pids of live processes (zombies included) owned by a slot's uid: tests use it to prove nothing escaped. */
 export function processesOfSlot(slot: number): number[] {
   const r = spawnSync('ps', ['-u', String(sandboxUid(slot)), '-o', 'pid='], { encoding: 'utf8' });
-  return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean).map(Number);
+  return r.stdout
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
 }

@@ -12,7 +12,9 @@ export function checkpointIdentity(dir: string): string {
   if (!existsSync(dir)) return sha256Hex(dir).slice(0, 16);
   // No manifest (e.g. a downloaded base model): path + file names + sizes is cheap and changes with the weights.
   const listing = statSync(dir).isDirectory()
-    ? readdirSync(dir).sort().map((f) => `${f}:${statSync(path.join(dir, f)).size}`)
+    ? readdirSync(dir)
+        .sort()
+        .map((f) => `${f}:${statSync(path.join(dir, f)).size}`)
     : [String(statSync(dir).size)];
   return sha256Hex(JSON.stringify([path.resolve(dir), listing])).slice(0, 16);
 }

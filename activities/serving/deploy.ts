@@ -61,16 +61,32 @@ async function waitReady(launch: ServerLaunch, pid: number, timeoutS: number, lo
   const signal = Context.current().cancellationSignal;
   while (Date.now() < deadline) {
     if (signal.aborted) throw signal.reason;
-    if ((await healthy(launch.healthUrl)) && (!launch.checkModelsList || (await listsModel(launch.endpoint.baseUrl, launch.endpoint.model)))) return;
+    if (
+      (await healthy(launch.healthUrl)) &&
+      (!launch.checkModelsList || (await listsModel(launch.endpoint.baseUrl, launch.endpoint.model)))
+    )
+      return;
     if (!isAlive(pid))
-      throw ApplicationFailure.create({ message: `model server exited before it was ready. Log tail (${logFile}):\n${logTail(logFile)}`, type: 'ServerDied' });
+      throw ApplicationFailure.create({
+        message: `model server exited before it was ready. Log tail (${logFile}):\n${logTail(logFile)}`,
+        type: 'ServerDied',
+      });
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw ApplicationFailure.create({ message: `model server not healthy at ${launch.healthUrl} after ${timeoutS}s. Log tail (${logFile}):\n${logTail(logFile)}`, type: 'ServerNotReady' });
+  throw ApplicationFailure.create({
+    message: `model server not healthy at ${launch.healthUrl} after ${timeoutS}s. Log tail (${logFile}):\n${logTail(logFile)}`,
+    type: 'ServerNotReady',
+  });
 }
 
 /** Starts (or reuses) the server of one role and waits until it answers. */
-async function startServer(c: StageContext, role: Role, launch: ServerLaunch, cacheId: string, readyTimeoutS: number): Promise<{ endpoint: EndpointRef; pid: number; logFile: string; reused: boolean }> {
+async function startServer(
+  c: StageContext,
+  role: Role,
+  launch: ServerLaunch,
+  cacheId: string,
+  readyTimeoutS: number,
+): Promise<{ endpoint: EndpointRef; pid: number; logFile: string; reused: boolean }> {
   const file = serverFile(c, role);
   const existing = readPidFile(file) as ServerRecord | undefined;
   const logDir = path.join(c.config.stateDir, 'logs', c.runName);
@@ -81,12 +97,23 @@ async function startServer(c: StageContext, role: Role, launch: ServerLaunch, ca
   mkdirSync(logDir, { recursive: true });
   const [cmd, ...args] = launch.argv;
   const log = { file: logFile, append: true } as const;
-  const child = execa(cmd, args, { detached: true, stdin: 'ignore', stdout: log, stderr: log, cleanup: false, reject: false, env: launch.env });
+  const child = execa(cmd, args, {
+    detached: true,
+    stdin: 'ignore',
+    stdout: log,
+    stderr: log,
+    cleanup: false,
+    reject: false,
+    env: launch.env,
+  });
   child.unref();
   const exited = child.then((r) => r);
   if (!child.pid) {
     const r = await exited;
-    throw ApplicationFailure.nonRetryable(`cannot start the ${role} server "${cmd}": ${r.shortMessage ?? r.message ?? 'no pid'} (check the server section of the config)`, 'ConfigError');
+    throw ApplicationFailure.nonRetryable(
+      `cannot start the ${role} server "${cmd}": ${r.shortMessage ?? r.message ?? 'no pid'} (check the server section of the config)`,
+      'ConfigError',
+    );
   }
   const endpoint: EndpointRef = { ...launch.endpoint, cacheId };
   writePidFile(file, { pid: child.pid, healthUrl: launch.healthUrl, endpoint } satisfies ServerRecord);
@@ -107,7 +134,11 @@ function agentsPolicyFile(c: StageContext, checkpoint: string): string {
   const own = path.join(checkpoint, SIMULATED_POLICY_FILE);
   if (existsSync(own)) return own;
   const a = c.config.agents;
-  if (!a) throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} has no ${SIMULATED_POLICY_FILE}: the simulator serves only simulator checkpoints (or add an agents: section)`, 'ConfigError');
+  if (!a)
+    throw ApplicationFailure.nonRetryable(
+      `checkpoint ${checkpoint} has no ${SIMULATED_POLICY_FILE}: the simulator serves only simulator checkpoints (or add an agents: section)`,
+      'ConfigError',
+    );
   const file = path.join(serversDir(c), `iter-${c.iteration}.agents-policy.json`);
   writeFileAtomic(file, JSON.stringify({ skill: a.skill, agreeability: a.agreeability }));
   return file;
@@ -119,7 +150,12 @@ export async function deployCheckpoint(input: StageContext & { checkpoint: strin
   if (s.kind === 'external') {
     const endpoint = externalEndpointRef(s.endpoint);
     const manifest = writeStageManifest(config.stateDir, {
-      run: input.runName, iteration: input.iteration, stage: 'deploy', inputs: { checkpoint }, params: { server: s }, outputs: { model: endpoint },
+      run: input.runName,
+      iteration: input.iteration,
+      stage: 'deploy',
+      inputs: { checkpoint },
+      params: { server: s },
+      outputs: { model: endpoint },
     });
     return { endpoint, manifest };
   }
@@ -128,9 +164,15 @@ export async function deployCheckpoint(input: StageContext & { checkpoint: strin
 
   let launch: ServerLaunch;
   try {
-    launch = s.kind === 'simulator'
-      ? simulatorLaunch(config, checkpoint, await freePort(), { policyFile: agentsPolicyFile(input, checkpoint), latencyMs: s.latencyMs, capacity: s.capacity, maxConcurrency: s.maxConcurrency })
-      : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed });
+    launch =
+      s.kind === 'simulator'
+        ? simulatorLaunch(config, checkpoint, await freePort(), {
+            policyFile: agentsPolicyFile(input, checkpoint),
+            latencyMs: s.latencyMs,
+            capacity: s.capacity,
+            maxConcurrency: s.maxConcurrency,
+          })
+        : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed });
   } catch (err) {
     if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`server.command: ${err.message}`, 'ConfigError');
     throw err;
@@ -141,13 +183,26 @@ export async function deployCheckpoint(input: StageContext & { checkpoint: strin
   let agents = model;
   if (config.agents && s.kind !== 'simulator') {
     const a = config.agents;
-    const simLaunch = simulatorLaunch(config, checkpoint, await freePort(), { policyFile: agentsPolicyFile(input, checkpoint), latencyMs: a.latencyMs, maxConcurrency: a.maxConcurrency });
+    const simLaunch = simulatorLaunch(config, checkpoint, await freePort(), {
+      policyFile: agentsPolicyFile(input, checkpoint),
+      latencyMs: a.latencyMs,
+      maxConcurrency: a.maxConcurrency,
+    });
     agents = await startServer(input, 'agents', simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60);
   }
   const manifest = writeStageManifest(config.stateDir, {
-    run: input.runName, iteration: input.iteration, stage: 'deploy',
+    run: input.runName,
+    iteration: input.iteration,
+    stage: 'deploy',
     inputs: { checkpoint },
-    params: { server: s, agents: config.agents ?? null, argv: launch.argv, port: Number(new URL(model.endpoint.baseUrl).port), logFile: model.logFile, reused: model.reused },
+    params: {
+      server: s,
+      agents: config.agents ?? null,
+      argv: launch.argv,
+      port: Number(new URL(model.endpoint.baseUrl).port),
+      logFile: model.logFile,
+      reused: model.reused,
+    },
     outputs: { model: model.endpoint, agents: agents.endpoint, probe: probe ?? null },
   });
   return { endpoint: agents.endpoint, served: { endpoint: model.endpoint, probe }, serverId: String(model.pid), manifest };
@@ -160,7 +215,10 @@ export async function undeployCheckpoint(input: StageContext): Promise<boolean> 
   let any = false;
   for (const f of mine) {
     const rec = readPidFile(path.join(dir, f));
-    if (typeof rec?.pid === 'number') { await killProcessGroup(rec.pid); any = true; }
+    if (typeof rec?.pid === 'number') {
+      await killProcessGroup(rec.pid);
+      any = true;
+    }
     rmSync(path.join(dir, f), { force: true });
   }
   return any;

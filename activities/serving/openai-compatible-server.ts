@@ -21,7 +21,11 @@ export interface PolicyRequest {
   temperature: number;
   maxTokens: number;
 }
-export interface PolicyReply { texts: string[]; promptTokens: number; completionTokens: number[] }
+export interface PolicyReply {
+  texts: string[];
+  promptTokens: number;
+  completionTokens: number[];
+}
 export type Policy = (req: PolicyRequest) => PolicyReply;
 
 const textOf = (c: unknown): string => (typeof c === 'string' ? c : JSON.stringify(c ?? ''));
@@ -82,7 +86,13 @@ const MAX_N = 128;
 const DEFAULT_HOLD_MS = 30_000;
 
 class RequestError extends Error {
-  constructor(readonly status: number, message: string, readonly type: string, readonly code: string | null, readonly param: string | null = null) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+    readonly code: string | null,
+    readonly param: string | null = null,
+  ) {
     super(message);
   }
 }
@@ -121,7 +131,13 @@ function parseChatBody(text: string, modelName: string): ChatBody {
   for (const f of ['temperature', 'top_p', 'max_tokens', 'seed'] as const)
     if (b[f] != null && typeof b[f] !== 'number') throw invalid(`"${f}" must be a number`, f);
   if (b.model !== modelName)
-    throw new RequestError(404, `The model "${b.model}" does not exist on this server; it serves "${modelName}" (names must match exactly).`, 'invalid_request_error', 'model_not_found', 'model');
+    throw new RequestError(
+      404,
+      `The model "${b.model}" does not exist on this server; it serves "${modelName}" (names must match exactly).`,
+      'invalid_request_error',
+      'model_not_found',
+      'model',
+    );
   return {
     model: b.model,
     messages: msgs as PolicyRequest['messages'],
@@ -135,7 +151,15 @@ function parseChatBody(text: string, modelName: string): ChatBody {
 
 /** Fallback request key when the client sends no `x-collab-request-key`: what determines the answer, canonically. */
 export function bodyRequestKey(b: Record<string, unknown>): string {
-  const pick = { model: b.model, messages: b.messages, temperature: b.temperature, top_p: b.top_p, max_tokens: b.max_tokens, seed: b.seed, n: b.n };
+  const pick = {
+    model: b.model,
+    messages: b.messages,
+    temperature: b.temperature,
+    top_p: b.top_p,
+    max_tokens: b.max_tokens,
+    seed: b.seed,
+    n: b.n,
+  };
   return createHash('sha256').update(canonicalJson(pick)).digest('hex');
 }
 
@@ -171,9 +195,13 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
     c = { received: 0, completed: 0, faulted: 0, maxInFlight: inService, duplicates: 0, byKey: new Map() };
   };
   const stats = (): ServerStats => ({
-    received: c.received, completed: c.completed, faulted: c.faulted,
-    inFlight: inService, maxInFlight: c.maxInFlight,
-    byKey: Object.fromEntries(c.byKey), duplicates: c.duplicates,
+    received: c.received,
+    completed: c.completed,
+    faulted: c.faulted,
+    inFlight: inService,
+    maxInFlight: c.maxInFlight,
+    byKey: Object.fromEntries(c.byKey),
+    duplicates: c.duplicates,
   });
 
   let inService = 0;
@@ -197,21 +225,38 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
   function fault(kind: ReturnType<typeof nextFault>, req: http.IncomingMessage, res: http.ServerResponse): void {
     c.faulted++;
     if (kind === '429') {
-      const e = new RequestError(429, 'Rate limit reached (injected fault); retry after the delay in retry-after-ms.', 'requests', 'rate_limit_exceeded');
-      return sendError(res, e, { 'retry-after-ms': String(retryAfterMs), 'retry-after': String(Math.ceil(retryAfterMs / 1000)) });
+      const e = new RequestError(
+        429,
+        'Rate limit reached (injected fault); retry after the delay in retry-after-ms.',
+        'requests',
+        'rate_limit_exceeded',
+      );
+      sendError(res, e, { 'retry-after-ms': String(retryAfterMs), 'retry-after': String(Math.ceil(retryAfterMs / 1000)) });
+      return;
     }
-    if (kind === '500') return sendError(res, new RequestError(500, 'The server had an error processing your request (injected fault).', 'server_error', null));
+    if (kind === '500') {
+      sendError(res, new RequestError(500, 'The server had an error processing your request (injected fault).', 'server_error', null));
+      return;
+    }
     // RST rather than FIN: the client sees ECONNRESET, as when a real server or proxy dies mid-request.
     if (kind === 'reset') return void req.socket.resetAndDestroy();
     // 'timeout': hang, then reset — the client's own timeout should fire first.
-    const t = setTimeout(() => { held.delete(t); req.socket.resetAndDestroy(); }, holdMs);
+    const t = setTimeout(() => {
+      held.delete(t);
+      req.socket.resetAndDestroy();
+    }, holdMs);
     held.add(t);
-    res.once('close', () => { clearTimeout(t); held.delete(t); });
+    res.once('close', () => {
+      clearTimeout(t);
+      held.delete(t);
+    });
   }
 
   function serve(body: ChatBody, key: string, res: http.ServerResponse): void {
     let gone = false;
-    res.once('close', () => { gone = true; });
+    res.once('close', () => {
+      gone = true;
+    });
     acquire(() => {
       if (gone) return release(); // the client gave up while queued: don't make the others wait for it
       if (inService > c.maxInFlight) c.maxInFlight = inService;
@@ -219,7 +264,14 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
         if (gone) return release();
         let payload: unknown;
         try {
-          const reply = opts.policy({ model: body.model, messages: body.messages, n: body.n, seed: body.seed, temperature: body.temperature, maxTokens: body.maxTokens });
+          const reply = opts.policy({
+            model: body.model,
+            messages: body.messages,
+            n: body.n,
+            seed: body.seed,
+            temperature: body.temperature,
+            maxTokens: body.maxTokens,
+          });
           if (reply.texts.length !== body.n) throw new Error(`policy returned ${reply.texts.length} texts for n=${body.n}`);
           const completion = reply.completionTokens.reduce((a, b) => a + b, 0);
           payload = {
@@ -227,7 +279,12 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
             object: 'chat.completion',
             created: Math.floor(Date.now() / 1000),
             model: opts.modelName,
-            choices: reply.texts.map((content, index) => ({ index, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' })),
+            choices: reply.texts.map((content, index) => ({
+              index,
+              message: { role: 'assistant', content },
+              logprobs: null,
+              finish_reason: 'stop',
+            })),
             usage: { prompt_tokens: reply.promptTokens, completion_tokens: completion, total_tokens: reply.promptTokens + completion },
           };
         } catch (err) {
@@ -254,11 +311,17 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
     try {
       body = parseChatBody(text, opts.modelName);
     } catch (err) {
-      if (err instanceof RequestError) return sendError(res, err);
+      if (err instanceof RequestError) {
+        sendError(res, err);
+        return;
+      }
       throw err;
     }
     const kind = nextFault();
-    if (kind) return fault(kind, req, res);
+    if (kind) {
+      fault(kind, req, res);
+      return;
+    }
     const header = req.headers['x-collab-request-key'];
     serve(body, typeof header === 'string' && header ? header : bodyRequestKey(body.raw), res);
   }
@@ -273,7 +336,8 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
       else chunks.push(chunk);
     });
     req.on('end', () => {
-      if (tooBig) return sendError(res, new RequestError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, 'invalid_request_error', null));
+      if (tooBig)
+        return sendError(res, new RequestError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, 'invalid_request_error', null));
       then(Buffer.concat(chunks).toString('utf8'));
     });
   }
@@ -286,7 +350,15 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
     if (path.startsWith('/v1/') && !authorized(req)) {
       if (path === '/v1/chat/completions') c.received++;
       req.resume();
-      return sendError(res, new RequestError(401, 'Incorrect or missing API key: send "Authorization: Bearer <key>".', 'invalid_request_error', 'invalid_api_key'));
+      return sendError(
+        res,
+        new RequestError(
+          401,
+          'Incorrect or missing API key: send "Authorization: Bearer <key>".',
+          'invalid_request_error',
+          'invalid_api_key',
+        ),
+      );
     }
     if (method === 'POST' && path === '/v1/chat/completions') {
       c.received++;

@@ -1,27 +1,44 @@
 // The deploy stage's probe: a few fixed evaluation prompts, greedy, sent to the freshly served checkpoint through
 // the normal LLM client (so they are cached and counted like any call). Its answers are recorded as an artifact;
 // when the agents are SIMULATED this is what shows that the trained weights really are served each iteration.
-import path from 'node:path';
 import type { StageContext } from '../../workflows/activity-types';
 import type { ProbeResult } from '../../workflows/types';
 import { sha256Hex } from '../artifacts/store';
-import { RequestCache } from '../llm/cache';
+import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
 import { storeFor } from '../manifest';
 import { recipeRuntime } from '../recipes/runtime';
 import { Context } from '@temporalio/activity';
 
-export async function probeServedModel(c: StageContext, endpoint: EndpointRef, probe: { prompts: number; maxTokens: number }): Promise<ProbeResult> {
+export async function probeServedModel(
+  c: StageContext,
+  endpoint: EndpointRef,
+  probe: { prompts: number; maxTokens: number },
+): Promise<ProbeResult> {
   const prompts = recipeRuntime(c.config).probePrompts(probe.prompts);
   const usage = newUsageCounter();
   const chat = createChat({
-    endpoint, cache: new RequestCache(path.join(c.config.stateDir, 'llm-cache')), llm: c.config.llm, usage,
+    endpoint,
+    cache: requestCacheFor(c.config.stateDir),
+    llm: c.config.llm,
+    usage,
     signal: Context.current().cancellationSignal,
   });
   const records = [];
   for (const [i, messages] of prompts.entries()) {
-    const out = await chat({ messages, decoding: { temperature: 0, maxTokens: probe.maxTokens, seed: c.config.seed }, sampleKey: `probe-${i}` });
-    records.push({ prompt: i, model: endpoint.model, cacheId: endpoint.cacheId, text: out.texts[0], finishReason: out.finishReasons[0], usage: out.usage });
+    const out = await chat({
+      messages,
+      decoding: { temperature: 0, maxTokens: probe.maxTokens, seed: c.config.seed },
+      sampleKey: `probe-${i}`,
+    });
+    records.push({
+      prompt: i,
+      model: endpoint.model,
+      cacheId: endpoint.cacheId,
+      text: out.texts[0],
+      finishReason: out.finishReasons[0],
+      usage: out.usage,
+    });
   }
   const store = storeFor(c.config.stateDir);
   return {

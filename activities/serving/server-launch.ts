@@ -1,6 +1,6 @@
 // How each server kind is started and talked to: argv, readiness URL, the model name requests must carry, and the
 // server's API dialect. Pure (no processes here), so every argv is pinned by unit tests.
-//   transformers — `transformers serve <ckpt>` (research brief B.6): pinned to one local checkpoint, the request's
+//   transformers — `transformers serve <ckpt>` (transformers serve docs): pinned to one local checkpoint, the request's
 //                  `model` must equal that path string; readiness on /health (its /v1/models lists the hub cache).
 //   vllm         — `vllm serve <ckpt>` (B.5): --served-model-name chosen by us; the key from apiKeyEnv goes in the
 //                  VLLM_API_KEY environment variable, never in argv; `--generation-config vllm` so the checkpoint's
@@ -27,10 +27,14 @@ export const venvExecutable = (name: string) => path.join(PROJECT_ROOT, '.venv',
 
 export function servedModelName(server: Exclude<ServerConfig, { kind: 'external' }>, checkpoint: string): string {
   switch (server.kind) {
-    case 'transformers': return checkpoint; // pinned mode: must be the exact path string it was started with
-    case 'vllm': return `collab-loop/${path.basename(checkpoint)}`;
-    case 'simulator': return `sim-${path.basename(checkpoint)}`;
-    case 'command': return renderCommand([server.servedModel], { checkpoint })[0];
+    case 'transformers':
+      return checkpoint; // pinned mode: must be the exact path string it was started with
+    case 'vllm':
+      return `collab-loop/${path.basename(checkpoint)}`;
+    case 'simulator':
+      return `sim-${path.basename(checkpoint)}`;
+    case 'command':
+      return renderCommand([server.servedModel], { checkpoint })[0];
   }
 }
 
@@ -48,11 +52,24 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
   const kind = recipeOf(config).simulator.taskKind(r);
   const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${kind}`]);
   const [cmd, args] = nodeScriptArgv('activities/serving/simulator-main.ts', [
-    '--port', String(port), '--model', model, '--policy', r.name, '--policy-file', sim.policyFile, ...tasks,
-    '--latency-ms', String(sim.latencyMs), ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
+    '--port',
+    String(port),
+    '--model',
+    model,
+    '--policy',
+    r.name,
+    '--policy-file',
+    sim.policyFile,
+    ...tasks,
+    '--latency-ms',
+    String(sim.latencyMs),
+    ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
   ]);
   return {
-    argv: [cmd, ...args], env: {}, healthUrl: `http://127.0.0.1:${port}/health`, checkModelsList: false,
+    argv: [cmd, ...args],
+    env: {},
+    healthUrl: `http://127.0.0.1:${port}/health`,
+    checkModelsList: false,
     endpoint: { baseUrl: `http://127.0.0.1:${port}/v1`, model, maxConcurrency: sim.maxConcurrency },
   };
 }
@@ -69,29 +86,61 @@ export function modelServerLaunch(
   const health = (p: string) => `http://127.0.0.1:${port}${p}`;
   if (server.kind === 'transformers')
     return {
-      argv: [server.executable ?? venvExecutable('transformers'), 'serve', checkpoint, '--host', '127.0.0.1', '--port', String(port),
-        '--device', server.device, '--log-level', 'warning', ...server.extraArgs],
+      argv: [
+        server.executable ?? venvExecutable('transformers'),
+        'serve',
+        checkpoint,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--device',
+        server.device,
+        '--log-level',
+        'warning',
+        ...server.extraArgs,
+      ],
       env: { HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false', PYTHONUNBUFFERED: '1' },
-      healthUrl: health('/health'), checkModelsList: false,
+      healthUrl: health('/health'),
+      checkModelsList: false,
       endpoint: { ...base, dialect: 'transformers-serve' },
     };
   if (server.kind === 'vllm') {
     const key = server.apiKeyEnv ? (opts.env ?? process.env)[server.apiKeyEnv] : undefined;
     return {
-      argv: [server.executable, 'serve', checkpoint, '--host', '127.0.0.1', '--port', String(port), '--served-model-name', model,
-        '--dtype', server.dtype, '--tensor-parallel-size', String(server.tensorParallelSize), '--seed', String(opts.seed),
-        '--generation-config', 'vllm',
+      argv: [
+        server.executable,
+        'serve',
+        checkpoint,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--served-model-name',
+        model,
+        '--dtype',
+        server.dtype,
+        '--tensor-parallel-size',
+        String(server.tensorParallelSize),
+        '--seed',
+        String(opts.seed),
+        '--generation-config',
+        'vllm',
         ...(server.gpuMemoryUtilization ? ['--gpu-memory-utilization', String(server.gpuMemoryUtilization)] : []),
         ...(server.maxModelLen ? ['--max-model-len', String(server.maxModelLen)] : []),
-        ...server.extraArgs],
+        ...server.extraArgs,
+      ],
       env: { ...(key ? { VLLM_API_KEY: key } : {}), HF_HUB_OFFLINE: '1' },
-      healthUrl: health('/health'), checkModelsList: true,
+      healthUrl: health('/health'),
+      checkModelsList: true,
       endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
     };
   }
   return {
     argv: renderCommand(server.command, { checkpoint, port, model, host: '127.0.0.1', project: PROJECT_ROOT }),
-    env: {}, healthUrl: health(server.healthPath), checkModelsList: false,
+    env: {},
+    healthUrl: health(server.healthPath),
+    checkModelsList: false,
     endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
   };
 }

@@ -6,7 +6,7 @@
 //     --tasks configs/tasks/coral-demo/mmlu_pro.jsonl:mmlu_pro --policy-file configs/checkpoints/sim-base/simulated-policy.json
 //
 // Usage errors (bad flag, unreadable task or policy file) print one line on stderr and exit with code 2.
-import { Command, CommanderError } from 'commander';
+import { Command, type CommanderError } from 'commander';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../artifacts/store';
 import { FAULT_KINDS, type FaultKind, type FaultOptions } from './faults';
@@ -23,8 +23,13 @@ const program = new Command('simulator-main')
   .requiredOption('--model <name>', 'served model name (requests must match it exactly)')
   .option('--port <n>', 'port (0 = pick a free one)', '0')
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
-  .option('--policy <recipe>', 'echo, or a recipe name (coral, colbench-code, …): that recipe\'s simulated policy', 'echo')
-  .option('--tasks <file:kind>', 'task file and how the recipe reads it (CoRal: its dataset; ColBench: code|html), repeatable', collect, [] as string[])
+  .option('--policy <recipe>', "echo, or a recipe name (coral, colbench-code, …): that recipe's simulated policy", 'echo')
+  .option(
+    '--tasks <file:kind>',
+    'task file and how the recipe reads it (CoRal: its dataset; ColBench: code|html), repeatable',
+    collect,
+    [] as string[],
+  )
   .option('--policy-file <json>', 'checkpoint simulated-policy file {"skill", "agreeability"}')
   .option('--latency-ms <n>', 'fixed latency of every request', '0')
   .option('--capacity <n>', 'requests in service at once (default unlimited)')
@@ -37,9 +42,19 @@ const program = new Command('simulator-main')
   .configureOutput({ outputError: (str, write) => write(`collab-loop simulator: ${str.replace(/^error: /, '')}`) });
 
 interface Flags {
-  model: string; port: string; host: string; policy: string; tasks: string[]; policyFile?: string;
-  latencyMs: string; capacity?: string; faultRate: string; faultKinds: string; faultSeed: string;
-  apiKeyEnv?: string; readyFile?: string;
+  model: string;
+  port: string;
+  host: string;
+  policy: string;
+  tasks: string[];
+  policyFile?: string;
+  latencyMs: string;
+  capacity?: string;
+  faultRate: string;
+  faultKinds: string;
+  faultSeed: string;
+  apiKeyEnv?: string;
+  readyFile?: string;
 }
 
 let o: Flags;
@@ -109,7 +124,10 @@ async function buildPolicy(): Promise<Policy> {
 
 function faultOptions(): FaultOptions | undefined {
   const rate = num('--fault-rate', o.faultRate, { max: 1 });
-  const kinds = o.faultKinds.split(',').map((k) => k.trim()).filter(Boolean);
+  const kinds = o.faultKinds
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   const unknown = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
   if (unknown.length) fail(`--fault-kinds: unknown ${unknown.join(', ')} (known: ${FAULT_KINDS.join(', ')})`);
   if (rate > 0 && kinds.length === 0) fail('--fault-kinds: empty, but --fault-rate > 0');
@@ -128,8 +146,16 @@ const port = num('--port', o.port, { max: 65535, integer: true });
 const latencyMs = num('--latency-ms', o.latencyMs);
 const capacity = o.capacity === undefined ? undefined : num('--capacity', o.capacity, { min: 1, integer: true });
 
-const server = await startOpenAICompatibleServer({ host: o.host, port, modelName: o.model, policy, latencyMs, capacity, faults, apiKey })
-  .catch((err: Error) => fail(`cannot listen on ${o.host}:${port}: ${err.message}`, 1));
+const server = await startOpenAICompatibleServer({
+  host: o.host,
+  port,
+  modelName: o.model,
+  policy,
+  latencyMs,
+  capacity,
+  faults,
+  apiKey,
+}).catch((err: Error) => fail(`cannot listen on ${o.host}:${port}: ${err.message}`, 1));
 if (o.readyFile) {
   try {
     writeFileAtomic(o.readyFile, JSON.stringify({ url: server.url, port: server.port, pid: process.pid }));

@@ -30,7 +30,11 @@ export async function killProcessGroup(pid: number, graceMs = 10_000): Promise<v
     try {
       process.kill(-pid, s);
     } catch {
-      try { process.kill(pid, s); } catch { /* already gone */ }
+      try {
+        process.kill(pid, s);
+      } catch {
+        /* already gone */
+      }
     }
   };
   signal('SIGTERM');

@@ -9,7 +9,11 @@ export function renderCommand(template: string[], values: Record<string, string 
     word.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
       const v = values[name];
       if (v === undefined)
-        throw new TemplateError(`unknown placeholder {${name}} in command word "${word}"; known: ${Object.keys(values).map((k) => `{${k}}`).join(' ')}`);
+        throw new TemplateError(
+          `unknown placeholder {${name}} in command word "${word}"; known: ${Object.keys(values)
+            .map((k) => `{${k}}`)
+            .join(' ')}`,
+        );
       return String(v);
     }),
   );

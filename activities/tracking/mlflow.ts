@@ -4,21 +4,9 @@
 // refuses to change a parameter); each iteration's metrics at step = iteration with the iteration's end time
 // (MLflow ignores a metric logged twice with the same key, value, step and time), after which the tag
 // `collab-loop.logged-through` moves on; the report goes through the server's artifact proxy.
-import { z } from 'zod';
-import { envVarName } from '../../configs/fields';
+import type { MlflowTracking } from './mlflow-options';
 import type { TrackingPayload } from './payload';
 import { httpFailure, trackerConfigError, trackerUnavailable } from './tracker-errors';
-
-export const mlflowTrackingSchema = z.strictObject({
-  /** The tracking server, e.g. http://mlflow.internal:5000 (`mlflow server`). */
-  trackingUri: z.url({ message: 'must be a URL such as http://127.0.0.1:5000' }),
-  experiment: z.string().min(1).default('collab-loop'),
-  /** Env var holding a bearer token, for servers behind auth (MLflow's own client reads MLFLOW_TRACKING_TOKEN). */
-  tokenEnv: envVarName.optional(),
-  /** Upload the HTML report as the run's artifact `report.html` (needs `mlflow server` serving artifacts, its default). */
-  uploadReport: z.boolean().default(true),
-});
-export type MlflowTracking = z.infer<typeof mlflowTrackingSchema>;
 
 const FIELD = 'tracking.mlflow';
 export const RUN_TAG = 'collab-loop.run';
@@ -29,13 +17,27 @@ const MAX_PARAMS = 100;
 const MAX_TAGS = 100;
 
 type Tag = { key: string; value: string };
-interface RunInfo { run_id: string; artifact_uri: string }
-interface Run { info: RunInfo; data?: { tags?: Tag[] } }
+interface RunInfo {
+  run_id: string;
+  artifact_uri: string;
+}
+interface Run {
+  info: RunInfo;
+  data?: { tags?: Tag[] };
+}
 
 class MlflowApi {
-  constructor(private readonly base: string, private readonly token?: string) {}
+  constructor(
+    private readonly base: string,
+    private readonly token?: string,
+  ) {}
 
-  async request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, raw?: { contentType: string }): Promise<{ status: number; json: T & { error_code?: string } }> {
+  async request<T>(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    body?: unknown,
+    raw?: { contentType: string },
+  ): Promise<{ status: number; json: T & { error_code?: string } }> {
     const url = `${this.base.replace(/\/+$/, '')}${path}`;
     let res: Response;
     try {
@@ -67,7 +69,10 @@ class MlflowApi {
 
 async function experimentId(api: MlflowApi, name: string): Promise<string> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const got = await api.request<{ experiment?: { experiment_id: string } }>('GET', `/api/2.0/mlflow/experiments/get-by-name?experiment_name=${encodeURIComponent(name)}`);
+    const got = await api.request<{ experiment?: { experiment_id: string } }>(
+      'GET',
+      `/api/2.0/mlflow/experiments/get-by-name?experiment_name=${encodeURIComponent(name)}`,
+    );
     if (got.json.experiment) return got.json.experiment.experiment_id;
     const made = await api.request<{ experiment_id?: string }>('POST', '/api/2.0/mlflow/experiments/create', { name });
     if (made.json.experiment_id) return made.json.experiment_id;
@@ -79,11 +84,21 @@ async function experimentId(api: MlflowApi, name: string): Promise<string> {
 /** The MLflow run of this collab-loop run, created (with its parameters) the first time. */
 async function findOrCreateRun(api: MlflowApi, expId: string, p: TrackingPayload, startTime: number): Promise<Run> {
   const found = await api.request<{ runs?: Run[] }>('POST', '/api/2.0/mlflow/runs/search', {
-    experiment_ids: [expId], filter: `tags.\`${RUN_TAG}\` = '${p.runName}'`, max_results: 1,
+    experiment_ids: [expId],
+    filter: `tags.\`${RUN_TAG}\` = '${p.runName}'`,
+    max_results: 1,
   });
   if (found.json.runs?.length) return found.json.runs[0];
-  const tags: Tag[] = [{ key: RUN_TAG, value: p.runName }, { key: 'collab-loop.recipe', value: p.recipe }];
-  const made = await api.request<{ run: Run }>('POST', '/api/2.0/mlflow/runs/create', { experiment_id: expId, run_name: p.runName, start_time: startTime, tags });
+  const tags: Tag[] = [
+    { key: RUN_TAG, value: p.runName },
+    { key: 'collab-loop.recipe', value: p.recipe },
+  ];
+  const made = await api.request<{ run: Run }>('POST', '/api/2.0/mlflow/runs/create', {
+    experiment_id: expId,
+    run_name: p.runName,
+    start_time: startTime,
+    tags,
+  });
   const run = made.json.run;
   const params = Object.entries(p.params).map(([key, value]) => ({ key, value }));
   for (let i = 0; i < params.length; i += MAX_PARAMS)
@@ -100,12 +115,19 @@ function proxiedArtifactPath(uri: string): string | undefined {
 async function uploadArtifact(api: MlflowApi, run: RunInfo, name: string, content: string, contentType: string): Promise<void> {
   const dir = proxiedArtifactPath(run.artifact_uri);
   if (dir === undefined)
-    throw trackerConfigError(`${FIELD}.uploadReport`, `the MLflow server keeps this run's artifacts at ${run.artifact_uri}, which collab-loop can write only through MLflow's artifact proxy (\`mlflow server\` serves artifacts by default; or set uploadReport: false)`);
+    throw trackerConfigError(
+      `${FIELD}.uploadReport`,
+      `the MLflow server keeps this run's artifacts at ${run.artifact_uri}, which collab-loop can write only through MLflow's artifact proxy (\`mlflow server\` serves artifacts by default; or set uploadReport: false)`,
+    );
   const path = `${dir}/${name}`.split('/').map(encodeURIComponent).join('/');
   await api.request('PUT', `/api/2.0/mlflow-artifacts/artifacts/${path}`, content, { contentType });
 }
 
-export async function logToMlflow(o: MlflowTracking, p: TrackingPayload, report: () => string): Promise<{ runId: string; experimentId: string }> {
+export async function logToMlflow(
+  o: MlflowTracking,
+  p: TrackingPayload,
+  report: () => string,
+): Promise<{ runId: string; experimentId: string }> {
   let token: string | undefined;
   if (o.tokenEnv) {
     token = process.env[o.tokenEnv];

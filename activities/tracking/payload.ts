@@ -50,7 +50,9 @@ export function flattenParams(config: LoopConfig): Record<string, string> {
 }
 
 function endTime(s: IterationSummary): number {
-  const ends = Object.values(s.stages ?? {}).map((st) => Date.parse(st!.startedAt) + st!.ms).filter(Number.isFinite);
+  const ends = Object.values(s.stages ?? {})
+    .map((st) => Date.parse(st!.startedAt) + st!.ms)
+    .filter(Number.isFinite);
   return ends.length ? Math.max(...ends) : Date.now();
 }
 
@@ -87,7 +89,13 @@ export function trackingPayload(runName: string, config: LoopConfig, iterations:
     runName,
     recipe: config.recipe.name,
     params: flattenParams(config),
-    iterations: iterations.map((s) => ({ step: s.iteration, time: endTime(s), metrics: iterationMetrics(s), lineage: lineage(s), lossCurve: lossCurve(s) })),
+    iterations: iterations.map((s) => ({
+      step: s.iteration,
+      time: endTime(s),
+      metrics: iterationMetrics(s),
+      lineage: lineage(s),
+      lossCurve: lossCurve(s),
+    })),
     final,
   };
 }

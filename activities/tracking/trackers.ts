@@ -1,7 +1,7 @@
 // The `tracking:` section: each tracker declares its options where it lives; this file lists them once.
 import { z } from 'zod';
-import { mlflowTrackingSchema } from './mlflow';
-import { wandbTrackingSchema } from './wandb';
+import { mlflowTrackingSchema } from './mlflow-options';
+import { wandbTrackingSchema } from './wandb-options';
 
 export const trackingSchema = z
   .strictObject({

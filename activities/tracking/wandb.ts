@@ -5,34 +5,26 @@
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
-import { envVarName } from '../../configs/fields';
 import { writeFileAtomic } from '../artifacts/store';
 import { PROJECT_ROOT } from '../subprocess/node-script';
+import type { WandbTracking } from './wandb-options';
 import type { TrackingPayload } from './payload';
 import { trackerConfigError, trackerUnavailable } from './tracker-errors';
 
-export const wandbTrackingSchema = z.strictObject({
-  project: z.string().min(1),
-  entity: z.string().min(1).optional(),
-  mode: z.enum(['offline', 'online']).default('offline'),
-  /** Where W&B writes its run directories; default <stateDir>/wandb. */
-  dir: z.string().optional(),
-  /** Env var holding the key, for `mode: online`. */
-  apiKeyEnv: envVarName.default('WANDB_API_KEY'),
-  /** Python with `wandb` installed; default the project's .venv. */
-  python: z.string().optional(),
-});
-export type WandbTracking = z.infer<typeof wandbTrackingSchema>;
-
 const FIELD = 'tracking.wandb';
 
-export async function logToWandb(o: WandbTracking, p: TrackingPayload, stateDir: string, reportFile: () => string): Promise<{ runDir?: string; logged: number }> {
+export async function logToWandb(
+  o: WandbTracking,
+  p: TrackingPayload,
+  stateDir: string,
+  reportFile: () => string,
+): Promise<{ runDir?: string; logged: number }> {
   const dir = o.dir ?? path.join(stateDir, 'wandb');
   const env: Record<string, string> = { WANDB_SILENT: 'true', WANDB_DISABLE_GIT: 'true' };
   if (o.mode === 'online') {
     const key = process.env[o.apiKeyEnv];
-    if (!key) throw trackerConfigError(`${FIELD}.apiKeyEnv`, `environment variable ${o.apiKeyEnv} is not set on this worker (mode: online)`);
+    if (!key)
+      throw trackerConfigError(`${FIELD}.apiKeyEnv`, `environment variable ${o.apiKeyEnv} is not set on this worker (mode: online)`);
     env.WANDB_API_KEY = key;
   }
   const marker = path.join(dir, 'collab-loop', `${p.runName}.json`);
@@ -41,17 +33,33 @@ export async function logToWandb(o: WandbTracking, p: TrackingPayload, stateDir:
   if (!rows.length) return { logged: 0 };
   mkdirSync(dir, { recursive: true });
   const job = {
-    project: o.project, entity: o.entity, mode: o.mode, dir, id: p.runName, name: p.runName, group: p.recipe,
-    params: p.params, rows, report: reportFile(), final: p.final,
+    project: o.project,
+    entity: o.entity,
+    mode: o.mode,
+    dir,
+    id: p.runName,
+    name: p.runName,
+    group: p.recipe,
+    params: p.params,
+    rows,
+    report: reportFile(),
+    final: p.final,
   };
   const python = o.python ?? path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
   const r = await execa(python, [path.join(PROJECT_ROOT, 'scripts', 'python', 'wandb_log.py')], {
-    input: JSON.stringify(job), reject: false, all: true, env, timeout: 10 * 60_000,
+    input: JSON.stringify(job),
+    reject: false,
+    all: true,
+    env,
+    timeout: 10 * 60_000,
   });
   if (r.exitCode !== 0) {
     const out = (r.all ?? '').trim();
     if ((r as { code?: string }).code === 'ENOENT' || /No module named 'wandb'/.test(out))
-      throw trackerConfigError(`${FIELD}.python`, `${python} cannot run the W&B SDK (${out.split('\n').at(-1) ?? 'not found'}); install wandb there (bin/setup.js does for the .venv)`);
+      throw trackerConfigError(
+        `${FIELD}.python`,
+        `${python} cannot run the W&B SDK (${out.split('\n').at(-1) ?? 'not found'}); install wandb there (bin/setup.js does for the .venv)`,
+      );
     throw trackerUnavailable(`W&B logging failed (exit ${r.exitCode}): ${out.split('\n').slice(-5).join(' | ')}`);
   }
   writeFileAtomic(marker, JSON.stringify({ loggedThrough: rows.at(-1)!.step }));

@@ -2,7 +2,7 @@
 // trainer says it in `dataFormat`). Without a trainer (evaluation-only loops) nothing is trained; fairseq2 rows
 // are still written so the data can be inspected.
 import type { LoopConfig } from '../../configs/schema';
-import type { TrainingDataFormat } from '../recipes/coral/formats';
+import type { TrainingDataFormat } from '../data/formats';
 
 export function trainingDataFormat(config: LoopConfig): TrainingDataFormat {
   const t = config.trainer;

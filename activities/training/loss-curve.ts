@@ -3,7 +3,10 @@
 // from step K continues the curve the earlier attempts drew; where attempts overlap, the later line wins.
 import { existsSync, readFileSync } from 'node:fs';
 
-export interface LossPoint { step: number; loss: number }
+export interface LossPoint {
+  step: number;
+  loss: number;
+}
 
 export function lossCurveFromLog(logFile: string, parse: (line: string) => { step?: number; loss?: number }): LossPoint[] {
   if (!existsSync(logFile)) return [];

@@ -27,16 +27,24 @@ export async function runTrainerStep(opts: {
   const [cmd, ...args] = opts.argv;
   opts.log.write(`\n--- attempt ${ctx.info.attempt} · ${opts.name}: ${JSON.stringify(opts.argv)}\n`);
   const child = execa(cmd, args, {
-    detached: true, all: true, buffer: false, reject: false, cleanup: true, stdin: 'ignore',
-    env: { PYTHONUNBUFFERED: '1', ...opts.env }, cwd: PROJECT_ROOT,
+    detached: true,
+    all: true,
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    stdin: 'ignore',
+    env: { PYTHONUNBUFFERED: '1', ...opts.env },
+    cwd: PROJECT_ROOT,
   });
   if (child.pid) writePidFile(opts.pidFile, { pid: child.pid, argv: opts.argv });
-  const onAbort = () => { if (child.pid) void killProcessGroup(child.pid, 10_000); };
+  const onAbort = () => {
+    if (child.pid) void killProcessGroup(child.pid, 10_000);
+  };
   ctx.cancellationSignal.addEventListener('abort', onAbort, { once: true });
   try {
     if (child.all)
       for await (const line of createInterface({ input: child.all })) {
-        opts.log.write(line + '\n');
+        opts.log.write(`${line}\n`);
         opts.onLine(line);
       }
     const r = await child;

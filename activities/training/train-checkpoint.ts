@@ -50,7 +50,8 @@ export function parseTrainerLine(line: string, progress: RegExp, checkpoint: Reg
   return out;
 }
 
-const tail = (file: string, lines = 20) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '');
+const tail = (file: string, lines = 20) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '';
 const defaultPython = () => path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
 
 interface Planned {
@@ -61,7 +62,11 @@ interface Planned {
   resumeFrom?: string;
 }
 
-function planCommand(t: Extract<TrainerConfig, { kind: 'command' }>, values: Record<string, string | number>, prevCheckpoint?: string): Planned {
+function planCommand(
+  t: Extract<TrainerConfig, { kind: 'command' }>,
+  values: Record<string, string | number>,
+  prevCheckpoint?: string,
+): Planned {
   let argv: string[];
   try {
     argv = renderCommand(t.command, { ...values, resume_from: prevCheckpoint ?? '' });
@@ -71,23 +76,43 @@ function planCommand(t: Extract<TrainerConfig, { kind: 'command' }>, values: Rec
   }
   const progressRe = t.progressPattern ? new RegExp(t.progressPattern) : DEFAULT_PROGRESS;
   const checkpointRe = t.checkpointPattern ? new RegExp(t.checkpointPattern) : DEFAULT_CHECKPOINT;
-  return { steps: [{ name: 'train', argv, env: t.env }], parse: (l) => parseTrainerLine(l, progressRe, checkpointRe), resumeFrom: prevCheckpoint || undefined };
+  return {
+    steps: [{ name: 'train', argv, env: t.env }],
+    parse: (l) => parseTrainerLine(l, progressRe, checkpointRe),
+    resumeFrom: prevCheckpoint || undefined,
+  };
 }
 
 function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJob): Planned {
   const adapter = TRAINER_ADAPTERS[t.kind];
   if (!(adapter.methods as readonly string[]).includes(t.method))
-    throw ApplicationFailure.nonRetryable(`trainer.method: ${t.kind} trains ${adapter.methods.join(' and ')} only, not ${t.method}`, 'ConfigError');
+    throw ApplicationFailure.nonRetryable(
+      `trainer.method: ${t.kind} trains ${adapter.methods.join(' and ')} only, not ${t.method}`,
+      'ConfigError',
+    );
   const resume = adapter.findResumePoint(job.workDir);
-  const steps = (adapter.plan as (j: TrainJob, o: unknown, r?: typeof resume) => TrainStep[])(job, t, resume)
-    .map((s) => ({ ...s, env: { ...s.env, ...t.env } }));
-  return { steps, parse: (l) => adapter.parseLine(l), versionArgv: adapter.versionCommand(job), resumedFromStep: resume?.step, resumeFrom: resume?.path };
+  const steps = (adapter.plan as (j: TrainJob, o: unknown, r?: typeof resume) => TrainStep[])(job, t, resume).map((s) => ({
+    ...s,
+    env: { ...s.env, ...t.env },
+  }));
+  return {
+    steps,
+    parse: (l) => adapter.parseLine(l),
+    versionArgv: adapter.versionCommand(job),
+    resumedFromStep: resume?.step,
+    resumeFrom: resume?.path,
+  };
 }
 
 async function trainerVersion(argv: string[] | undefined): Promise<string> {
   if (!argv) return 'unknown (command trainer)';
   const r = await execa(argv[0], argv.slice(1), { reject: false, timeout: 120_000, cwd: PROJECT_ROOT });
-  return r.exitCode === 0 ? String(r.stdout).trim().split('\n').pop() ?? '' : `unknown (${String(r.stderr || r.shortMessage).trim().split('\n').pop()})`;
+  return r.exitCode === 0
+    ? (String(r.stdout).trim().split('\n').pop() ?? '')
+    : `unknown (${String(r.stderr || r.shortMessage)
+        .trim()
+        .split('\n')
+        .pop()})`;
 }
 
 export async function trainCheckpoint(
@@ -112,7 +137,13 @@ export async function trainCheckpoint(
   if (existsSync(done)) {
     const l = JSON.parse(readFileSync(done, 'utf8'));
     if (l.dataset?.sha256 === primary.sha256)
-      return { checkpoint: output, manifest: l.stageManifest, finalLoss: l.finalLoss ?? undefined, steps: l.steps ?? undefined, lossCurve: l.lossCurve ?? undefined };
+      return {
+        checkpoint: output,
+        manifest: l.stageManifest,
+        finalLoss: l.finalLoss ?? undefined,
+        steps: l.steps ?? undefined,
+        lossCurve: l.lossCurve ?? undefined,
+      };
   }
   rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
 
@@ -121,35 +152,69 @@ export async function trainCheckpoint(
   const dataFile = path.join(dataDir, 'train.jsonl');
   copyFileSync(ArtifactStore.pathOf(primary), dataFile);
   const job: TrainJob = {
-    method: t.method, base: path.resolve(input.checkpoint), dataDir: path.resolve(dataDir), dataFile: path.resolve(dataFile),
-    workDir: path.resolve(root, 'work'), hfOutput: path.resolve(output), python: t.python ?? defaultPython(), project: PROJECT_ROOT,
+    method: t.method,
+    base: path.resolve(input.checkpoint),
+    dataDir: path.resolve(dataDir),
+    dataFile: path.resolve(dataFile),
+    workDir: path.resolve(root, 'work'),
+    hfOutput: path.resolve(output),
+    python: t.python ?? defaultPython(),
+    project: PROJECT_ROOT,
     seed: input.config.seed + input.iteration,
   };
   mkdirSync(job.workDir, { recursive: true });
   const prev = previousHeartbeat<TrainProgress>();
-  const planned = t.kind === 'command'
-    ? planCommand(t, {
-        checkpoint: input.checkpoint, output, data: ArtifactStore.pathOf(primary), data_dir: dataDir,
-        sft_data: input.data.sft ? ArtifactStore.pathOf(input.data.sft) : '', dpo_data: input.data.dpo ? ArtifactStore.pathOf(input.data.dpo) : '',
-        work_dir: job.workDir, iteration: input.iteration, run: input.runName, project: PROJECT_ROOT, method: t.method, python: job.python,
-      }, prev?.checkpoint)
-    : planAdapter(t, job);
+  const planned =
+    t.kind === 'command'
+      ? planCommand(
+          t,
+          {
+            checkpoint: input.checkpoint,
+            output,
+            data: ArtifactStore.pathOf(primary),
+            data_dir: dataDir,
+            sft_data: input.data.sft ? ArtifactStore.pathOf(input.data.sft) : '',
+            dpo_data: input.data.dpo ? ArtifactStore.pathOf(input.data.dpo) : '',
+            work_dir: job.workDir,
+            iteration: input.iteration,
+            run: input.runName,
+            project: PROJECT_ROOT,
+            method: t.method,
+            python: job.python,
+          },
+          prev?.checkpoint,
+        )
+      : planAdapter(t, job);
 
-  const progress: TrainProgress = { attempt: ctx.info.attempt, checkpoint: planned.resumeFrom ?? prev?.checkpoint, resumedFromStep: planned.resumedFromStep };
+  const progress: TrainProgress = {
+    attempt: ctx.info.attempt,
+    checkpoint: planned.resumeFrom ?? prev?.checkpoint,
+    resumedFromStep: planned.resumedFromStep,
+  };
   const hb = startHeartbeat(progress);
   const log = createWriteStream(logFile, { flags: 'a' });
   if (planned.resumeFrom) log.write(`\n--- attempt ${ctx.info.attempt} resumes from ${planned.resumeFrom}\n`);
   try {
     for (const step of planned.steps) {
       const r = await runTrainerStep({
-        name: step.name, argv: step.argv, env: step.env, log, pidFile,
+        name: step.name,
+        argv: step.argv,
+        env: step.env,
+        log,
+        pidFile,
         onLine: (line) => {
           const parsed = planned.parse(line);
-          if (Object.keys(parsed).length) { Object.assign(progress, parsed); hb.update({ ...progress }); }
+          if (Object.keys(parsed).length) {
+            Object.assign(progress, parsed);
+            hb.update({ ...progress });
+          }
         },
       });
       if (r.notFound)
-        throw ApplicationFailure.nonRetryable(`trainer (${t.kind}): executable "${step.argv[0]}" not found — is the trainer installed here (trainer.python / trainer.launcher)?`, 'TrainerConfigError');
+        throw ApplicationFailure.nonRetryable(
+          `trainer (${t.kind}): executable "${step.argv[0]}" not found — is the trainer installed here (trainer.python / trainer.launcher)?`,
+          'TrainerConfigError',
+        );
       if (r.exitCode !== 0)
         throw ApplicationFailure.create({
           message: `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt}). Last lines of ${logFile}:\n${tail(logFile)}`,
@@ -161,12 +226,17 @@ export async function trainCheckpoint(
     await new Promise((r) => log.end(r));
   }
   if (!existsSync(output))
-    throw ApplicationFailure.create({ message: `trainer finished but wrote no checkpoint at ${output}${t.kind === 'command' ? ' (does trainer.command use {output}?)' : ''}. Last lines of ${logFile}:\n${tail(logFile)}`, type: 'TrainerFailed' });
+    throw ApplicationFailure.create({
+      message: `trainer finished but wrote no checkpoint at ${output}${t.kind === 'command' ? ' (does trainer.command use {output}?)' : ''}. Last lines of ${logFile}:\n${tail(logFile)}`,
+      type: 'TrainerFailed',
+    });
 
   // SIMULATION (only with `agents:`): the simulated agents of the next iteration get the skill this data buys.
   if (input.config.agents) {
     const own = path.join(input.checkpoint, SIMULATED_POLICY_FILE);
-    const base: SimulatedPolicyFile = existsSync(own) ? JSON.parse(readFileSync(own, 'utf8')) : { skill: input.config.agents.skill, agreeability: input.config.agents.agreeability };
+    const base: SimulatedPolicyFile = existsSync(own)
+      ? JSON.parse(readFileSync(own, 'utf8'))
+      : { skill: input.config.agents.skill, agreeability: input.config.agents.agreeability };
     writeFileSync(path.join(output, SIMULATED_POLICY_FILE), JSON.stringify(trainedSimulatedPolicy(base, primary.rows), null, 2));
   }
 
@@ -175,18 +245,42 @@ export async function trainCheckpoint(
   const curve = lossCurveFromLog(logFile, planned.parse);
   const lossCurve = curve.length ? storeFor(stateDir).putJsonl(curve) : undefined;
   const manifest = writeStageManifest(stateDir, {
-    run: input.runName, iteration: input.iteration, stage: 'train',
+    run: input.runName,
+    iteration: input.iteration,
+    stage: 'train',
     inputs: { checkpoint: input.checkpoint, data: primary },
     params: { trainer: t, argv, version },
-    outputs: { checkpoint: output, finalLoss: progress.loss ?? null, steps: progress.step ?? null, resumedFromStep: progress.resumedFromStep ?? null, lossCurve: lossCurve ?? null },
+    outputs: {
+      checkpoint: output,
+      finalLoss: progress.loss ?? null,
+      steps: progress.step ?? null,
+      resumedFromStep: progress.resumedFromStep ?? null,
+      lossCurve: lossCurve ?? null,
+    },
   });
   // Lineage travels with the weights: which data, which base, which commands and trainer version made them.
   const lineage = {
-    run: input.runName, iteration: input.iteration, baseCheckpoint: input.checkpoint, method: t.method, trainer: t.kind, version,
+    run: input.runName,
+    iteration: input.iteration,
+    baseCheckpoint: input.checkpoint,
+    method: t.method,
+    trainer: t.kind,
+    version,
     dataset: { sha256: primary.sha256, rows: primary.rows, uri: primary.uri },
-    argv, finalLoss: progress.loss ?? null, steps: progress.step ?? null, resumedFromStep: progress.resumedFromStep ?? null,
-    lossCurve: lossCurve ?? null, stageManifest: manifest,
+    argv,
+    finalLoss: progress.loss ?? null,
+    steps: progress.step ?? null,
+    resumedFromStep: progress.resumedFromStep ?? null,
+    lossCurve: lossCurve ?? null,
+    stageManifest: manifest,
   };
   writeFileAtomic(done, JSON.stringify(lineage, null, 2));
-  return { checkpoint: output, manifest, finalLoss: progress.loss, steps: progress.step, resumedFromStep: progress.resumedFromStep, lossCurve };
+  return {
+    checkpoint: output,
+    manifest,
+    finalLoss: progress.loss,
+    steps: progress.step,
+    resumedFromStep: progress.resumedFromStep,
+    lossCurve,
+  };
 }

@@ -12,7 +12,9 @@ import { freePorts } from '../helpers/ui-server';
 import { waitUntil } from '../helpers/wait';
 
 let pid: number | undefined;
-afterAll(async () => { if (pid) await killProcessGroup(pid, 5000); });
+afterAll(async () => {
+  if (pid) await killProcessGroup(pid, 5000);
+});
 
 describe('collab-loop server --detach', () => {
   it('keeps serving after the starting command exited and the server has logged', async () => {
@@ -31,7 +33,11 @@ describe('collab-loop server --detach', () => {
     // server logs at WARN ("GetHistory page size is larger than threshold").
     const history = `http://127.0.0.1:${uiPort}/api/v1/namespaces/default/workflows/read-by-the-ui/history?maximumPageSize=5000`;
     await waitUntil(async () => (await fetch(history)).status === 200, 30_000, 'the UI to serve the history page');
-    await waitUntil(async () => /GetHistory page size is larger than threshold/.test(readFileSync(log, 'utf8')), 30_000, 'the server to log the warning');
+    await waitUntil(
+      async () => /GetHistory page size is larger than threshold/.test(readFileSync(log, 'utf8')),
+      30_000,
+      'the server to log the warning',
+    );
 
     // Still alive and serving, through the SDK and through the UI.
     expect(isAlive(pid)).toBe(true);

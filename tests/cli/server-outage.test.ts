@@ -5,7 +5,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { killProcessGroup } from '../../activities/subprocess/process-group';
 import { isTransientServerError } from '../../cli/server-retry';
 import { cli, cliProcess } from '../helpers/cli';
 import { baseCheckpointIn, CONFIGS, STAND_IN_TRAINER, tempStateDir } from '../helpers/config';
@@ -13,11 +12,15 @@ import { startUiServer, type UiServer } from '../helpers/ui-server';
 import { waitUntil } from '../helpers/wait';
 
 const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => { for (const c of cleanups.reverse()) await c().catch(() => undefined); });
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+});
 
 function collect(p: ReturnType<typeof cliProcess>): () => string {
   let out = '';
-  p.all!.on('data', (d: Buffer) => { out += d.toString(); });
+  p.all!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   return () => out;
 }
 
@@ -29,7 +32,10 @@ describe('a short server outage', () => {
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${server.port}` };
 
     const worker = cliProcess(['worker'], env);
-    cleanups.push(() => (worker.kill('SIGINT'), worker));
+    cleanups.push(() => {
+      worker.kill('SIGINT');
+      return worker;
+    });
     const workerOut = collect(worker);
     await waitUntil(async () => workerOut().includes('collab-loop worker polling'), 60_000, 'the worker');
 
@@ -37,19 +43,43 @@ describe('a short server outage', () => {
     // before the outage, however fast this machine is.
     const marker = path.join(stateDir, 'fail-count');
     const file = path.join(stateDir, 'outage.yaml');
-    writeFileSync(file, stringify({
-      name: 'outage', iterations: 1, seed: 1, stateDir: path.join(stateDir, 'run'), baseCheckpoint: baseCheckpointIn(stateDir),
-      recipe: { name: 'coral', dataset: 'mmlu_pro', evalTasks: path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), trainTasks: path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), maxTurns: 4, limit: 4, beamSize: 3 },
-      server: { kind: 'simulator' },
-      trainer: { kind: 'command', method: 'dpo', command: [...STAND_IN_TRAINER, '--fail-first', '1', '--fail-marker', marker], maximumAttempts: 1 },
-      generation: { shardSize: 4 },
-    }));
+    writeFileSync(
+      file,
+      stringify({
+        name: 'outage',
+        iterations: 1,
+        seed: 1,
+        stateDir: path.join(stateDir, 'run'),
+        baseCheckpoint: baseCheckpointIn(stateDir),
+        recipe: {
+          name: 'coral',
+          dataset: 'mmlu_pro',
+          evalTasks: path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'),
+          trainTasks: path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'),
+          maxTurns: 4,
+          limit: 4,
+          beamSize: 3,
+        },
+        server: { kind: 'simulator' },
+        trainer: {
+          kind: 'command',
+          method: 'dpo',
+          command: [...STAND_IN_TRAINER, '--fail-first', '1', '--fail-marker', marker],
+          maximumAttempts: 1,
+        },
+        generation: { shardSize: 4 },
+      }),
+    );
     const waiter = cliProcess(['start', file, '--wait'], env);
     const waiterOut = collect(waiter);
-    await waitUntil(async () => {
-      const s = await cli(['status', 'outage'], env);
-      return s.stdout.includes('NEEDS ATTENTION in stage "train"');
-    }, 120_000, 'the run to wait for a retry');
+    await waitUntil(
+      async () => {
+        const s = await cli(['status', 'outage'], env);
+        return s.stdout.includes('NEEDS ATTENTION in stage "train"');
+      },
+      120_000,
+      'the run to wait for a retry',
+    );
 
     process.kill(-server.pid, 'SIGKILL'); // a crash, not a clean shutdown
     await waitUntil(async () => /server unreachable at 127\.0\.0\.1:\d+, retrying/.test(waiterOut()), 60_000, 'the retry notice');
@@ -71,14 +101,26 @@ describe('a short server outage', () => {
     expect(r.exitCode).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toMatch(/^collab-loop: server unreachable at 127\.0\.0\.1:1, retrying for up to 3 s/);
-    expect(lines.at(-1)).toMatch(/^collab-loop: gave up connecting: the Temporal server at 127\.0\.0\.1:1 has been unreachable for \d+ s \(start it with `collab-loop server`/);
+    expect(lines.at(-1)).toMatch(
+      /^collab-loop: gave up connecting: the Temporal server at 127\.0\.0\.1:1 has been unreachable for \d+ s \(start it with `collab-loop server`/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('counts a refused query right after a restart as transient, and a missing run as final', () => {
     const grpc = (code: number, details: string) => Object.assign(new Error(`${code} ${details}`), { code });
-    expect(isTransientServerError(Object.assign(new Error('Failed to query workflow'), { cause: grpc(8, 'RESOURCE_EXHAUSTED: consistent query buffer is full') }))).toBe(true);
-    expect(isTransientServerError(Object.assign(new Error('Failed to describe workflow'), { cause: grpc(14, 'UNAVAILABLE: No connection established') }))).toBe(true);
-    expect(isTransientServerError(Object.assign(new Error('Failed to describe workflow'), { cause: grpc(5, 'NOT_FOUND: workflow not found') }))).toBe(false);
+    expect(
+      isTransientServerError(
+        Object.assign(new Error('Failed to query workflow'), { cause: grpc(8, 'RESOURCE_EXHAUSTED: consistent query buffer is full') }),
+      ),
+    ).toBe(true);
+    expect(
+      isTransientServerError(
+        Object.assign(new Error('Failed to describe workflow'), { cause: grpc(14, 'UNAVAILABLE: No connection established') }),
+      ),
+    ).toBe(true);
+    expect(
+      isTransientServerError(Object.assign(new Error('Failed to describe workflow'), { cause: grpc(5, 'NOT_FOUND: workflow not found') })),
+    ).toBe(false);
   });
 });

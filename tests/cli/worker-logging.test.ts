@@ -7,14 +7,20 @@ import { startDevServer } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startDevServer(); });
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 
 /** Starts a worker, waits for its startup line, stops it with SIGINT (as Ctrl-C does) and returns all it printed. */
 async function workerOutput(extra: string[]): Promise<string> {
   const p = cliProcess(['worker', '--queues', 'workflows,cpu', ...extra], { TEMPORAL_ADDRESS: env.address });
   let out = '';
-  p.all!.on('data', (d: Buffer) => { out += d.toString(); });
+  p.all!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   await waitUntil(async () => out.includes('collab-loop worker polling'), 60_000, 'the worker startup line');
   p.kill('SIGINT');
   const r = await p;
@@ -25,7 +31,9 @@ async function workerOutput(extra: string[]): Promise<string> {
 describe('worker logging', () => {
   it('by default prints the startup line and nothing below WARN', async () => {
     const out = await workerOutput([]);
-    expect(out).toMatch(new RegExp(`^collab-loop worker polling workflows, cpu on ${env.address.replace(/\./g, '\\.')} \\(pid \\d+\\)$`, 'm'));
+    expect(out).toMatch(
+      new RegExp(`^collab-loop worker polling workflows, cpu on ${env.address.replace(/\./g, '\\.')} \\(pid \\d+\\)$`, 'm'),
+    );
     expect(out).not.toMatch(/webpack|modules by path|\[INFO\]|\[DEBUG\]/);
   });
 

@@ -1,16 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ANSWER_MARKER, CODE_HUMAN_SYSTEM_PROMPT, HTML_HUMAN_SYSTEM_PROMPT, isRejectedRequest, NO_DRAFT_NOTE, NO_RESPONSE, runColbenchEpisode, type ColbenchCodeTask, type ColbenchHtmlTask,
+  ANSWER_MARKER,
+  CODE_HUMAN_SYSTEM_PROMPT,
+  HTML_HUMAN_SYSTEM_PROMPT,
+  isRejectedRequest,
+  NO_DRAFT_NOTE,
+  NO_RESPONSE,
+  runColbenchEpisode,
+  type ColbenchCodeTask,
+  type ColbenchHtmlTask,
 } from '../../activities/recipes/colbench';
-import {
-  badRequest, codeDecoding, fakeRender, humanDecoding, memoryImages, rateLimited, scriptedChat, unauthorized,
-} from './helpers';
+import { badRequest, codeDecoding, fakeRender, humanDecoding, memoryImages, rateLimited, scriptedChat, unauthorized } from './helpers';
 
 const task: ColbenchCodeTask = {
-  id: 'fee', kind: 'code', problem: 'I need a fee function for my club.',
-  reference: 'def fee(age):\n    return 45 if age < 18 else 120\n', testCases: { a: 'fee(10)', b: 'fee(30)' },
+  id: 'fee',
+  kind: 'code',
+  problem: 'I need a fee function for my club.',
+  reference: 'def fee(age):\n    return 45 if age < 18 else 120\n',
+  testCases: { a: 'fee(10)', b: 'fee(30)' },
 };
-const page: ColbenchHtmlTask = { id: 'page', kind: 'html', problem: 'A bakery page.', reference: '<html><body><h1>Bakery</h1></body></html>' };
+const page: ColbenchHtmlTask = {
+  id: 'page',
+  kind: 'html',
+  problem: 'A bakery page.',
+  reference: '<html><body><h1>Bakery</h1></body></html>',
+};
 const code = (o: Partial<Parameters<typeof runColbenchEpisode>[0]> & Pick<Parameters<typeof runColbenchEpisode>[0], 'agent' | 'human'>) =>
   runColbenchEpisode({ task, kind: 'code', agentDecoding: codeDecoding, humanDecoding, sampleIndex: 0, seed: 7, ...o });
 
@@ -20,7 +34,14 @@ describe('ColBench episode (code)', () => {
     const human = scriptedChat([]);
     const r = await code({ agent, human });
     expect(human.calls).toHaveLength(0);
-    expect(r).toMatchObject({ taskId: 'fee', kind: 'code', answer: 'def fee(age):\n    return 1', answeredWithMarker: true, agentTurns: 1, humanNoResponse: 0 });
+    expect(r).toMatchObject({
+      taskId: 'fee',
+      kind: 'code',
+      answer: 'def fee(age):\n    return 1',
+      answeredWithMarker: true,
+      agentTurns: 1,
+      humanNoResponse: 0,
+    });
     expect(r.dialogue).toHaveLength(1);
   });
 
@@ -58,13 +79,23 @@ describe('ColBench episode (code)', () => {
   });
 
   it('keeps the visible text after OUTPUT: and the raw completion', async () => {
-    const r = await code({ agent: scriptedChat([`I think I know.\nOUTPUT: ${ANSWER_MARKER}\ndef fee(age):\n    return 120`]), human: scriptedChat([]) });
-    expect(r.dialogue[0]).toEqual({ role: 'agent', content: `${ANSWER_MARKER}\ndef fee(age):\n    return 120`, raw: `I think I know.\nOUTPUT: ${ANSWER_MARKER}\ndef fee(age):\n    return 120` });
+    const r = await code({
+      agent: scriptedChat([`I think I know.\nOUTPUT: ${ANSWER_MARKER}\ndef fee(age):\n    return 120`]),
+      human: scriptedChat([]),
+    });
+    expect(r.dialogue[0]).toEqual({
+      role: 'agent',
+      content: `${ANSWER_MARKER}\ndef fee(age):\n    return 120`,
+      raw: `I think I know.\nOUTPUT: ${ANSWER_MARKER}\ndef fee(age):\n    return 120`,
+    });
     expect(r.answer).toBe('def fee(age):\n    return 120');
   });
 
   it('turns a rejected human request (HTTP 400) into "No response." and counts it', async () => {
-    const r = await code({ agent: scriptedChat(['q1?', 'q2?', `${ANSWER_MARKER} x`]), human: scriptedChat([badRequest(), 'Fine. Thanks.']) });
+    const r = await code({
+      agent: scriptedChat(['q1?', 'q2?', `${ANSWER_MARKER} x`]),
+      human: scriptedChat([badRequest(), 'Fine. Thanks.']),
+    });
     expect(r.dialogue[1]).toEqual({ role: 'human', content: NO_RESPONSE, noResponse: true });
     expect(r.dialogue[3]).toEqual({ role: 'human', content: 'Fine. Thanks.' });
     expect(r.humanNoResponse).toBe(1);
@@ -73,7 +104,9 @@ describe('ColBench episode (code)', () => {
   it('lets retryable and configuration errors propagate (Temporal retries; a bad key fails loudly)', async () => {
     await expect(code({ agent: scriptedChat(['q?']), human: scriptedChat([rateLimited()]) })).rejects.toThrow('HTTP 429');
     await expect(code({ agent: scriptedChat(['q?']), human: scriptedChat([unauthorized()]) })).rejects.toThrow('HTTP 401');
-    await expect(code({ agent: scriptedChat([[]]), human: scriptedChat([]) })).rejects.toThrow('fee sample 0 turn 1: the agent returned no text');
+    await expect(code({ agent: scriptedChat([[]]), human: scriptedChat([]) })).rejects.toThrow(
+      'fee sample 0 turn 1: the agent returned no text',
+    );
   });
 
   it('recognises rejected requests structurally, as activities/llm/errors.ts classifies them', () => {
@@ -112,8 +145,18 @@ describe('ColBench episode (code)', () => {
   });
 
   it('refuses a task of the other kind', async () => {
-    await expect(runColbenchEpisode({ task: page, kind: 'code', agent: scriptedChat([]), human: scriptedChat([]), agentDecoding: codeDecoding, humanDecoding, sampleIndex: 0, seed: 0 }))
-      .rejects.toThrow('the task is a html task');
+    await expect(
+      runColbenchEpisode({
+        task: page,
+        kind: 'code',
+        agent: scriptedChat([]),
+        human: scriptedChat([]),
+        agentDecoding: codeDecoding,
+        humanDecoding,
+        sampleIndex: 0,
+        seed: 0,
+      }),
+    ).rejects.toThrow('the task is a html task');
   });
 });
 
@@ -127,11 +170,22 @@ describe('ColBench episode (html)', () => {
     };
     const agent = scriptedChat(agentReplies);
     const human = scriptedChat(humanReplies);
-    const run = runColbenchEpisode({ task: page, kind: 'html', agent, human, render, saveImage: images.saveImage, agentDecoding: codeDecoding, humanDecoding, sampleIndex: 2, seed: 1 });
+    const run = runColbenchEpisode({
+      task: page,
+      kind: 'html',
+      agent,
+      human,
+      render,
+      saveImage: images.saveImage,
+      agentDecoding: codeDecoding,
+      humanDecoding,
+      sampleIndex: 2,
+      seed: 1,
+    });
     return { run, images, rendered, agent, human };
   };
 
-  it('renders one page per turn, shows the human this turn\'s render and the truth, keeps the latest render as the answer', async () => {
+  it("renders one page per turn, shows the human this turn's render and the truth, keeps the latest render as the answer", async () => {
     const { run, images, rendered, human } = html(
       [
         'Plan.\nOUTPUT: First draft <html><body><h1>Bakry</h1></body></html>',
@@ -142,7 +196,10 @@ describe('ColBench episode (html)', () => {
     );
     const r = await run;
     expect(rendered).toEqual([page.reference, '<html><body><h1>Bakry</h1></body></html>', '<html><body><h1>Bakery</h1></body></html>']);
-    expect(r.dialogue[0]).toMatchObject({ content: 'First draft <html><body><h1>Bakry</h1></body></html>', image: expect.stringMatching(/^mem:\/\//) });
+    expect(r.dialogue[0]).toMatchObject({
+      content: 'First draft <html><body><h1>Bakry</h1></body></html>',
+      image: expect.stringMatching(/^mem:\/\//),
+    });
     expect(r.dialogue[2].image).toBeUndefined();
     expect(r.answer).toBe(r.dialogue[4].image);
     expect(images.store.get(r.answer!)).toEqual(await fakeRender(page.reference));
@@ -158,7 +215,10 @@ describe('ColBench episode (html)', () => {
   });
 
   it('falls back to <body>, truncates the human at 1000 characters, and has no answer without any page', async () => {
-    const { run } = html(['OUTPUT: <body><p>draft</p></body>', 'OUTPUT: no page here', `OUTPUT: ${ANSWER_MARKER} still nothing`], ['x'.repeat(1500), 'ok. ok.']);
+    const { run } = html(
+      ['OUTPUT: <body><p>draft</p></body>', 'OUTPUT: no page here', `OUTPUT: ${ANSWER_MARKER} still nothing`],
+      ['x'.repeat(1500), 'ok. ok.'],
+    );
     const r = await run;
     expect(r.dialogue[0].image).toBeDefined();
     expect(r.dialogue[1].content).toHaveLength(1000);
@@ -168,7 +228,17 @@ describe('ColBench episode (html)', () => {
   });
 
   it('needs render and saveImage', async () => {
-    await expect(runColbenchEpisode({ task: page, kind: 'html', agent: scriptedChat([]), human: scriptedChat([]), agentDecoding: codeDecoding, humanDecoding, sampleIndex: 0, seed: 0 }))
-      .rejects.toThrow('html episodes need render and saveImage');
+    await expect(
+      runColbenchEpisode({
+        task: page,
+        kind: 'html',
+        agent: scriptedChat([]),
+        human: scriptedChat([]),
+        agentDecoding: codeDecoding,
+        humanDecoding,
+        sampleIndex: 0,
+        seed: 0,
+      }),
+    ).rejects.toThrow('html episodes need render and saveImage');
   });
 });

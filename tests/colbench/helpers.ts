@@ -6,7 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Chat, ChatCall } from '../../activities/llm/types';
 import {
-  loadColbenchTasks, type CodeTestInput, type CodeTestResult, type ColbenchCodeTask, type ColbenchHtmlTask, type ColbenchSimulatedPolicy,
+  loadColbenchTasks,
+  type CodeTestInput,
+  type CodeTestResult,
+  type ColbenchCodeTask,
+  type ColbenchHtmlTask,
+  type ColbenchSimulatedPolicy,
 } from '../../activities/recipes/colbench';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,7 +26,14 @@ export function simulatedChat(policy: ColbenchSimulatedPolicy, model = 'sim-mode
   const calls: ChatCall[] = [];
   const chat = async (call: ChatCall) => {
     calls.push(call);
-    const r = policy({ model, messages: call.messages, n: call.n ?? 1, seed: call.decoding.seed, temperature: call.decoding.temperature, maxTokens: call.decoding.maxTokens });
+    const r = policy({
+      model,
+      messages: call.messages,
+      n: call.n ?? 1,
+      seed: call.decoding.seed,
+      temperature: call.decoding.temperature,
+      maxTokens: call.decoding.maxTokens,
+    });
     return {
       texts: r.texts,
       finishReasons: r.texts.map(() => 'stop'),
@@ -58,7 +70,8 @@ export function constantChat(text: string): RecordingChat {
 }
 
 /** Shaped like the ApplicationFailure activities/llm/client.ts throws for an HTTP 400. */
-export const badRequest = () => Object.assign(new Error('http://sim/v1: HTTP 400: context too long'), { type: 'LlmBadRequest', nonRetryable: true });
+export const badRequest = () =>
+  Object.assign(new Error('http://sim/v1: HTTP 400: context too long'), { type: 'LlmBadRequest', nonRetryable: true });
 export const rateLimited = () => Object.assign(new Error('http://sim/v1: HTTP 429'), { type: 'LlmRateLimited', nonRetryable: false });
 export const unauthorized = () => Object.assign(new Error('http://sim/v1: HTTP 401'), { type: 'LlmAuthentication', nonRetryable: true });
 

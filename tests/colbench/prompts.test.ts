@@ -1,12 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import {
-  agentMessages, ANSWER_MARKER, CODE_AGENT_SYSTEM_PROMPT, CODE_HUMAN_SYSTEM_PROMPT, codeHumanMessages, CRITIC_SYSTEM_PROMPT, criticMessages, extractHtml,
-  HTML_AGENT_SYSTEM_PROMPT, HTML_HUMAN_SYSTEM_PROMPT, htmlHumanMessages, NO_DRAFT_NOTE, OUTPUT_MARKER, readAgentReply, stripCodeFence,
+  agentMessages,
+  ANSWER_MARKER,
+  CODE_AGENT_SYSTEM_PROMPT,
+  CODE_HUMAN_SYSTEM_PROMPT,
+  codeHumanMessages,
+  CRITIC_SYSTEM_PROMPT,
+  criticMessages,
+  extractHtml,
+  HTML_AGENT_SYSTEM_PROMPT,
+  HTML_HUMAN_SYSTEM_PROMPT,
+  htmlHumanMessages,
+  NO_DRAFT_NOTE,
+  OUTPUT_MARKER,
+  readAgentReply,
+  stripCodeFence,
 } from '../../activities/recipes/colbench';
 
 describe('ColBench prompts', () => {
   it('give every role its own system prompt; agents know the marker, the html agent OUTPUT:', () => {
-    const all = [CODE_AGENT_SYSTEM_PROMPT, HTML_AGENT_SYSTEM_PROMPT, CODE_HUMAN_SYSTEM_PROMPT, HTML_HUMAN_SYSTEM_PROMPT, CRITIC_SYSTEM_PROMPT];
+    const all = [
+      CODE_AGENT_SYSTEM_PROMPT,
+      HTML_AGENT_SYSTEM_PROMPT,
+      CODE_HUMAN_SYSTEM_PROMPT,
+      HTML_HUMAN_SYSTEM_PROMPT,
+      CRITIC_SYSTEM_PROMPT,
+    ];
     expect(new Set(all).size).toBe(5);
     expect(CODE_AGENT_SYSTEM_PROMPT).toContain(ANSWER_MARKER);
     expect(CODE_AGENT_SYSTEM_PROMPT).toContain('at most 10 messages');
@@ -17,9 +36,15 @@ describe('ColBench prompts', () => {
   });
 
   it('show the agent its system prompt, the problem as the first user message, then the dialogue', () => {
-    const m = agentMessages('SYS', 'the problem', [{ role: 'agent', content: 'q?' }, { role: 'human', content: 'a.' }]);
+    const m = agentMessages('SYS', 'the problem', [
+      { role: 'agent', content: 'q?' },
+      { role: 'human', content: 'a.' },
+    ]);
     expect(m).toEqual([
-      { role: 'system', content: 'SYS' }, { role: 'user', content: 'the problem' }, { role: 'assistant', content: 'q?' }, { role: 'user', content: 'a.' },
+      { role: 'system', content: 'SYS' },
+      { role: 'user', content: 'the problem' },
+      { role: 'assistant', content: 'q?' },
+      { role: 'user', content: 'a.' },
     ]);
   });
 
@@ -33,9 +58,16 @@ describe('ColBench prompts', () => {
 
   it('send the html human two image_url data-URL parts, or a note and one image', () => {
     const png = Buffer.from('png-bytes');
-    const both = htmlHumanMessages(Buffer.from('agent'), png)[1].content as Array<{ type: string; image_url?: { url: string }; text?: string }>;
+    const both = htmlHumanMessages(Buffer.from('agent'), png)[1].content as Array<{
+      type: string;
+      image_url?: { url: string };
+      text?: string;
+    }>;
     const images = both.filter((p) => p.type === 'image_url');
-    expect(images.map((p) => p.image_url!.url)).toEqual([`data:image/png;base64,${Buffer.from('agent').toString('base64')}`, `data:image/png;base64,${png.toString('base64')}`]);
+    expect(images.map((p) => p.image_url!.url)).toEqual([
+      `data:image/png;base64,${Buffer.from('agent').toString('base64')}`,
+      `data:image/png;base64,${png.toString('base64')}`,
+    ]);
     const none = htmlHumanMessages(undefined, png)[1].content as Array<{ type: string; text?: string }>;
     expect(none.filter((p) => p.type === 'image_url')).toHaveLength(1);
     expect(none.some((p) => p.text === NO_DRAFT_NOTE)).toBe(true);
@@ -54,11 +86,19 @@ describe('reading agent replies', () => {
     const r = readAgentReply('thinking...\nOUTPUT: Here you go <html>a</html>\nOUTPUT: more');
     expect(r.visible).toBe('Here you go <html>a</html>');
     expect(r.raw).toBe('thinking...\nOUTPUT: Here you go <html>a</html>\n');
-    expect(readAgentReply('plain question?')).toEqual({ visible: 'plain question?', raw: 'plain question?', marker: false, afterMarker: null });
+    expect(readAgentReply('plain question?')).toEqual({
+      visible: 'plain question?',
+      raw: 'plain question?',
+      marker: false,
+      afterMarker: null,
+    });
   });
 
   it('find the marker in the visible message and take the text after it', () => {
-    expect(readAgentReply(`Sure.\n${ANSWER_MARKER}\ndef f():\n    return 1\n`)).toMatchObject({ marker: true, afterMarker: 'def f():\n    return 1' });
+    expect(readAgentReply(`Sure.\n${ANSWER_MARKER}\ndef f():\n    return 1\n`)).toMatchObject({
+      marker: true,
+      afterMarker: 'def f():\n    return 1',
+    });
     // A marker among the private thoughts does not count: only the visible message is the agent's message.
     expect(readAgentReply(`${ANSWER_MARKER} soon\nOUTPUT: a question?`).marker).toBe(false);
   });
@@ -68,7 +108,9 @@ describe('reading agent replies', () => {
     expect(extractHtml('draft: <body class="a"><p>b</p></body>')).toBe('<body class="a"><p>b</p></body>');
     expect(extractHtml('no page, just <div>text</div>')).toBeNull();
     // The doctype right before the page stays with it (without it the browser renders in quirks mode).
-    expect(extractHtml('Draft:\n<!DOCTYPE html>\n<html><body>x</body></html>\nthanks')).toBe('<!DOCTYPE html>\n<html><body>x</body></html>');
+    expect(extractHtml('Draft:\n<!DOCTYPE html>\n<html><body>x</body></html>\nthanks')).toBe(
+      '<!DOCTYPE html>\n<html><body>x</body></html>',
+    );
     expect(stripCodeFence('Here:\n```python\ndef f():\n    return 1\n```\nDone')).toBe('def f():\n    return 1');
     expect(stripCodeFence('def f():\n    return 1\n')).toBe('def f():\n    return 1');
   });

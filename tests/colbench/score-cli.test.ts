@@ -13,7 +13,10 @@ describe('collab-loop score --recipe colbench-code', () => {
   it('prints success and fraction passed per record', async () => {
     const r = await cli(['score', '--recipe', 'colbench-code', '--input', FIXTURE]);
     expect(r.exitCode, r.all).toBe(0);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out).toEqual([
       { id: 'exact', success: true, fraction: 1, passed: 8, total: 8 },
       { id: 'fenced', success: true, fraction: 1, passed: 8, total: 8 },
@@ -25,7 +28,10 @@ describe('collab-loop score --recipe colbench-code', () => {
 
   it('a bad record fails the whole file before anything runs, with one line', async () => {
     const bad = path.join(tempStateDir(), 'bad.jsonl');
-    writeFileSync(bad, '{"task": {"problem_description": "p", "ground_truth": "def f(): return 1", "test_cases": {"t": "f()"}}, "answer": "x"}\n{"task": {"problem_description": "p"}, "answer": "x"}\n');
+    writeFileSync(
+      bad,
+      '{"task": {"problem_description": "p", "ground_truth": "def f(): return 1", "test_cases": {"t": "f()"}}, "answer": "x"}\n{"task": {"problem_description": "p"}, "answer": "x"}\n',
+    );
     const r = await cli(['score', '--recipe', 'colbench-code', '--input', bad]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

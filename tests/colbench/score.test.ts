@@ -8,13 +8,17 @@ import { backendTasks, textualRunCodeTests } from './helpers';
 const dir = mkdtempSync(path.join(tmpdir(), 'colbench-score-'));
 const write = (name: string, rows: unknown[]) => {
   const file = path.join(dir, name);
-  writeFileSync(file, rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n');
+  writeFileSync(file, `${rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n')}\n`);
   return file;
 };
-const seedTask = { problem_description: 'I need a fee.', ground_truth: 'def fee(a):\n    return 45 if a < 18 else 120\n', test_cases: { t1: 'fee(1)', t2: 'fee(40)' } };
+const seedTask = {
+  problem_description: 'I need a fee.',
+  ground_truth: 'def fee(a):\n    return 45 if a < 18 else 120\n',
+  test_cases: { t1: 'fee(1)', t2: 'fee(40)' },
+};
 
 describe('collab-loop score --recipe colbench-code', () => {
-  it('scores the seed\'s trajectory format, one result per record in file order', async () => {
+  it("scores the seed's trajectory format, one result per record in file order", async () => {
     const file = write('seed.jsonl', [
       { task: seedTask, dialogue_history: [{ role: 'user', content: 'I need a fee.' }], answer: seedTask.ground_truth },
       { task: { ...seedTask, id: 'named' }, dialogue_history: [], answer: 'def fee(a):\n    return 0' },
@@ -37,7 +41,10 @@ describe('collab-loop score --recipe colbench-code', () => {
   it('scores our own trajectory records against a task file', async () => {
     const tasks = backendTasks();
     const t = tasks.find((x) => x.id === 'bakery-loyalty')!;
-    const file = write('ours.jsonl', [{ taskId: t.id, kind: 'code', sampleIndex: 0, dialogue: [], answer: t.reference }, { taskId: t.id, answer: null }]);
+    const file = write('ours.jsonl', [
+      { taskId: t.id, kind: 'code', sampleIndex: 0, dialogue: [], answer: t.reference },
+      { taskId: t.id, answer: null },
+    ]);
     expect(await scoreColbenchCodeFile(file, textualRunCodeTests(), { tasks })).toEqual([
       { id: 'bakery-loyalty', success: true, fraction: 1, passed: 7, total: 7 },
       { id: 'bakery-loyalty', success: false, fraction: 0, passed: 0, total: 7 },
@@ -45,9 +52,18 @@ describe('collab-loop score --recipe colbench-code', () => {
   });
 
   it.each([
-    [[{ task: { ...seedTask, test_cases: 'fee(1)' }, answer: 'x' }], 'line 1: field "task.test_cases" must be an object mapping test names to Python call expressions'],
+    [
+      [{ task: { ...seedTask, test_cases: 'fee(1)' }, answer: 'x' }],
+      'line 1: field "task.test_cases" must be an object mapping test names to Python call expressions',
+    ],
     [[{ task: { ...seedTask, ground_truth: '' }, answer: 'x' }], 'line 1: field "task.ground_truth" must be a non-empty string'],
-    [[{ task: seedTask, answer: 'x' }, { task: seedTask, answer: 5 }], 'line 2: field "answer" must be a string'],
+    [
+      [
+        { task: seedTask, answer: 'x' },
+        { task: seedTask, answer: 5 },
+      ],
+      'line 2: field "answer" must be a string',
+    ],
     [[{ task: seedTask, answer: 'x', dialogue_history: 'hi' }], 'line 1: field "dialogue_history" must be a list of messages'],
     [[{ answer: 'x' }], 'line 1: field "task" is missing'],
     [[{ taskId: 'nope', answer: 'x' }], 'line 1: field "taskId" needs a task file (--tasks) to be resolved'],
@@ -66,8 +82,14 @@ describe('collab-loop score --recipe colbench-code', () => {
 
   it('reports unknown task ids, empty and unreadable files', async () => {
     const tasks = backendTasks();
-    await expect(scoreColbenchCodeFile(write('unknown.jsonl', [{ taskId: 'nope', answer: 'x' }]), textualRunCodeTests(), { tasks })).rejects.toThrow('line 1: field "taskId" "nope" is not in the task file');
-    await expect(scoreColbenchCodeFile(write('empty.jsonl', ['']), textualRunCodeTests())).rejects.toThrow('empty.jsonl: contains no records');
-    await expect(scoreColbenchCodeFile(path.join(dir, 'missing.jsonl'), textualRunCodeTests())).rejects.toThrow('missing.jsonl: cannot be read (ENOENT)');
+    await expect(
+      scoreColbenchCodeFile(write('unknown.jsonl', [{ taskId: 'nope', answer: 'x' }]), textualRunCodeTests(), { tasks }),
+    ).rejects.toThrow('line 1: field "taskId" "nope" is not in the task file');
+    await expect(scoreColbenchCodeFile(write('empty.jsonl', ['']), textualRunCodeTests())).rejects.toThrow(
+      'empty.jsonl: contains no records',
+    );
+    await expect(scoreColbenchCodeFile(path.join(dir, 'missing.jsonl'), textualRunCodeTests())).rejects.toThrow(
+      'missing.jsonl: cannot be read (ENOENT)',
+    );
   });
 });

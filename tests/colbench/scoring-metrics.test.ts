@@ -1,18 +1,47 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
-  bestOfK, blackPng, colbenchCodeMetrics, colbenchHtmlMetrics, scoreCodeTrajectory, scoreHtmlTrajectory, type CodeScore, type ColbenchCodeTask,
-  type ColbenchHtmlTask, type ColbenchTrajectory, type RunCodeTests, type ScoredCodeTrajectory, type ScoredHtmlTrajectory,
+  bestOfK,
+  blackPng,
+  colbenchCodeMetrics,
+  colbenchHtmlMetrics,
+  scoreCodeTrajectory,
+  scoreHtmlTrajectory,
+  type CodeScore,
+  type ColbenchCodeTask,
+  type ColbenchHtmlTask,
+  type ColbenchTrajectory,
+  type RunCodeTests,
+  type ScoredCodeTrajectory,
+  type ScoredHtmlTrajectory,
 } from '../../activities/recipes/colbench';
 import { fakeRender, fakeSimilarity, memoryImages, textualRunCodeTests } from './helpers';
 
-const task: ColbenchCodeTask = { id: 't1', kind: 'code', problem: 'P', reference: 'def f(x):\n    return x * 2', testCases: { a: 'f(1)', b: 'f(2)', c: 'f(3)' } };
+const task: ColbenchCodeTask = {
+  id: 't1',
+  kind: 'code',
+  problem: 'P',
+  reference: 'def f(x):\n    return x * 2',
+  testCases: { a: 'f(1)', b: 'f(2)', c: 'f(3)' },
+};
 const page: ColbenchHtmlTask = { id: 'h1', kind: 'html', problem: 'P', reference: '<html><body>ref</body></html>' };
 
 const record = (o: Partial<ColbenchTrajectory> = {}): ColbenchTrajectory => ({
-  taskId: 't1', kind: 'code', sampleIndex: 0, system: 'S', problem: 'P', maxTurns: 10,
-  dialogue: [{ role: 'agent', content: 'q?' }, { role: 'human', content: 'a. b.' }, { role: 'agent', content: 'answer' }],
-  answer: 'def f(x):\n    return x * 2', answeredWithMarker: true, agentTurns: 2, humanNoResponse: 0,
+  taskId: 't1',
+  kind: 'code',
+  sampleIndex: 0,
+  system: 'S',
+  problem: 'P',
+  maxTurns: 10,
+  dialogue: [
+    { role: 'agent', content: 'q?' },
+    { role: 'human', content: 'a. b.' },
+    { role: 'agent', content: 'answer' },
+  ],
+  answer: 'def f(x):\n    return x * 2',
+  answeredWithMarker: true,
+  agentTurns: 2,
+  humanNoResponse: 0,
   usage: { agent: { promptTokens: 100, completionTokens: 20 }, human: { promptTokens: 50, completionTokens: 10 } },
   ...o,
 });
@@ -20,9 +49,20 @@ const record = (o: Partial<ColbenchTrajectory> = {}): ColbenchTrajectory => ({
 describe('scoring a code episode', () => {
   it('sends the answer (fence stripped) with the reference and tests to the sandbox', async () => {
     const run = textualRunCodeTests();
-    const s = await scoreCodeTrajectory(record({ answer: '```python\ndef f(x):\n    return x * 2\n```' }), task, run, { functionTimeoutSeconds: 2, slot: 3, compat: 'seed' });
+    const s = await scoreCodeTrajectory(record({ answer: '```python\ndef f(x):\n    return x * 2\n```' }), task, run, {
+      functionTimeoutSeconds: 2,
+      slot: 3,
+      compat: 'seed',
+    });
     expect(s).toMatchObject({ success: true, fraction: 1, passed: 3, total: 3 });
-    expect(run.inputs[0]).toEqual({ candidate: 'def f(x):\n    return x * 2', reference: task.reference, testCases: task.testCases, functionTimeoutSeconds: 2, slot: 3, compat: 'seed' });
+    expect(run.inputs[0]).toEqual({
+      candidate: 'def f(x):\n    return x * 2',
+      reference: task.reference,
+      testCases: task.testCases,
+      functionTimeoutSeconds: 2,
+      slot: 3,
+      compat: 'seed',
+    });
   });
 
   it('scores no answer ("No answer", empty, null) as 0 without running anything', async () => {
@@ -36,8 +76,19 @@ describe('scoring a code episode', () => {
   });
 
   it('scores a candidate the sandbox refused as 0, with the reason', async () => {
-    const refusing: RunCodeTests = async () => ({ passed: 0, total: 3, fraction: 0, success: false, tests: [], rejected: 'forbidden text: import os' });
-    expect(await scoreCodeTrajectory(record({ answer: 'import os' }), task, refusing)).toMatchObject({ fraction: 0, success: false, rejected: 'forbidden text: import os' });
+    const refusing: RunCodeTests = async () => ({
+      passed: 0,
+      total: 3,
+      fraction: 0,
+      success: false,
+      tests: [],
+      rejected: 'forbidden text: import os',
+    });
+    expect(await scoreCodeTrajectory(record({ answer: 'import os' }), task, refusing)).toMatchObject({
+      fraction: 0,
+      success: false,
+      rejected: 'forbidden text: import os',
+    });
     await expect(scoreCodeTrajectory(record({ taskId: 'other' }), task, refusing)).rejects.toThrow('the record is for task other, not t1');
   });
 });
@@ -48,11 +99,17 @@ describe('scoring an html episode', () => {
     const good = await images.saveImage(await fakeRender(page.reference));
     const bad = await images.saveImage(await fakeRender('<html>other</html>'));
     const deps = { render: fakeRender, similarity: fakeSimilarity, loadImage: images.loadImage };
-    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: good }), page, deps)).toEqual({ similarity: 1, answered: true });
-    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: bad }), page, deps)).toEqual({ similarity: 0.25, answered: true });
+    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: good }), page, deps)).toEqual({
+      similarity: 1,
+      answered: true,
+    });
+    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: bad }), page, deps)).toEqual({
+      similarity: 0.25,
+      answered: true,
+    });
   });
 
-  it('keeps the reference render when given a store, answered or not, for the report to show beside the agent\'s', async () => {
+  it("keeps the reference render when given a store, answered or not, for the report to show beside the agent's", async () => {
     const images = memoryImages();
     const good = await images.saveImage(await fakeRender(page.reference));
     const deps = { render: fakeRender, similarity: fakeSimilarity, loadImage: images.loadImage, saveImage: images.saveImage };
@@ -71,9 +128,15 @@ describe('scoring an html episode', () => {
       return 0.13;
     };
     const deps = { render: fakeRender, similarity, loadImage: async () => Buffer.alloc(0) };
-    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: null }), page, deps)).toEqual({ similarity: 0, answered: false });
+    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: null }), page, deps)).toEqual({
+      similarity: 0,
+      answered: false,
+    });
     expect(seen).toHaveLength(0);
-    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: null }), page, { ...deps, compat: 'seed' })).toEqual({ similarity: 0.13, answered: false });
+    expect(await scoreHtmlTrajectory(record({ taskId: 'h1', kind: 'html', answer: null }), page, { ...deps, compat: 'seed' })).toEqual({
+      similarity: 0.13,
+      answered: false,
+    });
     expect(seen[0]).toEqual(blackPng(224, 224));
   });
 
@@ -90,7 +153,10 @@ describe('scoring an html episode', () => {
 
 describe('ColBench metrics', () => {
   const score = (fraction: number): CodeScore => ({ success: fraction === 1, fraction, passed: fraction * 4, total: 4, tests: [] });
-  const scored = (taskId: string, sampleIndex: number, fraction: number, o: Partial<ColbenchTrajectory> = {}): ScoredCodeTrajectory => ({ ...record({ taskId, sampleIndex, ...o }), score: score(fraction) });
+  const scored = (taskId: string, sampleIndex: number, fraction: number, o: Partial<ColbenchTrajectory> = {}): ScoredCodeTrajectory => ({
+    ...record({ taskId, sampleIndex, ...o }),
+    score: score(fraction),
+  });
 
   it('code: success_rate, tests_passed_fraction (average correctness), answered_rate, turns, tokens', () => {
     const rs = [
@@ -126,7 +192,10 @@ describe('ColBench metrics', () => {
   });
 
   it('html: mean_similarity, rendered_rate, best-of-k', () => {
-    const h = (taskId: string, sampleIndex: number, similarity: number, answered = true): ScoredHtmlTrajectory => ({ ...record({ taskId, sampleIndex, kind: 'html' }), score: { similarity, answered } });
+    const h = (taskId: string, sampleIndex: number, similarity: number, answered = true): ScoredHtmlTrajectory => ({
+      ...record({ taskId, sampleIndex, kind: 'html' }),
+      score: { similarity, answered },
+    });
     const m = colbenchHtmlMetrics([h('a', 0, 0.8), h('a', 1, 0.6), h('b', 0, 0, false), h('b', 1, 0.4)], { bestOfK: 2 });
     expect(m.mean_similarity).toBeCloseTo(0.45);
     expect(m.rendered_rate).toBe(0.75);

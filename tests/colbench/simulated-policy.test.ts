@@ -3,16 +3,54 @@
 import { describe, expect, it } from 'vitest';
 import type { SimulatedRequest } from '../../activities/recipes/coral/simulated-policy';
 import {
-  ANSWER_MARKER, agentMessages, CODE_AGENT_SYSTEM_PROMPT, codeHumanMessages, codeMutations, createColbenchSimulatedPolicy, criticMessages, extractHtml, HTML_AGENT_SYSTEM_PROMPT,
-  htmlHumanMessages, pageMutations, parseCriticScores, readAgentReply, runColbenchEpisode, scoreCodeTrajectory, scoreHtmlTrajectory,
+  ANSWER_MARKER,
+  agentMessages,
+  CODE_AGENT_SYSTEM_PROMPT,
+  codeHumanMessages,
+  codeMutations,
+  createColbenchSimulatedPolicy,
+  criticMessages,
+  extractHtml,
+  HTML_AGENT_SYSTEM_PROMPT,
+  htmlHumanMessages,
+  pageMutations,
+  parseCriticScores,
+  readAgentReply,
+  runColbenchEpisode,
+  scoreCodeTrajectory,
+  scoreHtmlTrajectory,
 } from '../../activities/recipes/colbench';
-import { backendTasks, codeDecoding, fakeRender, fakeSimilarity, htmlTasks, humanDecoding, memoryImages, simulatedChat, textualRunCodeTests } from './helpers';
+import {
+  backendTasks,
+  codeDecoding,
+  fakeRender,
+  fakeSimilarity,
+  htmlTasks,
+  humanDecoding,
+  memoryImages,
+  simulatedChat,
+  textualRunCodeTests,
+} from './helpers';
 
 const tasks = backendTasks();
 const pages = htmlTasks();
-const request = (messages: SimulatedRequest['messages'], over: Partial<SimulatedRequest> = {}): SimulatedRequest => ({ model: 'm', n: 1, seed: 3, temperature: 1, messages, ...over });
+const request = (messages: SimulatedRequest['messages'], over: Partial<SimulatedRequest> = {}): SimulatedRequest => ({
+  model: 'm',
+  n: 1,
+  seed: 3,
+  temperature: 1,
+  messages,
+  ...over,
+});
 const afterQuestions = (problem: string, asked: number, system = CODE_AGENT_SYSTEM_PROMPT) =>
-  agentMessages(system, problem, Array.from({ length: asked }, (_, i) => [{ role: 'agent' as const, content: `q${i}?` }, { role: 'human' as const, content: `a${i}. ok.` }]).flat());
+  agentMessages(
+    system,
+    problem,
+    Array.from({ length: asked }, (_, i) => [
+      { role: 'agent' as const, content: `q${i}?` },
+      { role: 'human' as const, content: `a${i}. ok.` },
+    ]).flat(),
+  );
 
 describe('simulated ColBench policy', () => {
   it('answers the same request the same way and gives n different candidates', () => {
@@ -27,9 +65,17 @@ describe('simulated ColBench policy', () => {
 
   it('greedy decoding ignores the seed; sampling depends on it', () => {
     const policy = createColbenchSimulatedPolicy({ tasks, skill: 0.5 });
-    const greedy = tasks.map((t) => policy(request(afterQuestions(t.problem, 1), { temperature: 0, seed: 1 })).texts[0] === policy(request(afterQuestions(t.problem, 1), { temperature: 0, seed: 2 })).texts[0]);
+    const greedy = tasks.map(
+      (t) =>
+        policy(request(afterQuestions(t.problem, 1), { temperature: 0, seed: 1 })).texts[0] ===
+        policy(request(afterQuestions(t.problem, 1), { temperature: 0, seed: 2 })).texts[0],
+    );
     expect(greedy.every(Boolean)).toBe(true);
-    const sampled = tasks.map((t) => policy(request(afterQuestions(t.problem, 1), { seed: 1 })).texts[0] === policy(request(afterQuestions(t.problem, 1), { seed: 2 })).texts[0]);
+    const sampled = tasks.map(
+      (t) =>
+        policy(request(afterQuestions(t.problem, 1), { seed: 1 })).texts[0] ===
+        policy(request(afterQuestions(t.problem, 1), { seed: 2 })).texts[0],
+    );
     expect(sampled.some((same) => !same)).toBe(true);
   });
 
@@ -51,7 +97,9 @@ describe('simulated ColBench policy', () => {
     const exact = (skill: number) => {
       const policy = createColbenchSimulatedPolicy({ tasks, skill });
       let n = 0;
-      for (const t of tasks) for (let seed = 0; seed < 20; seed++) if (readAgentReply(policy(request(afterQuestions(t.problem, 3), { seed })).texts[0]).afterMarker === t.reference.trim()) n++;
+      for (const t of tasks)
+        for (let seed = 0; seed < 20; seed++)
+          if (readAgentReply(policy(request(afterQuestions(t.problem, 3), { seed })).texts[0]).afterMarker === t.reference.trim()) n++;
       return n / (tasks.length * 20);
     };
     const [low, mid, high] = [exact(0), exact(0.5), exact(0.9)];
@@ -90,11 +138,17 @@ describe('simulated ColBench policy', () => {
   it('code human: two sentences quoting the part of the hidden reference the question is about', () => {
     const policy = createColbenchSimulatedPolicy({ tasks, skill: 0.5 });
     const fee = tasks.find((t) => t.id === 'cycling-club-fee')!;
-    const reply = policy(request(codeHumanMessages(fee.problem, fee.reference, [{ role: 'agent', content: 'Does the fee change for people who race?' }]), { temperature: 0 })).texts[0];
+    const reply = policy(
+      request(codeHumanMessages(fee.problem, fee.reference, [{ role: 'agent', content: 'Does the fee change for people who race?' }]), {
+        temperature: 0,
+      }),
+    ).texts[0];
     expect(reply.split(/(?<=\.)\s+/)).toHaveLength(2);
     expect(reply).toContain('when is_racing, fee += 35');
     for (const t of tasks) {
-      const r = policy(request(codeHumanMessages(t.problem, t.reference, [{ role: 'agent', content: 'Any thresholds?' }]), { temperature: 0 })).texts[0];
+      const r = policy(
+        request(codeHumanMessages(t.problem, t.reference, [{ role: 'agent', content: 'Any thresholds?' }]), { temperature: 0 }),
+      ).texts[0];
       expect(r.match(/[.!?](\s|$)/g)?.length, `${t.id}: ${r}`).toBe(2);
     }
   });
@@ -112,10 +166,16 @@ describe('simulated ColBench policy', () => {
     const totals = [0, 0, 0];
     for (const t of tasks) {
       const wrong = `${ANSWER_MARKER}\n${codeMutations(t.reference)[0]}`;
-      const reply = policy(request(criticMessages(t.problem, t.reference, [], [wrong, 'What are the limits?', `${ANSWER_MARKER}\n${t.reference}`]), { temperature: 0 })).texts[0];
+      const reply = policy(
+        request(criticMessages(t.problem, t.reference, [], [wrong, 'What are the limits?', `${ANSWER_MARKER}\n${t.reference}`]), {
+          temperature: 0,
+        }),
+      ).texts[0];
       const scores = parseCriticScores(reply, 3);
       expect(scores.every((s) => s !== null && s >= 0 && s <= 10)).toBe(true);
-      scores.forEach((s, i) => (totals[i] += s!));
+      scores.forEach((s, i) => {
+        totals[i] += s!;
+      });
     }
     expect(totals[2]).toBeGreaterThan(totals[1]);
     expect(totals[1]).toBeGreaterThan(totals[0]);
@@ -124,7 +184,14 @@ describe('simulated ColBench policy', () => {
   it('rejects a bad skill and answers unknown requests harmlessly', () => {
     expect(() => createColbenchSimulatedPolicy({ tasks, skill: 1.5 })).toThrow('"skill" must be a number in [0, 1]');
     const policy = createColbenchSimulatedPolicy({ tasks, skill: 1 });
-    expect(policy(request([{ role: 'system', content: 'other' }, { role: 'user', content: 'hi' }])).texts[0]).toContain('not sure');
+    expect(
+      policy(
+        request([
+          { role: 'system', content: 'other' },
+          { role: 'user', content: 'hi' },
+        ]),
+      ).texts[0],
+    ).toContain('not sure');
     expect(policy(request(agentMessages(CODE_AGENT_SYSTEM_PROMPT, 'unknown problem', []))).texts[0]).toContain('not sure which project');
   });
 });
@@ -136,7 +203,16 @@ describe('episodes played by the simulated policy', () => {
       const run = textualRunCodeTests();
       let ok = 0;
       for (const t of tasks) {
-        const r = await runColbenchEpisode({ task: t, kind: 'code', agent: simulatedChat(policy), human: simulatedChat(policy), agentDecoding: codeDecoding, humanDecoding, sampleIndex: 0, seed: 1 });
+        const r = await runColbenchEpisode({
+          task: t,
+          kind: 'code',
+          agent: simulatedChat(policy),
+          human: simulatedChat(policy),
+          agentDecoding: codeDecoding,
+          humanDecoding,
+          sampleIndex: 0,
+          seed: 1,
+        });
         expect(r.answeredWithMarker).toBe(true);
         expect(r.agentTurns).toBeGreaterThanOrEqual(2);
         expect(r.agentTurns).toBeLessThanOrEqual(4);
@@ -152,8 +228,22 @@ describe('episodes played by the simulated policy', () => {
     const policy = createColbenchSimulatedPolicy({ tasks: pages, skill: 1 });
     const images = memoryImages();
     for (const p of pages) {
-      const r = await runColbenchEpisode({ task: p, kind: 'html', agent: simulatedChat(policy), human: simulatedChat(policy), render: fakeRender, saveImage: images.saveImage, agentDecoding: codeDecoding, humanDecoding, sampleIndex: 0, seed: 2 });
-      expect(await scoreHtmlTrajectory(r, p, { render: fakeRender, similarity: fakeSimilarity, loadImage: images.loadImage })).toEqual({ similarity: 1, answered: true });
+      const r = await runColbenchEpisode({
+        task: p,
+        kind: 'html',
+        agent: simulatedChat(policy),
+        human: simulatedChat(policy),
+        render: fakeRender,
+        saveImage: images.saveImage,
+        agentDecoding: codeDecoding,
+        humanDecoding,
+        sampleIndex: 0,
+        seed: 2,
+      });
+      expect(await scoreHtmlTrajectory(r, p, { render: fakeRender, similarity: fakeSimilarity, loadImage: images.loadImage })).toEqual({
+        similarity: 1,
+        answered: true,
+      });
       // The human saw identical pictures and said so.
       expect(r.dialogue.filter((t) => t.role === 'human').every((t) => t.content.includes('exactly like'))).toBe(true);
     }

@@ -1,13 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import type { Chat, ChatCall } from '../../activities/llm/types';
-import { formatPreferences } from '../../activities/recipes/coral/formats';
+import { formatPreferences } from '../../activities/data/formats';
 import {
-  createColbenchSimulatedPolicy, CRITIC_SYSTEM_PROMPT, logProbCritic, pairsFromRanking, parseCriticScores, rankCandidates, runColbenchEpisode, sampleCandidates,
-  stepDpoRow, turnStates, type ColbenchCodeTask, type ColbenchTrajectory, type RankedState, type TurnState,
+  createColbenchSimulatedPolicy,
+  CRITIC_SYSTEM_PROMPT,
+  logProbCritic,
+  pairsFromRanking,
+  parseCriticScores,
+  rankCandidates,
+  runColbenchEpisode,
+  sampleCandidates,
+  stepDpoRow,
+  turnStates,
+  type ColbenchCodeTask,
+  type ColbenchTrajectory,
+  type RankedState,
+  type TurnState,
 } from '../../activities/recipes/colbench';
 import { backendTasks, codeDecoding, humanDecoding, scriptedChat, simulatedChat } from './helpers';
 
-const task: ColbenchCodeTask = { id: 'fee', kind: 'code', problem: 'I need a fee function.', reference: 'def fee(age):\n    return 45 if age < 18 else 120\n', testCases: { a: 'fee(1)' } };
+const task: ColbenchCodeTask = {
+  id: 'fee',
+  kind: 'code',
+  problem: 'I need a fee function.',
+  reference: 'def fee(age):\n    return 45 if age < 18 else 120\n',
+  testCases: { a: 'fee(1)' },
+};
 
 const trajectory = (taskId: string, sampleIndex: number, agentTurns: number): ColbenchTrajectory => {
   const dialogue: ColbenchTrajectory['dialogue'] = [];
@@ -16,17 +34,37 @@ const trajectory = (taskId: string, sampleIndex: number, agentTurns: number): Co
     if (t < agentTurns) dialogue.push({ role: 'human', content: `${taskId} a${t}. ok.` });
   }
   return {
-    taskId, kind: 'code', sampleIndex, system: 'SYS', problem: `problem of ${taskId}`, maxTurns: 10, dialogue, answer: 'x', answeredWithMarker: true,
-    agentTurns, humanNoResponse: 0, usage: { agent: { promptTokens: 0, completionTokens: 0 }, human: { promptTokens: 0, completionTokens: 0 } },
+    taskId,
+    kind: 'code',
+    sampleIndex,
+    system: 'SYS',
+    problem: `problem of ${taskId}`,
+    maxTurns: 10,
+    dialogue,
+    answer: 'x',
+    answeredWithMarker: true,
+    agentTurns,
+    humanNoResponse: 0,
+    usage: { agent: { promptTokens: 0, completionTokens: 0 }, human: { promptTokens: 0, completionTokens: 0 } },
   };
 };
-const tasksFor = (...ids: string[]): ColbenchCodeTask[] => ids.map((id) => ({ id, kind: 'code', problem: `problem of ${id}`, reference: `def ${id}(): return "SECRET-${id}"`, testCases: { a: `${id}()` } }));
+const tasksFor = (...ids: string[]): ColbenchCodeTask[] =>
+  ids.map((id) => ({
+    id,
+    kind: 'code',
+    problem: `problem of ${id}`,
+    reference: `def ${id}(): return "SECRET-${id}"`,
+    testCases: { a: `${id}()` },
+  }));
 
 describe('SWEET-RL turn states', () => {
   it('make every agent turn a state: the dialogue before it as the agent saw it, the reference on the side', () => {
     const states = turnStates([trajectory('a', 0, 3)], tasksFor('a'));
     expect(states.map((s) => s.id)).toEqual(['a/s0/t1', 'a/s0/t2', 'a/s0/t3']);
-    expect(states[0].messages).toEqual([{ role: 'system', content: 'SYS' }, { role: 'user', content: 'problem of a' }]);
+    expect(states[0].messages).toEqual([
+      { role: 'system', content: 'SYS' },
+      { role: 'user', content: 'problem of a' },
+    ]);
     expect(states[2].messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
     // Earlier turns appear as the agent saw them (visible text); the state's own turn is the raw completion.
     expect(states[2].messages[4]).toEqual({ role: 'assistant', content: 'a q2?' });
@@ -50,7 +88,16 @@ describe('SWEET-RL turn states', () => {
     const policy = createColbenchSimulatedPolicy({ tasks, skill: 0.5 });
     for (const t of tasks) {
       const agent = simulatedChat(policy);
-      const r = await runColbenchEpisode({ task: t, kind: 'code', agent, human: simulatedChat(policy), agentDecoding: codeDecoding, humanDecoding, sampleIndex: 0, seed: 3 });
+      const r = await runColbenchEpisode({
+        task: t,
+        kind: 'code',
+        agent,
+        human: simulatedChat(policy),
+        agentDecoding: codeDecoding,
+        humanDecoding,
+        sampleIndex: 0,
+        seed: 3,
+      });
       expect(turnStates([r], tasks).map((s) => s.messages)).toEqual(agent.calls.map((c) => c.messages));
     }
   });
@@ -66,7 +113,9 @@ describe('SWEET-RL candidates and ranking', () => {
     expect(agent.calls).toHaveLength(1);
     expect(agent.calls[0]).toMatchObject({ n: 4, sampleKey: 'bon/fee/s0/t1', messages: state.messages });
     expect(typeof agent.calls[0].decoding.seed).toBe('number');
-    await expect(sampleCandidates(state, scriptedChat([['only']]), 2, { temperature: 1, maxTokens: 8 })).rejects.toThrow('asked for 2 candidates for state fee/s0/t1, got 1');
+    await expect(sampleCandidates(state, scriptedChat([['only']]), 2, { temperature: 1, maxTokens: 8 })).rejects.toThrow(
+      'asked for 2 candidates for state fee/s0/t1, got 1',
+    );
     await expect(sampleCandidates(state, agent, 1, { temperature: 1, maxTokens: 8 })).rejects.toThrow('n must be an integer ≥ 2');
   });
 
@@ -89,7 +138,12 @@ describe('SWEET-RL candidates and ranking', () => {
     expect(calls[0].messages[0].content).toBe(CRITIC_SYSTEM_PROMPT);
     expect(calls[0].messages[1].content).toContain(task.reference);
     expect(calls[0].sampleKey).toBe('critic/fee/s0/t1');
-    expect(r.ranked.map((c) => [c.text, c.score])).toEqual([['answer right', 10], ['ask about age?', 8], ['ask about weather?', 3], ['answer wrong', 1]]);
+    expect(r.ranked.map((c) => [c.text, c.score])).toEqual([
+      ['answer right', 10],
+      ['ask about age?', 8],
+      ['ask about weather?', 3],
+      ['answer wrong', 1],
+    ]);
     expect(r.unscored).toBe(0);
   });
 
@@ -100,7 +154,7 @@ describe('SWEET-RL candidates and ranking', () => {
     expect(r.criticReply).toBe('Candidate 1: 4\nCandidate 9: 7');
   });
 
-  it('accept the seed\'s log-prob advantage as a scorer: critic log-prob minus policy log-prob', async () => {
+  it("accept the seed's log-prob advantage as a scorer: critic log-prob minus policy log-prob", async () => {
     const scorer = logProbCritic({
       critic: async (_s: TurnState, c: string) => ({ a: -1, b: -2, c: -0.5 })[c]!,
       policy: async (_s: TurnState, c: string) => ({ a: -1.5, b: -1, c: -0.4 })[c]!,
@@ -132,7 +186,11 @@ describe('critic reply parsing', () => {
 describe('SWEET-RL step pairs', () => {
   const rankedState = (id: string, scores: number[]): RankedState => {
     const [state] = turnStates([trajectory(id, 0, 1)], tasksFor(id));
-    return { state, unscored: 0, ranked: scores.map((score, index) => ({ text: `${id}-cand-${index}`, score, index })).sort((a, b) => b.score - a.score) };
+    return {
+      state,
+      unscored: 0,
+      ranked: scores.map((score, index) => ({ text: `${id}-cand-${index}`, score, index })).sort((a, b) => b.score - a.score),
+    };
   };
 
   it('draw each pair from the top half and the bottom half; the higher score is chosen', () => {
@@ -151,7 +209,11 @@ describe('SWEET-RL step pairs', () => {
   });
 
   it('give pairsPerTurn pairs per state, skip ties, put the odd middle one in the bottom half, skip states with < 2 candidates', () => {
-    const pairs = pairsFromRanking([rankedState('a', [5, 4, 3, 2]), rankedState('b', [1, 1, 1, 1]), rankedState('c', [7]), rankedState('d', [3, 2, 1])], 4, 0);
+    const pairs = pairsFromRanking(
+      [rankedState('a', [5, 4, 3, 2]), rankedState('b', [1, 1, 1, 1]), rankedState('c', [7]), rankedState('d', [3, 2, 1])],
+      4,
+      0,
+    );
     expect(pairs.filter((p) => p.taskId === 'a')).toHaveLength(4);
     expect(pairs.filter((p) => p.taskId === 'b' || p.taskId === 'c')).toHaveLength(0);
     for (const p of pairs.filter((x) => x.taskId === 'd')) expect(p.chosen).toBe('d-cand-0');
@@ -170,7 +232,18 @@ describe('SWEET-RL step pairs', () => {
     const trajs = [];
     for (const t of tasks)
       for (const sampleIndex of [0, 1])
-        trajs.push(await runColbenchEpisode({ task: t, kind: 'code', agent: simulatedChat(policy), human: simulatedChat(policy), agentDecoding: codeDecoding, humanDecoding, sampleIndex, seed: 5 }));
+        trajs.push(
+          await runColbenchEpisode({
+            task: t,
+            kind: 'code',
+            agent: simulatedChat(policy),
+            human: simulatedChat(policy),
+            agentDecoding: codeDecoding,
+            humanDecoding,
+            sampleIndex,
+            seed: 5,
+          }),
+        );
     const states = turnStates(trajs, tasks);
     const agent = simulatedChat(policy);
     const critic = simulatedChat(policy);

@@ -14,13 +14,25 @@ function errorOf(text: string, kind: ColbenchKind, file = 'tasks.jsonl'): TaskFi
 }
 
 const code = (o: Record<string, unknown> = {}) =>
-  JSON.stringify({ problem_description: 'I need a fee function.', ground_truth: 'def f(x):\n    return x + 1\n', test_cases: { t1: 'f(1)', t2: 'f(2)' }, ...o });
-const html = (o: Record<string, unknown> = {}) => JSON.stringify({ problem_description: 'A page.', ground_truth: '<html><body><h1>Hi</h1></body></html>', ...o });
+  JSON.stringify({
+    problem_description: 'I need a fee function.',
+    ground_truth: 'def f(x):\n    return x + 1\n',
+    test_cases: { t1: 'f(1)', t2: 'f(2)' },
+    ...o,
+  });
+const html = (o: Record<string, unknown> = {}) =>
+  JSON.stringify({ problem_description: 'A page.', ground_truth: '<html><body><h1>Hi</h1></body></html>', ...o });
 
 describe('ColBench task files', () => {
   it('normalise backend and frontend rows, keeping extra fields out and deriving ids', () => {
     const [c] = parseColbenchTasks(`\n${code({ source: 'web', extra: [1] })}`, 'f', 'code');
-    expect(c).toEqual({ id: 'code-2', kind: 'code', problem: 'I need a fee function.', reference: 'def f(x):\n    return x + 1\n', testCases: { t1: 'f(1)', t2: 'f(2)' } });
+    expect(c).toEqual({
+      id: 'code-2',
+      kind: 'code',
+      problem: 'I need a fee function.',
+      reference: 'def f(x):\n    return x + 1\n',
+      testCases: { t1: 'f(1)', t2: 'f(2)' },
+    });
     const [h] = parseColbenchTasks(html({ id: 7 }), 'f', 'html');
     expect(h).toEqual({ id: '7', kind: 'html', problem: 'A page.', reference: '<html><body><h1>Hi</h1></body></html>' });
   });
@@ -50,7 +62,9 @@ describe('ColBench task files', () => {
   });
 
   it('reject duplicate ids, empty files, unknown kinds and unreadable files', () => {
-    expect(errorOf([code({ id: 'a' }), code({ id: 'a' })].join('\n'), 'code').message).toBe('tasks.jsonl line 2: field "id" "a" is used by an earlier row');
+    expect(errorOf([code({ id: 'a' }), code({ id: 'a' })].join('\n'), 'code').message).toBe(
+      'tasks.jsonl line 2: field "id" "a" is used by an earlier row',
+    );
     expect(errorOf('\n \n', 'html').message).toBe('tasks.jsonl: contains no tasks');
     expect(errorOf(code(), 'sql' as ColbenchKind).message).toBe('tasks.jsonl: kind "sql" is not one of code, html');
     expect(() => loadColbenchTasks('/nonexistent/backend.jsonl', 'code')).toThrow('/nonexistent/backend.jsonl: cannot be read (ENOENT)');

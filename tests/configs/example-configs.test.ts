@@ -28,12 +28,19 @@ const file = (recipe: string, kind: 'dry-run' | 'external') => path.join(CONFIGS
 const rel = (f: string) => path.relative(PROJECT_ROOT, f);
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startDevServer(); });
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 
 describe('every recipe has a documented dry run and a real-endpoint template', () => {
   it.each(RECIPES)('%s', (recipe) => {
-    for (const [kind, server] of [['dry-run', 'simulator'], ['external', 'external']] as const) {
+    for (const [kind, server] of [
+      ['dry-run', 'simulator'],
+      ['external', 'external'],
+    ] as const) {
       const f = file(recipe, kind);
       expect(existsSync(f), `${rel(f)} is missing`).toBe(true);
       const text = readFileSync(f, 'utf8');
@@ -46,7 +53,8 @@ describe('every recipe has a documented dry run and a real-endpoint template', (
       expect(header).toContain(kind === 'dry-run' ? `collab-loop demo ${rel(f)}` : `collab-loop eval ${rel(f)}`);
       if (kind === 'external') {
         // Secrets are named, never written: every endpoint takes its key from an environment variable.
-        for (const m of text.matchAll(/^\s*baseUrl:.*$/gm)) expect(text.slice(m.index)).toMatch(/^\s*baseUrl:.*\n(?:.*\n){0,2}\s*apiKeyEnv: VLLM_API_KEY/);
+        for (const m of text.matchAll(/^\s*baseUrl:.*$/gm))
+          expect(text.slice(m.index)).toMatch(/^\s*baseUrl:.*\n(?:.*\n){0,2}\s*apiKeyEnv: VLLM_API_KEY/);
       }
     }
   });
@@ -76,12 +84,29 @@ describe('each dry run runs as its header says', () => {
 
 /** A stand-in for `vllm serve <model> --served-model-name <name> --port <port>` that requires VLLM_API_KEY. */
 async function standInServer(name: string, port: number, policy: string, tasks: string, key: string): Promise<{ child: ResultPromise }> {
-  const child = execa(process.execPath, [
-    '--import', 'tsx', 'activities/serving/simulator-main.ts', '--model', name, '--port', String(port),
-    '--policy', policy, '--tasks', tasks, '--api-key-env', 'VLLM_API_KEY',
-  ], { cwd: PROJECT_ROOT, env: { VLLM_API_KEY: key }, reject: false, all: true });
+  const child = execa(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'activities/serving/simulator-main.ts',
+      '--model',
+      name,
+      '--port',
+      String(port),
+      '--policy',
+      policy,
+      '--tasks',
+      tasks,
+      '--api-key-env',
+      'VLLM_API_KEY',
+    ],
+    { cwd: PROJECT_ROOT, env: { VLLM_API_KEY: key }, reject: false, all: true },
+  );
   let out = '';
-  child.all!.on('data', (d: Buffer) => { out += d; });
+  child.all!.on('data', (d: Buffer) => {
+    out += d;
+  });
   await waitUntil(async () => out.includes('listening') || child.exitCode !== null, 60_000, `stand-in ${name} listening`);
   if (!out.includes('listening')) throw new Error(`stand-in ${name} exited: ${out}`);
   return { child }; // wrapped: an execa process is a thenable, and returning it would wait for its exit
@@ -125,7 +150,6 @@ describe('each real-endpoint template evaluates against the servers it documents
     }
   });
 });
-
 
 /** Config key paths of every endpoint URL a loaded config holds (`--set` spelling). */
 function endpointPaths(cfg: ReturnType<typeof loadRunConfig>['config']): Array<[string, string]> {

@@ -5,7 +5,7 @@ const b = (answer: string, valid = true, unsure = false): Belief => ({ answer, v
 const t = (role: 'teacher' | 'student', belief: Belief): RoleBelief => ({ role, belief });
 
 describe('agreement check', () => {
-  it('agrees when both roles\' latest beliefs are valid and equal', () => {
+  it("agrees when both roles' latest beliefs are valid and equal", () => {
     expect(agreementReached('mmlu_pro', [t('teacher', b('C')), t('student', b('C'))], 'fixed')).toBe(true);
     expect(agreementReached('mmlu_pro', [t('teacher', b('A')), t('student', b('C')), t('teacher', b('C'))], 'fixed')).toBe(true);
   });
@@ -14,9 +14,11 @@ describe('agreement check', () => {
     expect(agreementReached('mmlu_pro', [t('teacher', b('C'))], 'fixed')).toBe(false);
   });
 
-  it('uses each role\'s LATEST belief, not an older matching one', () => {
+  it("uses each role's LATEST belief, not an older matching one", () => {
     // The teacher said C, then changed to A: the student's C no longer agrees.
-    expect(agreementReached('mmlu_pro', [t('teacher', b('C')), t('student', b('B')), t('teacher', b('A')), t('student', b('C'))], 'fixed')).toBe(false);
+    expect(
+      agreementReached('mmlu_pro', [t('teacher', b('C')), t('student', b('B')), t('teacher', b('A')), t('student', b('C'))], 'fixed'),
+    ).toBe(false);
   });
 
   it('an unsure or unusable latest belief is never agreement, even if both are "empty"', () => {

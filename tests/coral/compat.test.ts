@@ -1,8 +1,14 @@
 // Every behaviour where `compat: seed` reproduces the seed's released code and `compat: fixed` corrects it.
 import { describe, expect, it } from 'vitest';
 import {
-  agentRequestSeed, answersAgree, coralMetrics, matchesGold, parseExtractorReply, runCoralConversation,
-  type CoralConversation, type CoralTask,
+  agentRequestSeed,
+  answersAgree,
+  coralMetrics,
+  matchesGold,
+  parseExtractorReply,
+  runCoralConversation,
+  type CoralConversation,
+  type CoralTask,
 } from '../../activities/recipes/coral';
 import { scriptedChat } from './helpers';
 
@@ -47,8 +53,17 @@ describe('compat: fixed vs seed', () => {
   it('final_success_rate: final answer correct (fixed) vs any turn correct (seed)', () => {
     // Teacher right, then both agree on a wrong answer.
     const rec: CoralConversation = {
-      taskId: 'q', dataset: 'mmlu_pro', sampleIndex: 0, mode: 'coral', system: 's', maxTurns: 20, agreed: true, finalAnswer: 'A', correct: false,
-      usage: { promptTokens: 0, completionTokens: 0 }, calls: 6,
+      taskId: 'q',
+      dataset: 'mmlu_pro',
+      sampleIndex: 0,
+      mode: 'coral',
+      system: 's',
+      maxTurns: 20,
+      agreed: true,
+      finalAnswer: 'A',
+      correct: false,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      calls: 6,
       turns: [
         { role: 'student', content: 'question' },
         { role: 'teacher', content: 't1', extracted: 'C', valid: true, correct: true },
@@ -70,8 +85,17 @@ describe('compat: fixed vs seed', () => {
       const agent = scriptedChat(['Final answer: (A)', 'Final answer: (B)']);
       const extractor = scriptedChat(['(A)', '(B)']);
       await runCoralConversation({
-        task, agent, extractor, sampleIndex: 3, mode: 'coral', maxTurns: 2, beamSize: 1, seed: 7, compat,
-        agentDecoding: { temperature: 0.8, maxTokens: 64, seed: 1 }, extractorDecoding: { temperature: 0, maxTokens: 32 },
+        task,
+        agent,
+        extractor,
+        sampleIndex: 3,
+        mode: 'coral',
+        maxTurns: 2,
+        beamSize: 1,
+        seed: 7,
+        compat,
+        agentDecoding: { temperature: 0.8, maxTokens: 64, seed: 1 },
+        extractorDecoding: { temperature: 0, maxTokens: 32 },
       });
       const seeds = agent.calls.map((c) => c.decoding.seed);
       const extractorSeeds = extractor.calls.map((c) => c.decoding.seed);

@@ -2,33 +2,53 @@
 // weights), through a fake Chat, plus scripted replies for exact protocol checks.
 import { describe, expect, it } from 'vitest';
 import {
-  createCoralSimulatedPolicy, EXTRACTOR_SYSTEM_PROMPT, openingMessage, runCoralConversation, STUDENT_VIEW_PREAMBLE, systemPrompt,
-  type CoralConversationOptions, type CoralDataset, type CoralTask,
+  createCoralSimulatedPolicy,
+  EXTRACTOR_SYSTEM_PROMPT,
+  openingMessage,
+  runCoralConversation,
+  STUDENT_VIEW_PREAMBLE,
+  systemPrompt,
+  type CoralConversationOptions,
+  type CoralDataset,
+  type CoralTask,
 } from '../../activities/recipes/coral';
 import type { Chat } from '../../activities/llm/types';
 import { fixtureTasks, scriptedChat, simulatedChat } from './helpers';
 
 function options(task: CoralTask, agent: Chat, extractor: Chat, o: Partial<CoralConversationOptions> = {}): CoralConversationOptions {
   return {
-    task, agent, extractor, sampleIndex: 0, mode: 'coral', maxTurns: 8, beamSize: 1, seed: 11, compat: 'fixed',
-    agentDecoding: { temperature: 0.8, maxTokens: 256 }, extractorDecoding: { temperature: 0, maxTokens: 32 }, ...o,
+    task,
+    agent,
+    extractor,
+    sampleIndex: 0,
+    mode: 'coral',
+    maxTurns: 8,
+    beamSize: 1,
+    seed: 11,
+    compat: 'fixed',
+    agentDecoding: { temperature: 0.8, maxTokens: 256 },
+    extractorDecoding: { temperature: 0, maxTokens: 32 },
+    ...o,
   };
 }
 
 describe('CoRal conversation', () => {
-  it.each(['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'] as CoralDataset[])('%s: skilled, agreeable agents agree on the gold answer in two turns', async (dataset) => {
-    const tasks = fixtureTasks(dataset);
-    const policy = createCoralSimulatedPolicy({ tasks, skill: 1, agreeability: 1 });
-    for (const task of tasks) {
-      const chat = simulatedChat(policy);
-      const r = await runCoralConversation(options(task, chat, chat));
-      expect(r.turns.map((t) => t.role)).toEqual(['student', 'teacher', 'student']);
-      expect(r).toMatchObject({ agreed: true, correct: true, calls: 4, maxTurns: 8 });
-      expect(r.turns[2].agreement).toBe(true);
-      expect(r.turns[1].agreement).toBeUndefined();
-      expect(r.turns.slice(1).every((t) => t.valid && t.correct)).toBe(true);
-    }
-  });
+  it.each(['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'] as CoralDataset[])(
+    '%s: skilled, agreeable agents agree on the gold answer in two turns',
+    async (dataset) => {
+      const tasks = fixtureTasks(dataset);
+      const policy = createCoralSimulatedPolicy({ tasks, skill: 1, agreeability: 1 });
+      for (const task of tasks) {
+        const chat = simulatedChat(policy);
+        const r = await runCoralConversation(options(task, chat, chat));
+        expect(r.turns.map((t) => t.role)).toEqual(['student', 'teacher', 'student']);
+        expect(r).toMatchObject({ agreed: true, correct: true, calls: 4, maxTurns: 8 });
+        expect(r.turns[2].agreement).toBe(true);
+        expect(r.turns[1].agreement).toBeUndefined();
+        expect(r.turns.slice(1).every((t) => t.valid && t.correct)).toBe(true);
+      }
+    },
+  );
 
   it('stops at the first agreement and otherwise runs to max turns', async () => {
     const tasks = fixtureTasks('mmlu_pro');
@@ -80,7 +100,13 @@ describe('CoRal conversation', () => {
     expect(extraction).toContain('Final answer: (A)');
     expect(extraction).not.toContain('Final answer: (B)');
     expect(r.usage).toEqual({ promptTokens: 60, completionTokens: 30 });
-    expect(r.turns[1]).toMatchObject({ extracted: 'B', extractorReply: '(B)', valid: true, correct: false, usage: { promptTokens: 10, completionTokens: 5 } });
+    expect(r.turns[1]).toMatchObject({
+      extracted: 'B',
+      extractorReply: '(B)',
+      valid: true,
+      correct: false,
+      usage: { promptTokens: 10, completionTokens: 5 },
+    });
   });
 
   it('an unsure turn never ends the conversation; the final answer is the last valid belief', async () => {
@@ -98,7 +124,14 @@ describe('CoRal conversation', () => {
     const chat = simulatedChat(createCoralSimulatedPolicy({ tasks, skill: 1 }));
     const r = await runCoralConversation(options(tasks[0], chat, chat, { mode: 'cot', maxTurns: 20 }));
     expect(r.turns).toHaveLength(2);
-    expect(r).toMatchObject({ mode: 'cot', agreed: false, correct: true, calls: 2, maxTurns: 1, system: systemPrompt('math', 'simple_cot') });
+    expect(r).toMatchObject({
+      mode: 'cot',
+      agreed: false,
+      correct: true,
+      calls: 2,
+      maxTurns: 1,
+      system: systemPrompt('math', 'simple_cot'),
+    });
     expect(r.turns[1].agreement).toBeUndefined();
   });
 

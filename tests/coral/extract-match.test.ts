@@ -1,11 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import {
-  firstBoxed, gradeMathAnswer, lastBoxed, localExtractorReply, matchesGold, parseExtractorReply, type CoralTask,
+  firstBoxed,
+  gradeMathAnswer,
+  lastBoxed,
+  localExtractorReply,
+  matchesGold,
+  parseExtractorReply,
+  type CoralTask,
 } from '../../activities/recipes/coral';
 
 const mc: CoralTask = { id: 'q', dataset: 'mmlu_pro', question: 'Q?', options: ['a', 'b', 'c', 'd'], gold: 'C' };
 const math = (gold: string): CoralTask => ({ id: 'm', dataset: 'math', question: 'P', gold });
-const tom = (gold: string, dataset: 'explore_tom' | 'hi_tom' = 'explore_tom'): CoralTask => ({ id: 't', dataset, story: 'S', question: 'Q', gold });
+const tom = (gold: string, dataset: 'explore_tom' | 'hi_tom' = 'explore_tom'): CoralTask => ({
+  id: 't',
+  dataset,
+  story: 'S',
+  question: 'Q',
+  gold,
+});
 const belief = (dataset: CoralTask['dataset'], reply: string) => parseExtractorReply(dataset, reply, 'fixed');
 const correct = (task: CoralTask, reply: string) => matchesGold(task, belief(task.dataset, reply), 'fixed');
 
@@ -40,18 +52,41 @@ describe('gold matching', () => {
   });
 
   it.each([
-    ['0.5', '\\frac{1}{2}'], ['\\frac12', '0.5'], ['\\dfrac{1}{2}', '\\frac{1}{2}'], ['\\sqrt{12}', '2\\sqrt{3}'], ['2\\sqrt3', '2\\sqrt{3}'],
-    ['\\text{(A)}', '(A)'], ['\\text{(A)}', '\\text{(A)}'], ['x = 8', '8'], ['1,000', '1000'], ['5 \\text{ cm}', '5'], ['10\\%', '10'],
-    ['\\left(4, 6\\right)', '(4,6)'], ['(3, 0.5)', '\\left(3,\\frac{1}{2}\\right)'], ['[0, \\infty)', '[0,\\infty)'], ['9\\pi', '9\\pi'],
-    ['-\\frac{1}{2}', '-0.5'], ['\\frac{\\sqrt{3}}{2}', '\\frac{\\sqrt3}{2}'], ['3.0', '3'],
+    ['0.5', '\\frac{1}{2}'],
+    ['\\frac12', '0.5'],
+    ['\\dfrac{1}{2}', '\\frac{1}{2}'],
+    ['\\sqrt{12}', '2\\sqrt{3}'],
+    ['2\\sqrt3', '2\\sqrt{3}'],
+    ['\\text{(A)}', '(A)'],
+    ['\\text{(A)}', '\\text{(A)}'],
+    ['x = 8', '8'],
+    ['1,000', '1000'],
+    ['5 \\text{ cm}', '5'],
+    ['10\\%', '10'],
+    ['\\left(4, 6\\right)', '(4,6)'],
+    ['(3, 0.5)', '\\left(3,\\frac{1}{2}\\right)'],
+    ['[0, \\infty)', '[0,\\infty)'],
+    ['9\\pi', '9\\pi'],
+    ['-\\frac{1}{2}', '-0.5'],
+    ['\\frac{\\sqrt{3}}{2}', '\\frac{\\sqrt3}{2}'],
+    ['3.0', '3'],
   ])('MATH: %s equals gold %s', (pred, gold) => {
     expect(gradeMathAnswer(pred, gold)).toBe(true);
     expect(correct(math(gold), `$\\boxed{${pred}}$`)).toBe(true);
   });
 
   it.each([
-    ['7', '8'], ['2/4', '\\frac{1}{2}'], ['\\sqrt{36}', '6'], ['0.333', '\\frac{1}{3}'], ['28.27', '9\\pi'], ['(6,4)', '(4,6)'],
-    ['[4,6]', '(4,6)'], ['(4,6,1)', '(4,6)'], ['3\\sqrt{3}', '2\\sqrt{3}'], ['', '5'], ['x+1', 'x+2'],
+    ['7', '8'],
+    ['2/4', '\\frac{1}{2}'],
+    ['\\sqrt{36}', '6'],
+    ['0.333', '\\frac{1}{3}'],
+    ['28.27', '9\\pi'],
+    ['(6,4)', '(4,6)'],
+    ['[4,6]', '(4,6)'],
+    ['(4,6,1)', '(4,6)'],
+    ['3\\sqrt{3}', '2\\sqrt{3}'],
+    ['', '5'],
+    ['x+1', 'x+2'],
   ])('MATH: %s does not equal gold %s', (pred, gold) => {
     expect(gradeMathAnswer(pred, gold)).toBe(false);
   });

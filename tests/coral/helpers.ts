@@ -10,7 +10,8 @@ export const FIXTURES = path.join(ROOT, 'tests/fixtures/coral');
 export const DEMO_TASKS = path.join(ROOT, 'configs/tasks/coral-demo');
 
 export function fixtureTasks(dataset: CoralDataset): CoralTask[] {
-  const file = dataset === 'mmlu_pro' || dataset === 'math' ? path.join(DEMO_TASKS, `${dataset}.jsonl`) : path.join(FIXTURES, `${dataset}.jsonl`);
+  const file =
+    dataset === 'mmlu_pro' || dataset === 'math' ? path.join(DEMO_TASKS, `${dataset}.jsonl`) : path.join(FIXTURES, `${dataset}.jsonl`);
   return loadCoralTasks(file, dataset);
 }
 
@@ -19,7 +20,14 @@ export function simulatedChat(policy: CoralSimulatedPolicy, model = 'sim-model')
   const calls: ChatCall[] = [];
   const chat = async (call: ChatCall) => {
     calls.push(call);
-    const r = policy({ model, messages: call.messages, n: call.n ?? 1, seed: call.decoding.seed, temperature: call.decoding.temperature, maxTokens: call.decoding.maxTokens });
+    const r = policy({
+      model,
+      messages: call.messages,
+      n: call.n ?? 1,
+      seed: call.decoding.seed,
+      temperature: call.decoding.temperature,
+      maxTokens: call.decoding.maxTokens,
+    });
     return {
       texts: r.texts,
       finishReasons: r.texts.map(() => 'stop'),
@@ -31,7 +39,10 @@ export function simulatedChat(policy: CoralSimulatedPolicy, model = 'sim-model')
 }
 
 /** A Chat that replies from a list (one reply per call, n copies), recording calls. */
-export function scriptedChat(replies: Array<string | string[]>, usage = { promptTokens: 10, completionTokens: 5 }): Chat & { calls: ChatCall[] } {
+export function scriptedChat(
+  replies: Array<string | string[]>,
+  usage = { promptTokens: 10, completionTokens: 5 },
+): Chat & { calls: ChatCall[] } {
   const calls: ChatCall[] = [];
   const chat = async (call: ChatCall) => {
     calls.push(call);

@@ -2,17 +2,46 @@ import { describe, expect, it } from 'vitest';
 import { coralMetrics, socialMetrics, type CoralConversation, type CoralTurn } from '../../activities/recipes/coral';
 
 const turn = (role: 'teacher' | 'student', answer: string | null, correct: boolean, agreement = false): CoralTurn => ({
-  role, content: `${role} says ${answer}`, extracted: answer ?? '', valid: answer !== null, unsure: answer === null, correct, ...(agreement ? { agreement } : {}),
+  role,
+  content: `${role} says ${answer}`,
+  extracted: answer ?? '',
+  valid: answer !== null,
+  unsure: answer === null,
+  correct,
+  ...(agreement ? { agreement } : {}),
 });
 const conv = (taskId: string, turns: CoralTurn[], o: Partial<CoralConversation>): CoralConversation => ({
-  taskId, dataset: 'mmlu_pro', sampleIndex: 0, mode: 'coral', system: 's', maxTurns: 20, agreed: false, finalAnswer: null, correct: false,
-  usage: { promptTokens: 100, completionTokens: 20 }, calls: 2 * turns.length, turns: [{ role: 'student', content: 'Q' }, ...turns], ...o,
+  taskId,
+  dataset: 'mmlu_pro',
+  sampleIndex: 0,
+  mode: 'coral',
+  system: 's',
+  maxTurns: 20,
+  agreed: false,
+  finalAnswer: null,
+  correct: false,
+  usage: { promptTokens: 100, completionTokens: 20 },
+  calls: 2 * turns.length,
+  turns: [{ role: 'student', content: 'Q' }, ...turns],
+  ...o,
 });
 
 // Gold is C in all three.
-const agreedRight = conv('a', [turn('teacher', 'C', true), turn('student', 'C', true, true)], { agreed: true, finalAnswer: 'C', correct: true });
-const neverAgreed = conv('b', [turn('teacher', 'A', false), turn('student', null, false), turn('teacher', 'B', false), turn('student', 'C', true)], { maxTurns: 4, finalAnswer: 'C', correct: true, usage: { promptTokens: 300, completionTokens: 60 } });
-const agreedWrong = conv('c', [turn('teacher', 'A', false), turn('student', 'A', false, true)], { agreed: true, finalAnswer: 'A', correct: false });
+const agreedRight = conv('a', [turn('teacher', 'C', true), turn('student', 'C', true, true)], {
+  agreed: true,
+  finalAnswer: 'C',
+  correct: true,
+});
+const neverAgreed = conv(
+  'b',
+  [turn('teacher', 'A', false), turn('student', null, false), turn('teacher', 'B', false), turn('student', 'C', true)],
+  { maxTurns: 4, finalAnswer: 'C', correct: true, usage: { promptTokens: 300, completionTokens: 60 } },
+);
+const agreedWrong = conv('c', [turn('teacher', 'A', false), turn('student', 'A', false, true)], {
+  agreed: true,
+  finalAnswer: 'A',
+  correct: false,
+});
 
 describe('CoRal metrics', () => {
   it('average per-conversation values under the seed names', () => {
@@ -42,8 +71,15 @@ describe('CoRal metrics', () => {
   });
 
   it('siblings do not count; no conversations give zeros, not NaN', () => {
-    const withSiblings: CoralConversation = { ...agreedWrong, turns: agreedWrong.turns.map((t, i) => (i === 1 ? { ...t, siblings: [turn('teacher', 'C', true)] } : t)) };
-    expect(coralMetrics([withSiblings], 'fixed')).toMatchObject({ agreement_correctness: 0, final_success_rate: 0, n_turns_to_success: 20 });
+    const withSiblings: CoralConversation = {
+      ...agreedWrong,
+      turns: agreedWrong.turns.map((t, i) => (i === 1 ? { ...t, siblings: [turn('teacher', 'C', true)] } : t)),
+    };
+    expect(coralMetrics([withSiblings], 'fixed')).toMatchObject({
+      agreement_correctness: 0,
+      final_success_rate: 0,
+      n_turns_to_success: 20,
+    });
     const empty = coralMetrics([], 'seed');
     expect(Object.values(empty).every((v) => v === 0)).toBe(true);
   });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CORAL_DATASETS, EXTRACTOR_SYSTEM_PROMPT, answerFormatLine, defaultSystemPromptStyle, extractorUserPrompt, openingMessage,
-  SYSTEM_PROMPT_STYLES, systemPrompt, type CoralTask,
+  CORAL_DATASETS,
+  EXTRACTOR_SYSTEM_PROMPT,
+  answerFormatLine,
+  defaultSystemPromptStyle,
+  extractorUserPrompt,
+  openingMessage,
+  SYSTEM_PROMPT_STYLES,
+  systemPrompt,
+  type CoralTask,
 } from '../../activities/recipes/coral';
 import { fixtureTasks } from './helpers';
 

@@ -6,14 +6,20 @@ import { FIXTURES } from './helpers';
 import { cli } from '../helpers/cli';
 
 describe('collab-loop score --recipe coral', () => {
-  it.each(['mmlu_pro', 'math', 'explore_tom'] as CoralDataset[])('%s: scores responses and extractor replies as the fixtures expect', (dataset) => {
-    const file = path.join(FIXTURES, `score-${dataset}.jsonl`);
-    const rows = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(rows.length).toBeGreaterThanOrEqual(6);
-    rows.forEach((row, i) => {
-      expect(scoreRecord(dataset, row, 'fixed', { file, line: i + 1 }), row.id).toEqual({ id: row.id, ...row.expected });
-    });
-  });
+  it.each(['mmlu_pro', 'math', 'explore_tom'] as CoralDataset[])(
+    '%s: scores responses and extractor replies as the fixtures expect',
+    (dataset) => {
+      const file = path.join(FIXTURES, `score-${dataset}.jsonl`);
+      const rows = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(rows.length).toBeGreaterThanOrEqual(6);
+      rows.forEach((row, i) => {
+        expect(scoreRecord(dataset, row, 'fixed', { file, line: i + 1 }), row.id).toEqual({ id: row.id, ...row.expected });
+      });
+    },
+  );
 
   it('an empty ToM extraction scores as correct only under compat: seed', () => {
     const row = { story_structure: 'S', question: 'Q', expected_answer: 'yes', extracted: '' };
@@ -26,17 +32,29 @@ describe('collab-loop score --recipe coral', () => {
     expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1' }, at)).toThrow(
       new TaskFileError('records.jsonl', 7, 'response', 'must be a string (a model response), or give "extracted" instead'),
     );
-    expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1' }, at)).toThrow('records.jsonl line 7: field "response" must be a string');
-    expect(() => scoreCoralRecord('gpqa', { Question: 'Q', choices: ['a'], label: 0, response: 'x' }, at)).toThrow('records.jsonl line 7: field "choices" must have exactly 4 entries');
+    expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1' }, at)).toThrow(
+      'records.jsonl line 7: field "response" must be a string',
+    );
+    expect(() => scoreCoralRecord('gpqa', { Question: 'Q', choices: ['a'], label: 0, response: 'x' }, at)).toThrow(
+      'records.jsonl line 7: field "choices" must have exactly 4 entries',
+    );
     expect(() => scoreCoralRecord('math', { problem: 'P', answer: '1', extracted: 3 }, at)).toThrow('field "extracted" must be a string');
   });
 
   it('the CLI prints one JSON line per record, and one error line for a bad file', async () => {
     const file = path.join(FIXTURES, 'score-math.jsonl');
-    const rows = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const r = await cli(['score', '--recipe', 'coral', '--dataset', 'math', '--input', file]);
     expect(r.exitCode, r.all).toBe(0);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows.map((row) => ({ id: row.id, ...row.expected })));
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(rows.map((row) => ({ id: row.id, ...row.expected })));
     const bad = await cli(['score', '--recipe', 'coral', '--dataset', 'math', '--input', path.join(FIXTURES, 'score-mmlu_pro.jsonl')]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/^collab-loop: .*score-mmlu_pro\.jsonl line 1: field "\w+"/);

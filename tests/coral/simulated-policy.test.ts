@@ -2,18 +2,34 @@
 // dry-run server, the request cache and the durability tests rely on.
 import { describe, expect, it } from 'vitest';
 import {
-  createCoralSimulatedPolicy, EXTRACTOR_SYSTEM_PROMPT, extractorUserPrompt, localExtractorReply, matchesGold, openingMessage,
-  parseExtractorReply, systemPrompt, type CoralDataset, type CoralTask, type SimulatedRequest,
+  createCoralSimulatedPolicy,
+  EXTRACTOR_SYSTEM_PROMPT,
+  extractorUserPrompt,
+  localExtractorReply,
+  matchesGold,
+  openingMessage,
+  parseExtractorReply,
+  systemPrompt,
+  type CoralDataset,
+  type CoralTask,
+  type SimulatedRequest,
 } from '../../activities/recipes/coral';
 import { fixtureTasks } from './helpers';
 
 const DATASETS: CoralDataset[] = ['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'];
 const firstTurn = (task: CoralTask, over: Partial<SimulatedRequest> = {}): SimulatedRequest => ({
-  model: 'm', n: 1, seed: 3, temperature: 0.8,
-  messages: [{ role: 'system', content: systemPrompt(task.dataset, 'assistant_sbs_short') }, { role: 'user', content: openingMessage(task) }],
+  model: 'm',
+  n: 1,
+  seed: 3,
+  temperature: 0.8,
+  messages: [
+    { role: 'system', content: systemPrompt(task.dataset, 'assistant_sbs_short') },
+    { role: 'user', content: openingMessage(task) },
+  ],
   ...over,
 });
-const isCorrect = (task: CoralTask, text: string) => matchesGold(task, parseExtractorReply(task.dataset, localExtractorReply(task.dataset, text), 'fixed'), 'fixed');
+const isCorrect = (task: CoralTask, text: string) =>
+  matchesGold(task, parseExtractorReply(task.dataset, localExtractorReply(task.dataset, text), 'fixed'), 'fixed');
 
 describe('simulated CoRal policy', () => {
   it('answers the same request the same way, and gives n different candidates', () => {
@@ -44,7 +60,10 @@ describe('simulated CoRal policy', () => {
     const tasks = fixtureTasks('mmlu_pro');
     const task = tasks[1]; // gold C
     const studentView = (partner: string): SimulatedRequest => ({
-      model: 'm', n: 1, seed: 9, temperature: 0.8,
+      model: 'm',
+      n: 1,
+      seed: 9,
+      temperature: 0.8,
       messages: [
         { role: 'system', content: systemPrompt('mmlu_pro', 'assistant_sbs_short') },
         { role: 'user', content: 'preamble' },
@@ -65,7 +84,15 @@ describe('simulated CoRal policy', () => {
       const policy = createCoralSimulatedPolicy({ tasks, skill: 0.5 });
       for (const task of tasks) {
         const response = policy(firstTurn(task)).texts[0];
-        const req: SimulatedRequest = { model: 'x', n: 1, temperature: 0, messages: [{ role: 'system', content: EXTRACTOR_SYSTEM_PROMPT }, { role: 'user', content: extractorUserPrompt(task, response) }] };
+        const req: SimulatedRequest = {
+          model: 'x',
+          n: 1,
+          temperature: 0,
+          messages: [
+            { role: 'system', content: EXTRACTOR_SYSTEM_PROMPT },
+            { role: 'user', content: extractorUserPrompt(task, response) },
+          ],
+        };
         expect(policy(req).texts[0]).toBe(localExtractorReply(task.dataset, response));
       }
     }
@@ -74,7 +101,9 @@ describe('simulated CoRal policy', () => {
   it('greedy decoding ignores the seed; sampling depends on it', () => {
     const tasks = fixtureTasks('mmlu_pro');
     const policy = createCoralSimulatedPolicy({ tasks, skill: 0.5 });
-    const greedy = tasks.map((t) => policy(firstTurn(t, { temperature: 0, seed: 1 })).texts[0] === policy(firstTurn(t, { temperature: 0, seed: 2 })).texts[0]);
+    const greedy = tasks.map(
+      (t) => policy(firstTurn(t, { temperature: 0, seed: 1 })).texts[0] === policy(firstTurn(t, { temperature: 0, seed: 2 })).texts[0],
+    );
     expect(greedy.every(Boolean)).toBe(true);
     const sampled = tasks.map((t) => policy(firstTurn(t, { seed: 1 })).texts[0] === policy(firstTurn(t, { seed: 2 })).texts[0]);
     expect(sampled.some((same) => !same)).toBe(true);
@@ -82,7 +111,15 @@ describe('simulated CoRal policy', () => {
 
   it('replies "not sure yet" to a problem it does not know, and rejects a bad skill', () => {
     const policy = createCoralSimulatedPolicy({ tasks: fixtureTasks('math'), skill: 1 });
-    const reply = policy({ model: 'm', n: 1, temperature: 0, messages: [{ role: 'system', content: 'x' }, { role: 'user', content: 'What is 1+1?' }] });
+    const reply = policy({
+      model: 'm',
+      n: 1,
+      temperature: 0,
+      messages: [
+        { role: 'system', content: 'x' },
+        { role: 'user', content: 'What is 1+1?' },
+      ],
+    });
     expect(reply.texts[0]).toContain('not sure yet');
     expect(() => createCoralSimulatedPolicy({ tasks: [], skill: 1.5 })).toThrow('"skill" must be a number in [0, 1]');
   });

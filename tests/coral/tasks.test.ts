@@ -20,7 +20,11 @@ describe('task files', () => {
     expect(m).toEqual({ id: 'm1', dataset: 'mmlu_pro', question: 'Q?', options: ['a', 'b', 'c'], gold: 'B' });
     const [g] = parseCoralTasks(JSON.stringify({ Question: 'G?', choices: ['w', 'x', 'y', 'z'], label: 3 }), 'f', 'gpqa');
     expect(g).toMatchObject({ id: 'gpqa-1', question: 'G?', options: ['w', 'x', 'y', 'z'], gold: 'D' });
-    const [t] = parseCoralTasks(`\n${JSON.stringify({ story_structure: 'S.', question: 'Q?', expected_answer: 'yes' })}`, 'f', 'explore_tom');
+    const [t] = parseCoralTasks(
+      `\n${JSON.stringify({ story_structure: 'S.', question: 'Q?', expected_answer: 'yes' })}`,
+      'f',
+      'explore_tom',
+    );
     expect(t).toEqual({ id: 'explore_tom-2', dataset: 'explore_tom', story: 'S.', question: 'Q?', gold: 'yes' });
     const [x] = parseCoralTasks(JSON.stringify({ problem: 'P', answer: 7 }), 'f', 'math');
     expect(x.gold).toBe('7');
@@ -48,7 +52,11 @@ describe('task files', () => {
     [mmlu({ answer: 'D' }), 'mmlu_pro', 'field "answer" must be one of the option letters A-C, got "D"'],
     [mmlu({ question: '' }), 'mmlu_pro', 'field "question" must be a non-empty string'],
     [JSON.stringify({ Question: 'G?', choices: ['a', 'b', 'c'], label: 0 }), 'gpqa', 'field "choices" must have exactly 4 entries, has 3'],
-    [JSON.stringify({ Question: 'G?', choices: ['a', 'b', 'c', 'd'], label: '1' }), 'gpqa', 'field "label" must be the index (0-3) of the correct choice'],
+    [
+      JSON.stringify({ Question: 'G?', choices: ['a', 'b', 'c', 'd'], label: '1' }),
+      'gpqa',
+      'field "label" must be the index (0-3) of the correct choice',
+    ],
     [JSON.stringify({ problem: 'P' }), 'math', 'field "answer" must be a non-empty string'],
     [JSON.stringify({ question: 'Q', expected_answer: 'x' }), 'hi_tom', 'field "story_structure" must be a non-empty string'],
     ['{"question": ', 'mmlu_pro', 'the row is not valid JSON'],
@@ -58,7 +66,9 @@ describe('task files', () => {
   });
 
   it('reject duplicate ids, empty files and unknown datasets', () => {
-    expect(errorOf([mmlu({ id: 'a' }), mmlu({ id: 'a' })].join('\n'), 'mmlu_pro').message).toBe('tasks.jsonl line 2: field "id" "a" is used by an earlier row');
+    expect(errorOf([mmlu({ id: 'a' }), mmlu({ id: 'a' })].join('\n'), 'mmlu_pro').message).toBe(
+      'tasks.jsonl line 2: field "id" "a" is used by an earlier row',
+    );
     expect(errorOf('\n\n', 'math').message).toBe('tasks.jsonl: contains no tasks');
     expect(errorOf(mmlu({}), 'mmlu' as CoralDataset).message).toContain('dataset "mmlu" is not one of');
   });

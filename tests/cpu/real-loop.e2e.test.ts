@@ -17,8 +17,12 @@ import { realCpuLoop, tinyBaseCheckpoint } from '../helpers/tiny-model';
 import { cli } from '../helpers/cli';
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startDevServer(); });
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
@@ -29,7 +33,11 @@ describe('real CPU loop (transformers serve + TRL on a tiny model)', () => {
     const config = testConfig(stateDir, realCpuLoop(base));
     const runName = 'cpu-loop';
     const result = await withWorkers(env, () =>
-      env.client.workflow.execute(trainingLoop, { taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }] }),
+      env.client.workflow.execute(trainingLoop, {
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config }],
+      }),
     );
     const [it0, it1] = result.iterations;
     expect(result.iterations).toHaveLength(2);

@@ -16,11 +16,17 @@ import { cli, cliProcess } from '../helpers/cli';
 import { waitUntil } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
-beforeAll(async () => { env = await startDevServer(); });
-afterAll(async () => { await env?.teardown(); });
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
 
 const completeCheckpoints = (workDir: string) =>
-  existsSync(workDir) ? readdirSync(workDir).filter((d: string) => /^checkpoint-\d+$/.test(d) && existsSync(path.join(workDir, d, 'trainer_state.json'))) : [];
+  existsSync(workDir)
+    ? readdirSync(workDir).filter((d: string) => /^checkpoint-\d+$/.test(d) && existsSync(path.join(workDir, d, 'trainer_state.json')))
+    : [];
 
 describe('TRL training under Temporal', () => {
   it('resumes from the last saved checkpoint after the worker is SIGKILLed', async () => {
@@ -36,7 +42,9 @@ describe('TRL training under Temporal', () => {
     const workerEnv = { TEMPORAL_ADDRESS: env.address };
     const first = cliProcess(['worker'], workerEnv);
     const handle = await env.client.workflow.start(trainingLoop, {
-      taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }],
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: [{ runName, config }],
     });
     await waitUntil(async () => completeCheckpoints(workDir).length > 0, 240_000, 'TRL saved a checkpoint');
     first.kill('SIGKILL');
@@ -75,9 +83,15 @@ describe('TRL training under Temporal', () => {
     const logFile = path.join(stateDir, 'logs', runName, 'train-iter-0.log');
     await withWorkers(env, async () => {
       const handle = await env.client.workflow.start(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }],
+        taskQueue: TASK_QUEUES.workflows,
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config }],
       });
-      await waitUntil(async () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('collab-loop-progress'), 240_000, 'TRL training');
+      await waitUntil(
+        async () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('collab-loop-progress'),
+        240_000,
+        'TRL training',
+      );
       const { pid } = JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number };
       expect(isAlive(pid)).toBe(true);
       const stop = await cli(['stop', runName], { TEMPORAL_ADDRESS: env.address });

@@ -5,10 +5,18 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Chat, ChatCall } from '../../activities/llm/types';
 import {
-  debateMetrics, debateTrainingData, firstRoundPrompt, loadDebateTasks, majorityVote, parseAnswer, parseDebateTasks, runDebate,
-  type DebateRecord, type DebateTask,
+  debateMetrics,
+  debateTrainingData,
+  firstRoundPrompt,
+  loadDebateTasks,
+  majorityVote,
+  parseAnswer,
+  parseDebateTasks,
+  runDebate,
+  type DebateRecord,
+  type DebateTask,
 } from '../../activities/recipes/debate';
-import { TaskFileError } from '../../activities/recipes/task-file';
+import type { TaskFileError } from '../../activities/recipes/task-file';
 import { CONFIGS } from '../helpers/config';
 import { cli } from '../helpers/cli';
 import { tempStateDir } from '../helpers/config';
@@ -17,7 +25,7 @@ import { writeFileSync } from 'node:fs';
 const TASKS = path.join(CONFIGS, 'tasks/debate');
 
 describe('task files', () => {
-  it('reads MATH (gold = the solution\'s last box), GSM8K (after ####) and multiple choice (letters)', () => {
+  it("reads MATH (gold = the solution's last box), GSM8K (after ####) and multiple choice (letters)", () => {
     const math = loadDebateTasks(path.join(TASKS, 'math.jsonl'), 'math');
     expect(math[0]).toMatchObject({ id: 'math-00', gold: '\\frac{5}{6}' });
     expect(math[2].gold).toBe('5\\sqrt{2}');
@@ -30,10 +38,20 @@ describe('task files', () => {
   });
 
   it('a bad row is one error naming file, line and field', () => {
-    const bad = (text: string, d: 'math' | 'gsm8k' | 'mmlu') => { try { parseDebateTasks(text, 't.jsonl', d); } catch (e) { return e as TaskFileError; } };
-    expect(bad('{"problem": "p", "solution": "no box"}', 'math')?.message).toBe('t.jsonl line 1: field "solution" has no \\boxed{} answer (or give an "answer" field)');
+    const bad = (text: string, d: 'math' | 'gsm8k' | 'mmlu') => {
+      try {
+        parseDebateTasks(text, 't.jsonl', d);
+      } catch (e) {
+        return e as TaskFileError;
+      }
+    };
+    expect(bad('{"problem": "p", "solution": "no box"}', 'math')?.message).toBe(
+      't.jsonl line 1: field "solution" has no \\boxed{} answer (or give an "answer" field)',
+    );
     expect(bad('\n{"question": "q", "answer": "#### "}', 'gsm8k')?.message).toBe('t.jsonl line 2: field "answer" has nothing after "####"');
-    expect(bad('{"question": "q", "options": ["a", "b"], "answer": "E"}', 'mmlu')?.message).toBe('t.jsonl line 1: field "answer" must be an option letter (A–B) or a 0-based index');
+    expect(bad('{"question": "q", "options": ["a", "b"], "answer": "E"}', 'mmlu')?.message).toBe(
+      't.jsonl line 1: field "answer" must be an option letter (A–B) or a 0-based index',
+    );
   });
 });
 
@@ -49,7 +67,10 @@ describe('answers and the vote', () => {
   it('clusters equivalent answers under the first-seen name', () => {
     const v = majorityVote('math', ['0.5', '\\frac{1}{2}', '2', undefined, '1/2']);
     expect(v.answer).toBe('0.5');
-    expect(v.clusters).toEqual([{ answer: '0.5', count: 3, agents: [0, 1, 4] }, { answer: '2', count: 1, agents: [2] }]);
+    expect(v.clusters).toEqual([
+      { answer: '0.5', count: 3, agents: [0, 1, 4] },
+      { answer: '2', count: 1, agents: [2] },
+    ]);
   });
 
   it('breaks ties toward the lexicographically largest name, whatever the order', () => {
@@ -63,31 +84,44 @@ describe('answers and the vote', () => {
 /** Scripted agents: each role answers from a table (role → answer per call), and every call is recorded. */
 function scripted(script: Record<string, string[]>, calls: Array<{ role: string; call: ChatCall }>): Record<string, Chat> {
   const used: Record<string, number> = {};
-  return Object.fromEntries(Object.keys(script).map((role) => [role, (async (call: ChatCall) => {
-    calls.push({ role, call });
-    const i = used[role] = (used[role] ?? -1) + 1;
-    const text = role === 'summarizer' ? `summary ${i}` : `- step\n\\boxed{${script[role][i]}}`;
-    return { texts: [text], finishReasons: ['stop'], usage: { promptTokens: 10, completionTokens: 5 }, cached: false };
-  }) as Chat]));
+  return Object.fromEntries(
+    Object.keys(script).map((role) => [
+      role,
+      (async (call: ChatCall) => {
+        calls.push({ role, call });
+        const i = (used[role] = (used[role] ?? -1) + 1);
+        const text = role === 'summarizer' ? `summary ${i}` : `- step\n\\boxed{${script[role][i]}}`;
+        return { texts: [text], finishReasons: ['stop'], usage: { promptTokens: 10, completionTokens: 5 }, cached: false };
+      }) as Chat,
+    ]),
+  );
 }
 
 const TASK: DebateTask = { id: 't1', dataset: 'math', problem: 'What is 2+3?', gold: '5' };
 const decoding = { temperature: 1, topP: 0.9, maxTokens: 64 };
 
 describe('the protocol', () => {
-  it('round 0 answers independently; round 1 sees only the other agents\' round-0 answers (synchronous)', async () => {
+  it("round 0 answers independently; round 1 sees only the other agents' round-0 answers (synchronous)", async () => {
     const calls: Array<{ role: string; call: ChatCall }> = [];
-    const chats = scripted({ generator_0: ['5'], generator_1: ['6'], generator_2: ['7'], critic_0: ['5'], critic_1: ['5'], critic_2: ['7'] }, calls);
+    const chats = scripted(
+      { generator_0: ['5'], generator_1: ['6'], generator_2: ['7'], critic_0: ['5'], critic_1: ['5'], critic_2: ['7'] },
+      calls,
+    );
     const r = await runDebate({ task: TASK, sampleIndex: 0, agents: 3, rounds: 2, summarize: false, chats, decoding, seed: 1 });
     expect(calls.map((c) => c.role).sort()).toEqual(['critic_0', 'critic_1', 'critic_2', 'generator_0', 'generator_1', 'generator_2']);
-    for (const c of calls.filter((x) => x.role.startsWith('generator'))) expect(c.call.messages).toEqual([{ role: 'user', content: firstRoundPrompt('math', TASK.problem) }]);
+    for (const c of calls.filter((x) => x.role.startsWith('generator')))
+      expect(c.call.messages).toEqual([{ role: 'user', content: firstRoundPrompt('math', TASK.problem) }]);
     const critic1 = calls.find((c) => c.role === 'critic_1')!.call.messages;
     const shown = critic1[2].content as string;
     expect(shown).toContain('\\boxed{5}');
     expect(shown).toContain('\\boxed{7}');
     expect(shown).not.toContain('\\boxed{6}'); // its own answer is not listed as another agent's
     expect(critic1[1]).toEqual({ role: 'assistant', content: '- step\n\\boxed{6}' }); // its own history
-    expect(r.agents.map((a) => a.answers)).toEqual([['5', '5'], ['6', '5'], ['7', '7']]);
+    expect(r.agents.map((a) => a.answers)).toEqual([
+      ['5', '5'],
+      ['6', '5'],
+      ['7', '7'],
+    ]);
     expect(r.roundVotes.map((v) => v.answer)).toEqual(['7', '5']); // round 0: a three-way tie → largest name
     expect(r.correct).toBe(true);
     expect(r.usage).toEqual({ promptTokens: 60, completionTokens: 30 });
@@ -95,16 +129,27 @@ describe('the protocol', () => {
     expect(new Set(calls.map((c) => c.call.decoding.seed)).size).toBe(6);
   });
 
-  it('summarised rounds: one summariser call per agent over the others\' answers; a lone agent double-checks', async () => {
+  it("summarised rounds: one summariser call per agent over the others' answers; a lone agent double-checks", async () => {
     const calls: Array<{ role: string; call: ChatCall }> = [];
     const chats = scripted({ generator_0: ['1'], generator_1: ['2'], critic_0: ['2'], critic_1: ['2'], summarizer: [] }, calls);
     const r = await runDebate({ task: TASK, sampleIndex: 0, agents: 2, rounds: 2, summarize: true, chats, decoding, seed: 1 });
     const summaries = calls.filter((c) => c.role === 'summarizer');
     expect(summaries).toHaveLength(2);
-    expect(summaries.map((s) => s.call.messages[0].content as string).some((m) => m.includes('\\boxed{1}') && !m.includes('\\boxed{2}'))).toBe(true);
+    expect(
+      summaries.map((s) => s.call.messages[0].content as string).some((m) => m.includes('\\boxed{1}') && !m.includes('\\boxed{2}')),
+    ).toBe(true);
     expect(r.summaries?.[1]).toHaveLength(2);
     const lone: Array<{ role: string; call: ChatCall }> = [];
-    await runDebate({ task: TASK, sampleIndex: 0, agents: 1, rounds: 2, summarize: true, chats: scripted({ generator_0: ['4'], critic_0: ['5'] }, lone), decoding, seed: 1 });
+    await runDebate({
+      task: TASK,
+      sampleIndex: 0,
+      agents: 1,
+      rounds: 2,
+      summarize: true,
+      chats: scripted({ generator_0: ['4'], critic_0: ['5'] }, lone),
+      decoding,
+      seed: 1,
+    });
     expect(lone.map((c) => c.role)).toEqual(['generator_0', 'critic_0']);
     expect(lone[1].call.messages[2].content).toContain('Check your solution above');
   });
@@ -113,18 +158,46 @@ describe('the protocol', () => {
 /** A finished debate from answers per agent per round (gold 5). */
 function record(taskId: string, answers: Array<Array<string | undefined>>, sampleIndex = 0): DebateRecord {
   const agents = answers.map((rounds) => ({
-    messages: rounds.flatMap((a, k) => [{ role: 'user' as const, content: `q${k}` }, { role: 'assistant' as const, content: a === undefined ? 'no idea' : `\\boxed{${a}}` }]),
+    messages: rounds.flatMap((a, k) => [
+      { role: 'user' as const, content: `q${k}` },
+      { role: 'assistant' as const, content: a === undefined ? 'no idea' : `\\boxed{${a}}` },
+    ]),
     answers: rounds,
   }));
-  const roundVotes = answers[0].map((_, k) => majorityVote('math', answers.map((a) => a[k])));
-  return { taskId, sampleIndex, agents, roundVotes, gold: '5', correct: roundVotes.at(-1)!.answer === '5', usage: { promptTokens: 3, completionTokens: 2 } };
+  const roundVotes = answers[0].map((_, k) =>
+    majorityVote(
+      'math',
+      answers.map((a) => a[k]),
+    ),
+  );
+  return {
+    taskId,
+    sampleIndex,
+    agents,
+    roundVotes,
+    gold: '5',
+    correct: roundVotes.at(-1)!.answer === '5',
+    usage: { promptTokens: 3, completionTokens: 2 },
+  };
 }
 
 describe('metrics', () => {
   const records = [
-    record('a', [['5', '5'], ['4', '5'], ['4', '4']]), // vote 5, right
-    record('b', [['3', '3'], ['3', '3'], ['2', '2']]), // vote 3, wrong
-    record('c', [[undefined, undefined], [undefined, undefined], [undefined, undefined]]), // nobody answered
+    record('a', [
+      ['5', '5'],
+      ['4', '5'],
+      ['4', '4'],
+    ]), // vote 5, right
+    record('b', [
+      ['3', '3'],
+      ['3', '3'],
+      ['2', '2'],
+    ]), // vote 3, wrong
+    record('c', [
+      [undefined, undefined],
+      [undefined, undefined],
+      [undefined, undefined],
+    ]), // nobody answered
   ];
   it('vote accuracy, per agent, per round and consensus; no-answer problems count as wrong', () => {
     const m = debateMetrics(records, { dataset: 'math', compat: 'fixed' });
@@ -135,7 +208,7 @@ describe('metrics', () => {
     expect(m.round_1_accuracy).toBeCloseTo(1 / 3);
     expect(m.consensus_rate).toBeCloseTo((2 / 3 + 2 / 3 + 0) / 3);
   });
-  it('compat: seed leaves no-answer problems out, as the seed\'s eval_math.py', () => {
+  it("compat: seed leaves no-answer problems out, as the seed's eval_math.py", () => {
     expect(debateMetrics(records, { dataset: 'math', compat: 'seed' })).toMatchObject({ accuracy: 0.5, answered: 2 });
   });
 });
@@ -143,16 +216,34 @@ describe('metrics', () => {
 describe('training data (no gold labels)', () => {
   it('generators keep consensus-agreeing round-0 answers; critics keep consensus-agreeing finals, corrected before maintained', () => {
     const records = [
-      record('a', [['5', '5'], ['4', '5'], ['4', '4']]),
-      record('b', [['3', '3'], ['3', '3'], ['2', '3']]),
-      record('c', [['7', '7'], ['8', '7'], ['9', '9']]),
+      record('a', [
+        ['5', '5'],
+        ['4', '5'],
+        ['4', '4'],
+      ]),
+      record('b', [
+        ['3', '3'],
+        ['3', '3'],
+        ['2', '3'],
+      ]),
+      record('c', [
+        ['7', '7'],
+        ['8', '7'],
+        ['9', '9'],
+      ]),
     ];
     const d = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 0.5, seed: 1 });
     expect(d.examples.generator_0.map((e) => e.taskId)).toEqual(['a', 'b', 'c']);
     expect(d.examples.generator_1.map((e) => e.taskId)).toEqual(['b']);
     expect(d.examples.generator_2).toEqual([]);
     // critic_1 corrected twice (a: 4→5, c: 8→7): both kept, plus round(2 × 0.5) = 1 maintained (b).
-    expect(d.counts).toMatchObject({ critic_1_corrected: 2, critic_1_maintained: 1, critic_0_corrected: 0, critic_0_maintained: 0, critic_2_corrected: 1 });
+    expect(d.counts).toMatchObject({
+      critic_1_corrected: 2,
+      critic_1_maintained: 1,
+      critic_0_corrected: 0,
+      critic_0_maintained: 0,
+      critic_2_corrected: 1,
+    });
     expect(d.examples.critic_1.map((e) => e.taskId)).toEqual(['a', 'c', 'b']);
     const ex = d.examples.critic_1[0];
     expect(ex.messages.map((m) => m.content)).toEqual(['q0', '\\boxed{4}', 'q1']); // the whole debate as context
@@ -164,17 +255,31 @@ describe('training data (no gold labels)', () => {
 });
 
 describe('collab-loop score --recipe debate', () => {
-  it('prints each record\'s answers, vote and correctness; a bad line is one error', async () => {
+  it("prints each record's answers, vote and correctness; a bad line is one error", async () => {
     const dir = tempStateDir();
     const file = path.join(dir, 'votes.jsonl');
-    writeFileSync(file, [
-      JSON.stringify({ answers: ['\\frac{1}{2}', '0.5', '3'], answer: '1/2' }),
-      JSON.stringify({ answers: ['The answer is \\boxed{7}.', '- so \\boxed{8}'], answer: 7 }),
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ answers: ['\\frac{1}{2}', '0.5', '3'], answer: '1/2' }),
+        JSON.stringify({ answers: ['The answer is \\boxed{7}.', '- so \\boxed{8}'], answer: 7 }),
+      ].join('\n'),
+    );
     const r = await cli(['score', '--recipe', 'debate', '--dataset', 'math', '--input', file]);
     expect(r.exitCode, r.all).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toEqual({ answers: ['\\frac{1}{2}', '0.5', '3'], vote: '\\frac{1}{2}', clusters: [{ answer: '\\frac{1}{2}', count: 2 }, { answer: '3', count: 1 }], correct: true });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toEqual({
+      answers: ['\\frac{1}{2}', '0.5', '3'],
+      vote: '\\frac{1}{2}',
+      clusters: [
+        { answer: '\\frac{1}{2}', count: 2 },
+        { answer: '3', count: 1 },
+      ],
+      correct: true,
+    });
     expect(lines[1]).toMatchObject({ vote: '8', correct: false }); // 7 vs 8 tie → the larger name
     writeFileSync(file, '{"answers": "5", "answer": "5"}\n');
     const bad = await cli(['score', '--recipe', 'debate', '--dataset', 'math', '--input', file]);

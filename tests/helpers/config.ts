@@ -22,7 +22,24 @@ export function baseCheckpointIn(stateDir: string, skill = 0.45): string {
   return dir;
 }
 
-export const STAND_IN_TRAINER = ['node', '--import', 'tsx', 'scripts/stand-in-trainer.ts', '--base', '{checkpoint}', '--data', '{data}', '--output', '{output}', '--method', '{method}', '--resume-from', '{resume_from}', '--step-ms', '20'];
+export const STAND_IN_TRAINER = [
+  'node',
+  '--import',
+  'tsx',
+  'scripts/stand-in-trainer.ts',
+  '--base',
+  '{checkpoint}',
+  '--data',
+  '{data}',
+  '--output',
+  '{output}',
+  '--method',
+  '{method}',
+  '--resume-from',
+  '{resume_from}',
+  '--step-ms',
+  '20',
+];
 
 export function testConfig(stateDir: string, patch: (raw: Record<string, any>) => void = () => {}): LoopConfig {
   const raw: Record<string, any> = {

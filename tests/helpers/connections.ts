@@ -32,7 +32,10 @@ export function watchConnections(server: net.Server): ConnectionWatch {
       await once(client, 'connect');
       const mine = client.localPort!;
       sentinels.add(mine);
-      while (!remotePorts.includes(mine)) await new Promise<void>((resolve) => { wake = resolve; });
+      while (!remotePorts.includes(mine))
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
       wake = undefined;
       client.destroy();
     },

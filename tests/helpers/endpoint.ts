@@ -5,7 +5,9 @@ import { startOpenAICompatibleServer, type FaultOptions, type RunningServer } fr
 import { createCoralSimulatedPolicy, loadCoralTasks } from '../../activities/recipes/coral';
 import { CONFIGS } from './config';
 
-export function startCountingEndpoint(opts: { latencyMs?: number; capacity?: number; faults?: FaultOptions; skill?: number } = {}): Promise<RunningServer> {
+export function startCountingEndpoint(
+  opts: { latencyMs?: number; capacity?: number; faults?: FaultOptions; skill?: number } = {},
+): Promise<RunningServer> {
   const tasks = loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro');
   return startOpenAICompatibleServer({
     modelName: 'counted-model',

@@ -16,9 +16,13 @@ async function openTimers(handle: WorkflowHandle): Promise<number> {
 
 /** Resolves once the workflow has nothing pending (a closed workflow counts too: callers check its status). */
 export async function waitQuiescent(handle: WorkflowHandle, timeoutMs = 120_000): Promise<void> {
-  await waitUntil(async () => {
-    const { raw } = await handle.describe();
-    if (raw.pendingWorkflowTask || raw.pendingActivities?.length || raw.pendingChildren?.length) return false;
-    return (await openTimers(handle)) === 0;
-  }, timeoutMs, `${handle.workflowId} to have nothing pending`);
+  await waitUntil(
+    async () => {
+      const { raw } = await handle.describe();
+      if (raw.pendingWorkflowTask || raw.pendingActivities?.length || raw.pendingChildren?.length) return false;
+      return (await openTimers(handle)) === 0;
+    },
+    timeoutMs,
+    `${handle.workflowId} to have nothing pending`,
+  );
 }

@@ -3,7 +3,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createRequire } from 'node:module';
-import { temporalCliPath } from '../../scripts/temporal-cli';
+import { temporalCliPath } from '../../cli/temporal-cli';
 import { SEARCH_ATTRIBUTES } from '../../workflows/messages';
 
 const require = createRequire(import.meta.url);
@@ -19,6 +19,9 @@ export async function startDevServer(): Promise<TestWorkflowEnvironment> {
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows/index.ts'), logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows/index.ts'),
+    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
+  });
   return bundle;
 }

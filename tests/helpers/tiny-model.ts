@@ -12,7 +12,9 @@ let made: Promise<string> | undefined;
 export function tinyModel(): Promise<string> {
   made ??= (async () => {
     const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'collab-loop-tiny-')), 'tiny-llama');
-    await execa(VENV_PYTHON, [path.join(PROJECT_ROOT, 'scripts/python/make_tiny_model.py'), '--out', out, '--seed', '0'], { cwd: PROJECT_ROOT });
+    await execa(VENV_PYTHON, [path.join(PROJECT_ROOT, 'scripts/python/make_tiny_model.py'), '--out', out, '--seed', '0'], {
+      cwd: PROJECT_ROOT,
+    });
     if (!existsSync(path.join(out, 'config.json'))) throw new Error(`make_tiny_model.py wrote no config.json in ${out}`);
     return out;
   })();
@@ -32,6 +34,16 @@ export function realCpuLoop(base: string, trainer: Record<string, unknown> = {})
     c.baseCheckpoint = base;
     c.server = { kind: 'transformers', readyTimeoutSeconds: 180, probe: { prompts: 2, maxTokens: 8 } };
     c.agents = { skill: 0.45, agreeability: 0.7 };
-    c.trainer = { kind: 'trl', method: 'dpo', maxSteps: 4, saveSteps: 2, batchSize: 2, maxLength: 384, learningRate: 0.001, heartbeatTimeoutSeconds: 60, ...trainer };
+    c.trainer = {
+      kind: 'trl',
+      method: 'dpo',
+      maxSteps: 4,
+      saveSteps: 2,
+      batchSize: 2,
+      maxLength: 384,
+      learningRate: 0.001,
+      heartbeatTimeoutSeconds: 60,
+      ...trainer,
+    };
   };
 }

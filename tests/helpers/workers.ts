@@ -5,6 +5,11 @@ import { createWorkers, runWorkers } from '../../workers/run-worker';
 import { workflowBundle } from './temporal';
 
 export async function withWorkers<T>(env: TestWorkflowEnvironment, work: () => Promise<T>, activityDeps?: ActivityDeps): Promise<T> {
-  const workers = await createWorkers({ connection: env.nativeConnection, workflowBundle: await workflowBundle(), activityDeps, shutdownGraceTime: '1s' });
+  const workers = await createWorkers({
+    connection: env.nativeConnection,
+    workflowBundle: await workflowBundle(),
+    activityDeps,
+    shutdownGraceTime: '1s',
+  });
   return (await runWorkers(workers, work())) as T;
 }

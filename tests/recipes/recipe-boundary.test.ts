@@ -17,7 +17,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** `x.name === 'coral'`, `'coral' !== recipe.name`, `case 'colbench-code':` and the like. */
-export function recipeNameBranches(text: string, names: readonly string[]): string[] {
+function recipeNameBranches(text: string, names: readonly string[]): string[] {
   const lit = `['"\`](?:${names.map((n) => n.replace(/[.-]/g, '\\$&')).join('|')})['"\`]`;
   const patterns = [
     new RegExp(`\\.name\\s*[!=]==?\\s*${lit}`, 'g'),

@@ -33,8 +33,12 @@ const WHITE = [255, 255, 255];
 
 describe('BrowserPool (real Chromium)', () => {
   let pool: BrowserPool;
-  beforeAll(() => { pool = new BrowserPool({ pages: 2 }); });
-  afterAll(async () => { await pool.close(); });
+  beforeAll(() => {
+    pool = new BrowserPool({ pages: 2 });
+  });
+  afterAll(async () => {
+    await pool.close();
+  });
 
   it('renders a real PNG of the asked size, and a red div is red in the decoded pixels', async () => {
     const buf = await pool.renderHtml(
@@ -49,7 +53,8 @@ describe('BrowserPool (real Chromium)', () => {
   });
 
   it('captures the full page height, keeps 100vh at the viewport height, and cuts at maxHeight', async () => {
-    const html = '<body style="margin:0"><div style="height:100vh;background:#f00"></div>' +
+    const html =
+      '<body style="margin:0"><div style="height:100vh;background:#f00"></div>' +
       '<div style="height:1500px;background:#00f"></div></body>';
     const full = PNG.sync.read(await pool.renderHtml(html, { width: 400, height: 300 }));
     expect([full.width, full.height]).toEqual([400, 1800]);
@@ -64,10 +69,12 @@ describe('BrowserPool (real Chromium)', () => {
   it('renders broken markup (Chromium is lenient)', async () => {
     // The text is transparent: glyphs land wherever the machine's fonts put them, and the box is sampled whole.
     // The abspos box sits at the body's corner whatever margins its unclosed children have.
-    const png = PNG.sync.read(await pool.renderHtml(
-      '<style>body{margin:0;color:transparent}</style>' +
-      '<div style="position:absolute;background:#f00;width:50px;height:50px"><p>unclosed <b>bold <table><tr><td>cell</i></span></html><<>',
-    ));
+    const png = PNG.sync.read(
+      await pool.renderHtml(
+        '<style>body{margin:0;color:transparent}</style>' +
+          '<div style="position:absolute;background:#f00;width:50px;height:50px"><p>unclosed <b>bold <table><tr><td>cell</i></span></html><<>',
+      ),
+    );
     expect(png.width).toBe(1280);
     expect(share(png, { x: 0, y: 0, w: 50, h: 50 }, RED, 0)).toBe(1);
     expect(share(png, { x: 50, y: 0, w: 1230, h: 200 }, WHITE, 0)).toBe(1);
@@ -76,9 +83,11 @@ describe('BrowserPool (real Chromium)', () => {
   it('reuses its pages: many renders through a pool of 2 open 2 pages in one browser', async () => {
     const local = new BrowserPool({ pages: 2 });
     try {
-      const pages = Array.from({ length: 12 }, (_, i) => (i % 3 === 0
-        ? `<script>const shade = ${i}; document.title = 't' + shade;</script><div style="height:${40 + i}px"></div>`
-        : `<div style="background:#00f;height:${40 + i}px">static ${i}</div>`));
+      const pages = Array.from({ length: 12 }, (_, i) =>
+        i % 3 === 0
+          ? `<script>const shade = ${i}; document.title = 't' + shade;</script><div style="height:${40 + i}px"></div>`
+          : `<div style="background:#00f;height:${40 + i}px">static ${i}</div>`,
+      );
       await Promise.all(pages.map((html) => local.renderHtml(html)));
       for (const html of pages.slice(0, 4)) await local.renderHtml(html);
       const stats = local.stats();
@@ -114,9 +123,15 @@ describe('BrowserPool (real Chromium)', () => {
 
   it('blocks the network: a page referencing a local server by every usual means causes zero connections', async () => {
     const requests: string[] = [];
-    const server = http.createServer((req, res) => { requests.push(`${req.method} ${req.url}`); res.end('x'); });
+    const server = http.createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.end('x');
+    });
     const connections = watchConnections(server);
-    server.on('upgrade', (req, socket) => { requests.push(`UPGRADE ${req.url}`); socket.destroy(); });
+    server.on('upgrade', (req, socket) => {
+      requests.push(`UPGRADE ${req.url}`);
+      socket.destroy();
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const asset = 'https://cdn.example.test/theme.css';

@@ -5,9 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../activities/render/browser-pool';
-import {
-  embeddingSimilarity, imageSimilarity, imageSimilarityParts,
-} from '../../activities/render/image-similarity';
+import { embeddingSimilarity, imageSimilarity, imageSimilarityParts } from '../../activities/render/image-similarity';
 
 /**
  * Text drawn as word-shaped boxes ("greeked"), never as glyphs: glyph shapes, advances and line heights come from
@@ -16,8 +14,11 @@ import {
  */
 function words(text: string, o: { px: number; colour: string; line?: number }): string {
   const h = Math.round(o.px * 0.7);
-  const boxes = text.split(/\s+/).filter(Boolean).map((w) =>
-    `<span style="display:block;width:${Math.round(w.length * o.px * 0.55)}px;height:${h}px;background:${o.colour}"></span>`).join('');
+  const boxes = text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => `<span style="display:block;width:${Math.round(w.length * o.px * 0.55)}px;height:${h}px;background:${o.colour}"></span>`)
+    .join('');
   const rowGap = Math.round((o.line ?? 1.5) * o.px) - h;
   return `<div style="display:flex;flex-wrap:wrap;column-gap:${Math.round(o.px * 0.3)}px;row-gap:${rowGap}px">${boxes}</div>`;
 }
@@ -25,9 +26,13 @@ function words(text: string, o: { px: number; colour: string; line?: number }): 
 /** A small landing page; options change one aspect at a time. */
 function site(o: { accent?: string; bg?: string; headline?: string; extra?: boolean } = {}): string {
   const accent = o.accent ?? '#1e40af';
-  const cards = ['Dashboards', 'Reports', 'Alerts'].map((t) =>
-    `<div style="border:1px solid #d1d5db;border-radius:12px;padding:24px"><div style="margin:0 0 8px">${words(t, { px: 19, colour: accent })}</div>` +
-    `<div style="margin:16px 0">${words('Everything you need, nothing you do not. '.repeat(3), { px: 16, colour: '#4b5563' })}</div></div>`).join('');
+  const cards = ['Dashboards', 'Reports', 'Alerts']
+    .map(
+      (t) =>
+        `<div style="border:1px solid #d1d5db;border-radius:12px;padding:24px"><div style="margin:0 0 8px">${words(t, { px: 19, colour: accent })}</div>` +
+        `<div style="margin:16px 0">${words('Everything you need, nothing you do not. '.repeat(3), { px: 16, colour: '#4b5563' })}</div></div>`,
+    )
+    .join('');
   return `<!doctype html><html><body style="margin:0;background:${o.bg ?? '#fff'}">
     <header style="background:${accent};padding:24px 48px">${words('Acme Analytics', { px: 28, colour: '#fff', line: 1.2 })}</header>
     <section style="padding:48px;display:flex;gap:32px;align-items:center"><div style="flex:1">
@@ -62,16 +67,24 @@ describe('imageSimilarity (weight-free) on real renders', () => {
       blank: '<div></div>',
       unrelated: UNRELATED,
     };
-    await Promise.all(Object.entries(pages).map(async ([k, html]) => { shots[k] = await pool.renderHtml(html); }));
+    await Promise.all(
+      Object.entries(pages).map(async ([k, html]) => {
+        shots[k] = await pool.renderHtml(html);
+      }),
+    );
     for (const k of Object.keys(pages)) {
       if (k === 'reference') continue;
       const parts = imageSimilarityParts(shots.reference, shots[k]);
       score[k] = parts.score;
-      console.log(`similarity reference vs ${k}: ${parts.score.toFixed(3)} (structure ${parts.structure.toFixed(3)}, ` +
-        `palette ${parts.palette.toFixed(3)}, plain SSIM ${parts.plainSsim.toFixed(3)})`);
+      console.log(
+        `similarity reference vs ${k}: ${parts.score.toFixed(3)} (structure ${parts.structure.toFixed(3)}, ` +
+          `palette ${parts.palette.toFixed(3)}, plain SSIM ${parts.plainSsim.toFixed(3)})`,
+      );
     }
   });
-  afterAll(async () => { await pool.close(); });
+  afterAll(async () => {
+    await pool.close();
+  });
 
   it('is in [0, 1] and symmetric', () => {
     for (const v of Object.values(score)) {
@@ -130,20 +143,30 @@ describe('embeddingSimilarity against a stand-in CLIP embedding server', () => {
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       let raw = '';
-      req.on('data', (c) => { raw += c; });
+      req.on('data', (c) => {
+        raw += c;
+      });
       req.on('end', () => {
         const body = JSON.parse(raw);
         received.push({ url: req.url, method: req.method, headers: req.headers, body });
-        if (body.model === 'broken') { res.writeHead(500, { 'content-type': 'application/json' }); res.end('{"error":"boom"}'); return; }
+        if (body.model === 'broken') {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end('{"error":"boom"}');
+          return;
+        }
         const url = body.messages?.[0]?.content?.[0]?.image_url?.url ?? '';
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', model: body.model, data: [{ object: 'embedding', index: 0, embedding: vectorFor(url) }] }));
+        res.end(
+          JSON.stringify({ object: 'list', model: body.model, data: [{ object: 'embedding', index: 0, embedding: vectorFor(url) }] }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   });
-  afterAll(async () => { await new Promise((resolve) => server.close(resolve)); });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
 
   it('sends one vLLM chat-style embeddings request per image and returns the cosine of the normalised vectors', async () => {
     process.env.TEST_CLIP_KEY = 'sk-test-123';
@@ -165,7 +188,9 @@ describe('embeddingSimilarity against a stand-in CLIP embedding server', () => {
       expect(r.body.messages[0].content).toHaveLength(1);
       expect(r.body.messages[0].content[0].type).toBe('image_url');
     }
-    const sent = received.map((r) => Buffer.from(r.body.messages[0].content[0].image_url.url.replace(/^data:image\/png;base64,/, ''), 'base64'));
+    const sent = received.map((r) =>
+      Buffer.from(r.body.messages[0].content[0].image_url.url.replace(/^data:image\/png;base64,/, ''), 'base64'),
+    );
     expect(sent.some((b) => b.equals(pngA))).toBe(true);
     expect(sent.some((b) => b.equals(pngB))).toBe(true);
   });
@@ -178,8 +203,9 @@ describe('embeddingSimilarity against a stand-in CLIP embedding server', () => {
 
   it('fails clearly on a missing key variable or an HTTP error', async () => {
     delete process.env.TEST_CLIP_MISSING;
-    await expect(embeddingSimilarity({ baseUrl, model: 'clip', apiKeyEnv: 'TEST_CLIP_MISSING' }, pngA, pngB))
-      .rejects.toThrow(/TEST_CLIP_MISSING \(apiKeyEnv\) is not set/);
+    await expect(embeddingSimilarity({ baseUrl, model: 'clip', apiKeyEnv: 'TEST_CLIP_MISSING' }, pngA, pngB)).rejects.toThrow(
+      /TEST_CLIP_MISSING \(apiKeyEnv\) is not set/,
+    );
     await expect(embeddingSimilarity({ baseUrl, model: 'broken' }, pngA, pngB)).rejects.toThrow(/HTTP 500/);
   });
 });

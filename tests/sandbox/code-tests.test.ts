@@ -31,9 +31,9 @@ const TESTS = {
 const score = (candidate: string, extra: Partial<CodeTestsInput> = {}) =>
   runCodeTests({ candidate, reference: REFERENCE, testCases: TESTS, functionTimeoutSeconds: 1, slot: SLOT, ...extra });
 
-describe('runCodeTests: the seed\'s rule', () => {
+describe("runCodeTests: the seed's rule", () => {
   it('a correct candidate passes every test', async () => {
-    const r = await score('```python\n' + REFERENCE + '\n```');
+    const r = await score(`\`\`\`python\n${REFERENCE}\n\`\`\``);
     expect(r).toMatchObject({ passed: 5, total: 5, fraction: 1, success: true });
     expect(r.tests.map((t) => t.name)).toEqual(Object.keys(TESTS));
     expect(r.rejected).toBeUndefined();
@@ -70,7 +70,10 @@ describe('runCodeTests: the seed\'s rule', () => {
     const reference = 'def f(x):\n    if x > 0:\n        return x\n';
     const r = await runCodeTests({ candidate: reference, reference, testCases: { pos: 'f(2)', none: 'f(-1)' }, slot: SLOT });
     expect(r.passed).toBe(1);
-    expect(r.tests.find((t) => t.name === 'none')).toMatchObject({ passed: false, error: expect.stringMatching(/reference returned None/) });
+    expect(r.tests.find((t) => t.name === 'none')).toMatchObject({
+      passed: false,
+      error: expect.stringMatching(/reference returned None/),
+    });
     expect(r.success).toBe(false);
   });
 
@@ -83,10 +86,23 @@ describe('runCodeTests: the seed\'s rule', () => {
   });
 
   it('uses Python equality: 1 == 1.0 and namedtuple == tuple pass, 0.1 + 0.2 != 0.3 fails', async () => {
-    const reference = 'from collections import namedtuple\nP = namedtuple("P", "x y")\ndef f(k):\n    return {"int": 1, "pair": P(1, 2), "float": 0.3, "set": {1, 2}, "dict": {"a": [1, (2, 3)]}}[k]\n';
-    const candidate = 'def f(k):\n    return {"int": 1.0, "pair": (1, 2), "float": 0.1 + 0.2, "set": frozenset({2, 1}), "dict": {"a": [1, (2, 3)]}}[k]\n';
-    const r = await runCodeTests({ candidate, reference, testCases: { int: 'f("int")', pair: 'f("pair")', float: 'f("float")', set: 'f("set")', dict: 'f("dict")' }, slot: SLOT });
-    expect(Object.fromEntries(r.tests.map((t) => [t.name, t.passed]))).toEqual({ int: true, pair: true, float: false, set: true, dict: true });
+    const reference =
+      'from collections import namedtuple\nP = namedtuple("P", "x y")\ndef f(k):\n    return {"int": 1, "pair": P(1, 2), "float": 0.3, "set": {1, 2}, "dict": {"a": [1, (2, 3)]}}[k]\n';
+    const candidate =
+      'def f(k):\n    return {"int": 1.0, "pair": (1, 2), "float": 0.1 + 0.2, "set": frozenset({2, 1}), "dict": {"a": [1, (2, 3)]}}[k]\n';
+    const r = await runCodeTests({
+      candidate,
+      reference,
+      testCases: { int: 'f("int")', pair: 'f("pair")', float: 'f("float")', set: 'f("set")', dict: 'f("dict")' },
+      slot: SLOT,
+    });
+    expect(Object.fromEntries(r.tests.map((t) => [t.name, t.passed]))).toEqual({
+      int: true,
+      pair: true,
+      float: false,
+      set: true,
+      dict: true,
+    });
   });
 
   it('runs every test on a fresh copy of the source, as the seed does (no state leaks between tests)', async () => {
@@ -103,7 +119,10 @@ describe('runCodeTests: the seed\'s rule', () => {
 
   it('a candidate that swallows the per-call timer is stopped by the wall-clock limit; earlier tests still count', async () => {
     const r = await score(
-      REFERENCE.replace('if member:', 'if price == 0:\n        while True:\n            try:\n                n = 0\n                while True:\n                    n += 1\n            except BaseException:\n                pass\n    if member:'),
+      REFERENCE.replace(
+        'if member:',
+        'if price == 0:\n        while True:\n            try:\n                n = 0\n                while True:\n                    n += 1\n            except BaseException:\n                pass\n    if member:',
+      ),
     );
     expect(r.tests.slice(0, 3).every((t) => t.passed)).toBe(true);
     expect(r.tests.find((t) => t.name === 'zero')!.error).toMatch(/no result: the candidate's run stopped \(timed out/);
@@ -111,7 +130,9 @@ describe('runCodeTests: the seed\'s rule', () => {
   });
 
   it('ignores what the candidate prints', async () => {
-    const r = await score(REFERENCE.replace('total = price', 'print("noise" * 10000)\n    import sys\n    print("more", file=sys.stderr)\n    total = price'));
+    const r = await score(
+      REFERENCE.replace('total = price', 'print("noise" * 10000)\n    import sys\n    print("more", file=sys.stderr)\n    total = price'),
+    );
     expect(r.passed).toBe(5);
   });
 
@@ -122,19 +143,35 @@ describe('runCodeTests: the seed\'s rule', () => {
   });
 
   it('an empty test set scores 0 without running anything', async () => {
-    expect(await runCodeTests({ candidate: 'x = 1', reference: 'x = 1', testCases: {}, slot: SLOT })).toEqual({ passed: 0, total: 0, fraction: 0, success: false, tests: [] });
+    expect(await runCodeTests({ candidate: 'x = 1', reference: 'x = 1', testCases: {}, slot: SLOT })).toEqual({
+      passed: 0,
+      total: 0,
+      fraction: 0,
+      success: false,
+      tests: [],
+    });
   });
 });
 
 describe('runCodeTests: compat', () => {
-  const usesOs = 'import os\n' + REFERENCE;
+  const usesOs = `import os\n${REFERENCE}`;
 
-  it('exports the seed\'s blocklist', () => {
-    expect(SEED_BLOCKLIST).toEqual(['import os', 'from os', 'import sys', 'from sys', 'sudo', 'transformers', 'exit(', 'quit(', 'argparse']);
+  it("exports the seed's blocklist", () => {
+    expect(SEED_BLOCKLIST).toEqual([
+      'import os',
+      'from os',
+      'import sys',
+      'from sys',
+      'sudo',
+      'transformers',
+      'exit(',
+      'quit(',
+      'argparse',
+    ]);
   });
 
   it('seed: refuses an answer containing blocklisted text, scoring 0 and saying which', async () => {
-    const r = await score(usesOs + '\n# exit(0)\n', { compat: 'seed' });
+    const r = await score(`${usesOs}\n# exit(0)\n`, { compat: 'seed' });
     expect(r).toMatchObject({ passed: 0, fraction: 0, success: false });
     expect(r.rejected).toBe('forbidden text (seed blocklist): "import os", "exit("');
   });
@@ -148,7 +185,9 @@ describe('runCodeTests: compat', () => {
 
 describe('runCodeTests: a candidate cannot fake a pass', () => {
   it('an object whose __eq__ always says True does not pass', async () => {
-    const r = await score('class Yes:\n    def __eq__(self, other): return True\n    def __ne__(self, other): return False\n    __hash__ = object.__hash__\ndef discount(*a, **k):\n    return Yes()\n');
+    const r = await score(
+      'class Yes:\n    def __eq__(self, other): return True\n    def __ne__(self, other): return False\n    __hash__ = object.__hash__\ndef discount(*a, **k):\n    return Yes()\n',
+    );
     expect(r.passed).toBe(0);
     for (const t of r.tests) expect(t.error).toMatch(/not plain data/);
   });
@@ -203,7 +242,11 @@ describe('runCodeTests: a candidate cannot fake a pass', () => {
       'def solve():\n' +
       '    found, around, seen = seek()\n' +
       '    for text in around:\n' +
-      '        text = text[text.find(' + JSON.stringify(marker.slice(0, 4)) + ' + ' + JSON.stringify(marker.slice(4)) + '):]\n' +
+      '        text = text[text.find(' +
+      JSON.stringify(marker.slice(0, 4)) +
+      ' + ' +
+      JSON.stringify(marker.slice(4)) +
+      '):]\n' +
       '        m = _re.search(r\'return "([^"]+)"\', text)\n' +
       '        if m:\n' +
       '            return m.group(1)\n' +
@@ -214,7 +257,13 @@ describe('runCodeTests: a candidate cannot fake a pass', () => {
     const r = await runCodeTests({ candidate, reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: scanBudget, slot: SLOT });
     expect(r.tests[0]).toEqual({ name: 'leak', passed: false, error: 'wrong result' });
     // Positive control: the same candidate does pass when the reference is where it can look (its own source).
-    const control = await runCodeTests({ candidate: candidate + '\n' + reference.replace('def solve', 'def _unused'), reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: scanBudget, slot: SLOT });
+    const control = await runCodeTests({
+      candidate: `${candidate}\n${reference.replace('def solve', 'def _unused')}`,
+      reference,
+      testCases: { leak: 'solve()' },
+      functionTimeoutSeconds: scanBudget,
+      slot: SLOT,
+    });
     expect(control.tests[0].passed).toBe(true);
   });
 
@@ -230,7 +279,9 @@ describe('runCodeTests: a candidate cannot fake a pass', () => {
   });
 
   it('a fork bomb in the candidate is contained and leaves no process behind', async () => {
-    const r = await score('import os\ndef discount(*a, **k):\n    while True:\n        try: os.fork()\n        except OSError: pass\n', { testCases: { one: 'discount(1, 0)' } });
+    const r = await score('import os\ndef discount(*a, **k):\n    while True:\n        try: os.fork()\n        except OSError: pass\n', {
+      testCases: { one: 'discount(1, 0)' },
+    });
     expect(r.passed).toBe(0);
     expect(processesOfSlot(SLOT)).toEqual([]);
   });

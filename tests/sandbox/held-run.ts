@@ -16,13 +16,15 @@ export const WAIT_FOR_RELEASE = 'import os as _os, time as _time\nwhile not _os.
 export function runDirsOf(slot: number): string[] {
   const gid = sandboxUid(slot);
   if (!existsSync(RUN_DIR_BASE)) return [];
-  return readdirSync(RUN_DIR_BASE).map((d) => path.join(RUN_DIR_BASE, d)).filter((d) => {
-    try {
-      return statSync(d).gid === gid;
-    } catch {
-      return false; // removed while we looked
-    }
-  });
+  return readdirSync(RUN_DIR_BASE)
+    .map((d) => path.join(RUN_DIR_BASE, d))
+    .filter((d) => {
+      try {
+        return statSync(d).gid === gid;
+      } catch {
+        return false; // removed while we looked
+      }
+    });
 }
 
 /** Whether any process of the slot's uid is alive, read from /proc (no `ps` needed). */
@@ -55,8 +57,13 @@ export async function startHeldRun(opts: SandboxRunOptions & { slot: number }): 
   const token = `held-${randomBytes(6).toString('hex')}`;
   let settled = false;
   const result = runSandboxedPython({
-    ...opts, files: { ...opts.files, [token]: '' }, writable: true, limits: { wallSeconds: 120, ...opts.limits },
-  }).finally(() => { settled = true; });
+    ...opts,
+    files: { ...opts.files, [token]: '' },
+    writable: true,
+    limits: { wallSeconds: 120, ...opts.limits },
+  }).finally(() => {
+    settled = true;
+  });
   for (;;) {
     const dir = runDirsOf(opts.slot).find((d) => existsSync(path.join(d, token)));
     if (dir && slotAlive(opts.slot)) return { dir, release: () => writeFileSync(path.join(dir, 'release'), ''), result };

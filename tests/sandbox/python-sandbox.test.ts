@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processesOfSlot, runSandboxedPython, sandboxCommand, DEFAULT_SANDBOX_LIMITS, type SandboxResult } from '../../activities/sandbox/python-sandbox';
+import { processesOfSlot, runSandboxedPython, sandboxCommand, DEFAULT_SANDBOX_LIMITS } from '../../activities/sandbox/python-sandbox';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { seekerProgram } from './seeker';
 import { runDirsOf, startHeldRun, WAIT_FOR_RELEASE } from './held-run';
@@ -23,7 +23,15 @@ function expectNoSurvivors(slot = SLOT): void {
 describe('runSandboxedPython (bwrap)', () => {
   it('runs code and reports how it ended', async () => {
     const r = await run('import sys\nprint("out"); print("err", file=sys.stderr); sys.exit(3)');
-    expect(r).toMatchObject({ exitCode: 3, signal: null, stdout: 'out\n', stderr: 'err\n', timedOut: false, truncated: false, isolation: 'bwrap' });
+    expect(r).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      stdout: 'out\n',
+      stderr: 'err\n',
+      timedOut: false,
+      truncated: false,
+      isolation: 'bwrap',
+    });
     expect(r.durationMs).toBeGreaterThan(0);
     expectNoSurvivors();
   });
@@ -36,7 +44,9 @@ describe('runSandboxedPython (bwrap)', () => {
         '  "nnp": st["NoNewPrivs"], "capeff": st["CapEff"], "procs": sorted(p for p in os.listdir("/proc") if p.isdigit()), "env": dict(os.environ)}))',
     );
     const seen = JSON.parse(r.stdout);
-    expect(seen.root).toEqual(['bin', 'dev', 'lib', 'lib64', 'proc', 'sandbox', 'tmp', 'usr'].filter((d) => d !== 'lib64' || existsSync('/lib64')));
+    expect(seen.root).toEqual(
+      ['bin', 'dev', 'lib', 'lib64', 'proc', 'sandbox', 'tmp', 'usr'].filter((d) => d !== 'lib64' || existsSync('/lib64')),
+    );
     expect(seen.cwd).toBe('/sandbox');
     expect(seen.here).toEqual(['main.py']);
     expect(seen.uid).toBe(60000 + SLOT);
@@ -61,7 +71,7 @@ describe('runSandboxedPython (bwrap)', () => {
   it('keeps the calling process responsive while the code runs', async () => {
     // The run ends only when this process writes the release file, which it can do only if its event loop runs
     // while the run is in flight. A blocking runner would hold the loop until the wall limit killed the code.
-    const held = await startHeldRun({ files: { 'main.py': WAIT_FOR_RELEASE + 'print("released")\n' }, script: 'main.py', slot: SLOT });
+    const held = await startHeldRun({ files: { 'main.py': `${WAIT_FOR_RELEASE}print("released")\n` }, script: 'main.py', slot: SLOT });
     held.release();
     const r = await held.result;
     expect(r).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'released\n' });
@@ -116,8 +126,10 @@ describe('runSandboxedPython (bwrap)', () => {
     expect(r2.stderr).toContain('MemoryError');
     // 1 GiB is what a host grants lazily (overcommit): refused here, by the sandbox's 512 MiB address-space cap, and
     // the code's own peak resident memory (not the host's free memory, which other processes move) stays under it.
-    const r3 = await run('import resource\ntry:\n    x = bytearray(1024**3)\n    print("allocated")\nexcept MemoryError:\n' +
-      '    print("MemoryError", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n');
+    const r3 = await run(
+      'import resource\ntry:\n    x = bytearray(1024**3)\n    print("allocated")\nexcept MemoryError:\n' +
+        '    print("MemoryError", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n',
+    );
     const m = /^MemoryError (\d+)\n$/.exec(r3.stdout);
     expect(m, r3.stdout).not.toBeNull();
     expect(Number(m![1]) * 1024).toBeLessThan(DEFAULT_SANDBOX_LIMITS.memoryBytes);
@@ -146,7 +158,18 @@ describe('runSandboxedPython (bwrap)', () => {
 
   it('cannot write outside its directory: host /tmp, /usr, the project, the run directories, its own read-only dir', async () => {
     const marker = `sbx-escape-${process.pid}-${Date.now()}`;
-    const targets = [path.join(os.tmpdir(), marker), `/usr/${marker}`, `/usr/lib/${marker}`, path.join(PROJECT_ROOT, marker), path.join(os.tmpdir(), 'collab-loop-sandbox', marker), `/root/${marker}`, `/var/tmp/${marker}`, `/dev/shm/${marker}`, `/${marker}`, `/etc/${marker}`];
+    const targets = [
+      path.join(os.tmpdir(), marker),
+      `/usr/${marker}`,
+      `/usr/lib/${marker}`,
+      path.join(PROJECT_ROOT, marker),
+      path.join(os.tmpdir(), 'collab-loop-sandbox', marker),
+      `/root/${marker}`,
+      `/var/tmp/${marker}`,
+      `/dev/shm/${marker}`,
+      `/${marker}`,
+      `/etc/${marker}`,
+    ];
     const inside = [...targets, `/sandbox/${marker}`, `/proc/${marker}`, `/dev/${marker}`];
     const r = await run(
       `import json, os\nres = {}\nfor p in ${JSON.stringify(inside)}:\n` +
@@ -178,7 +201,10 @@ describe('runSandboxedPython (bwrap)', () => {
     const connections = watchConnections(server);
     await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
     const port = (server.address() as net.AddressInfo).port;
-    const hostAddrs = Object.values(os.networkInterfaces()).flat().filter((a) => a && a.family === 'IPv4').map((a) => a!.address);
+    const hostAddrs = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((a) => a && a.family === 'IPv4')
+      .map((a) => a!.address);
     try {
       const r = await run(
         `import socket, json\nres = {}\nfor host in ${JSON.stringify(['127.0.0.1', 'localhost', ...hostAddrs])}:\n` +
@@ -204,7 +230,9 @@ describe('runSandboxedPython (bwrap)', () => {
   });
 
   it('truncates an output flood and ends the run there', async () => {
-    const r = await run('import sys\nwhile True:\n    sys.stdout.write("x" * 65536)\n', { limits: { outputBytes: 256 * 1024, wallSeconds: 120 } });
+    const r = await run('import sys\nwhile True:\n    sys.stdout.write("x" * 65536)\n', {
+      limits: { outputBytes: 256 * 1024, wallSeconds: 120 },
+    });
     expect(r.truncated).toBe(true);
     expect(r.timedOut).toBe(false); // ended by the flood, not by the wall limit
     expect(r.stdout.length).toBe(256 * 1024);
@@ -226,20 +254,32 @@ describe('runSandboxedPython (bwrap)', () => {
     expectNoSurvivors();
   });
 
-  it('keeps two concurrent runs apart: one cannot find the other\'s files', async () => {
+  it("keeps two concurrent runs apart: one cannot find the other's files", async () => {
     const secret = `other-task-secret-${Math.random().toString(36).slice(2)}`;
     // The holder stays in its sandbox, its secret on disk, until the seeker is done: the two runs overlap for sure.
     const holder = await startHeldRun({
-      files: { 'main.py': WAIT_FOR_RELEASE + 'print(open("secret.txt").read())', 'secret.txt': secret }, script: 'main.py', slot: SLOT + 1,
+      files: { 'main.py': `${WAIT_FOR_RELEASE}print(open("secret.txt").read())`, 'secret.txt': secret },
+      script: 'main.py',
+      slot: SLOT + 1,
     });
     const seekLimits = { wallSeconds: 120, cpuSeconds: 120 }; // a full scan, however slow the machine
-    const seeker = await runSandboxedPython({ files: { 'main.py': seekerProgram(secret) }, script: 'main.py', slot: SLOT + 2, limits: seekLimits });
+    const seeker = await runSandboxedPython({
+      files: { 'main.py': seekerProgram(secret) },
+      script: 'main.py',
+      slot: SLOT + 2,
+      limits: seekLimits,
+    });
     holder.release();
     expect((await holder.result).stdout.trim()).toBe(secret);
     expect(seeker.stdout).toContain('scanned');
     expect(seeker.stdout).not.toContain('FOUND');
     // Positive control: the same seeker does find the secret where it is allowed to look.
-    const control = await runSandboxedPython({ files: { 'main.py': seekerProgram(secret), 'data/secret.txt': secret }, script: 'main.py', slot: SLOT + 2, limits: seekLimits });
+    const control = await runSandboxedPython({
+      files: { 'main.py': seekerProgram(secret), 'data/secret.txt': secret },
+      script: 'main.py',
+      slot: SLOT + 2,
+      limits: seekLimits,
+    });
     expect(control.stdout).toContain('FOUND /sandbox/data/secret.txt');
   });
 
@@ -269,10 +309,28 @@ describe('runSandboxedPython (bwrap)', () => {
   });
 
   it('uses the documented command line', () => {
-    const cmd = sandboxCommand({ dir: '/tmp/d', script: 'main.py', uid: 60100, writable: false, limits: { ...DEFAULT_SANDBOX_LIMITS }, isolation: 'bwrap' });
+    const cmd = sandboxCommand({
+      dir: '/tmp/d',
+      script: 'main.py',
+      uid: 60100,
+      writable: false,
+      limits: { ...DEFAULT_SANDBOX_LIMITS },
+      isolation: 'bwrap',
+    });
     expect(cmd.uid).toBe(60100);
-    expect(cmd.argv.slice(0, 8)).toEqual(['/usr/bin/prlimit', '--as=536870912', '--cpu=5', '--nproc=64', '--fsize=10485760', '--nofile=64', '--core=0', '--']);
-    expect(cmd.argv).toEqual(expect.arrayContaining(['/usr/bin/bwrap', '--unshare-all', '--die-with-parent', '--new-session', '--clearenv']));
+    expect(cmd.argv.slice(0, 8)).toEqual([
+      '/usr/bin/prlimit',
+      '--as=536870912',
+      '--cpu=5',
+      '--nproc=64',
+      '--fsize=10485760',
+      '--nofile=64',
+      '--core=0',
+      '--',
+    ]);
+    expect(cmd.argv).toEqual(
+      expect.arrayContaining(['/usr/bin/bwrap', '--unshare-all', '--die-with-parent', '--new-session', '--clearenv']),
+    );
     const py = cmd.argv.indexOf('/usr/bin/python3');
     expect(cmd.argv.slice(py, py + 5)).toEqual(['/usr/bin/python3', '-I', '-S', '-B', '-c']);
     expect(cmd.argv.at(-1)).toBe('/sandbox/main.py');
@@ -288,7 +346,9 @@ describe('runSandboxedPython leaves no trace of a test', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('cannot read a host file outside /usr, even a world-readable one', async () => {
-    const r = await run(`try:\n    print(open(${JSON.stringify(path.join(scratch, 'host-secret.txt'))}).read())\nexcept OSError as e:\n    print("denied", e.strerror)`);
+    const r = await run(
+      `try:\n    print(open(${JSON.stringify(path.join(scratch, 'host-secret.txt'))}).read())\nexcept OSError as e:\n    print("denied", e.strerror)`,
+    );
     expect(r.stdout).not.toContain('host-only');
     expect(r.stdout).toContain('denied');
   });

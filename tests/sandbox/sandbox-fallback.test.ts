@@ -15,8 +15,10 @@ const run = (code: string, extra: Partial<Parameters<typeof runSandboxedPython>[
   runSandboxedPython({ files: { 'main.py': code }, script: 'main.py', slot: SLOT, isolation: 'unshare', ...extra });
 
 describe('runSandboxedPython (unshare fallback)', () => {
-  it('runs as the slot\'s uid in its own pid namespace, without privileges', async () => {
-    const r = await run('import os\nst = open("/proc/self/status").read()\nprint(os.getuid(), os.getpid(), "NoNewPrivs:\\t1" in st, sorted(p for p in os.listdir("/proc") if p.isdigit()))');
+  it("runs as the slot's uid in its own pid namespace, without privileges", async () => {
+    const r = await run(
+      'import os\nst = open("/proc/self/status").read()\nprint(os.getuid(), os.getpid(), "NoNewPrivs:\\t1" in st, sorted(p for p in os.listdir("/proc") if p.isdigit()))',
+    );
     expect(r.isolation).toBe('unshare');
     expect(r.stdout.trim()).toBe(`${60000 + SLOT} 1 True ['1']`);
   });
@@ -28,7 +30,9 @@ describe('runSandboxedPython (unshare fallback)', () => {
   });
 
   it('contains a fork bomb', async () => {
-    const r = await run('import os\nwhile True:\n    try: os.fork()\n    except OSError: pass\n', { limits: { wallSeconds: 2, cpuSeconds: 30, processes: 32 } });
+    const r = await run('import os\nwhile True:\n    try: os.fork()\n    except OSError: pass\n', {
+      limits: { wallSeconds: 2, cpuSeconds: 30, processes: 32 },
+    });
     expect(r.timedOut).toBe(true);
     expect(processesOfSlot(SLOT)).toEqual([]);
   });
@@ -44,7 +48,9 @@ describe('runSandboxedPython (unshare fallback)', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as net.AddressInfo).port;
     try {
-      const r = await run(`import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${port}), timeout=2)\n    print("connected")\nexcept OSError as e:\n    print(e)`);
+      const r = await run(
+        `import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${port}), timeout=2)\n    print("connected")\nexcept OSError as e:\n    print(e)`,
+      );
       expect(r.stdout).not.toContain('connected');
       await connections.settle(); // the run is over: whatever it connected has been accepted by now
       expect(connections.count()).toBe(0);
@@ -67,11 +73,14 @@ describe('runSandboxedPython (unshare fallback)', () => {
     expect(w.files['out.txt'].toString()).toBe('x');
   });
 
-  it('keeps two concurrent runs apart: one cannot read the other\'s directory', async () => {
+  it("keeps two concurrent runs apart: one cannot read the other's directory", async () => {
     const secret = `fallback-secret-${Math.random().toString(36).slice(2)}`;
     // The holder stays alive, its secret on disk, until the seeker is done: the two runs overlap for sure.
     const holder = await startHeldRun({
-      files: { 'main.py': WAIT_FOR_RELEASE + 'print(open("secret.txt").read())', 'secret.txt': secret }, script: 'main.py', slot: SLOT + 1, isolation: 'unshare',
+      files: { 'main.py': `${WAIT_FOR_RELEASE}print(open("secret.txt").read())`, 'secret.txt': secret },
+      script: 'main.py',
+      slot: SLOT + 1,
+      isolation: 'unshare',
     });
     const seeker = await run(seekerProgram(secret), { slot: SLOT + 2, limits: { wallSeconds: 120, cpuSeconds: 120 } });
     holder.release();
@@ -81,9 +90,21 @@ describe('runSandboxedPython (unshare fallback)', () => {
 
   it('scores code the same way', async () => {
     const ref = 'def f(x):\n    return x * 2\n';
-    const r = await runCodeTests({ candidate: ref, reference: ref, testCases: { a: 'f(1)', b: 'f("ab")' }, slot: SLOT, isolation: 'unshare' });
+    const r = await runCodeTests({
+      candidate: ref,
+      reference: ref,
+      testCases: { a: 'f(1)', b: 'f("ab")' },
+      slot: SLOT,
+      isolation: 'unshare',
+    });
     expect(r).toMatchObject({ passed: 2, success: true });
-    const liar = await runCodeTests({ candidate: 'class Y:\n    def __eq__(s, o): return True\ndef f(x):\n    return Y()\n', reference: ref, testCases: { a: 'f(1)' }, slot: SLOT, isolation: 'unshare' });
+    const liar = await runCodeTests({
+      candidate: 'class Y:\n    def __eq__(s, o): return True\ndef f(x):\n    return Y()\n',
+      reference: ref,
+      testCases: { a: 'f(1)' },
+      slot: SLOT,
+      isolation: 'unshare',
+    });
     expect(liar.passed).toBe(0);
   });
 });

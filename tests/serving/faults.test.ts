@@ -3,7 +3,10 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../../activities/serving/faults';
 import {
-  echoPolicy, startOpenAICompatibleServer, type FaultOptions, type RunningServer,
+  echoPolicy,
+  startOpenAICompatibleServer,
+  type FaultOptions,
+  type RunningServer,
 } from '../../activities/serving/openai-compatible-server';
 
 const open: RunningServer[] = [];
@@ -18,7 +21,10 @@ async function start(faults: FaultOptions, clientOpts: { timeout?: number } = {}
 }
 
 const ask = (client: OpenAI, key: string) =>
-  client.chat.completions.create({ model: 'sim-model', messages: [{ role: 'user', content: key }] }, { headers: { 'x-collab-request-key': key } });
+  client.chat.completions.create(
+    { model: 'sim-model', messages: [{ role: 'user', content: key }] },
+    { headers: { 'x-collab-request-key': key } },
+  );
 
 /** The code of the network error under an SDK connection error (undici wraps it in "fetch failed"). */
 function networkCode(err: unknown): string | undefined {

@@ -3,10 +3,16 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  echoPolicy, startOpenAICompatibleServer, type Policy, type RunningServer, type ServerOptions,
+  echoPolicy,
+  startOpenAICompatibleServer,
+  type Policy,
+  type RunningServer,
+  type ServerOptions,
 } from '../../activities/serving/openai-compatible-server';
 
-interface ErrorBody { error: { message: string; type: string; param: string | null; code: string | null } }
+interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
 
 const open: RunningServer[] = [];
 afterEach(async () => {
@@ -86,7 +92,9 @@ describe('OpenAI-compatible server', () => {
 
   it('rejects a wrong model name with 404 naming the served model', async () => {
     const { client, server } = await start();
-    const err = await client.chat.completions.create({ model: 'sim-model-v2', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    const err = await client.chat.completions
+      .create({ model: 'sim-model-v2', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     expect(err.status).toBe(404);
     expect(err.message).toContain('"sim-model"');
@@ -132,14 +140,20 @@ describe('OpenAI-compatible server', () => {
       expect(e.message).toContain(words);
       expect(Object.keys(e).sort()).toEqual(['code', 'message', 'param', 'type']);
     }
-    const err = await client.chat.completions.create({ model: 'sim-model', messages: [{ role: 'user', content: 'hi' }], stream: true }).catch((e) => e);
+    const err = await client.chat.completions
+      .create({ model: 'sim-model', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(server.stats()).toMatchObject({ received: cases.length + 1, completed: 0 });
     expect((await fetch(`${server.url}/v1/nothing`)).status).toBe(404);
   });
 
   it('answers 500 when the policy throws, without counting the request', async () => {
-    const { client, server } = await start({ policy: () => { throw new Error('no task matches this question'); } });
+    const { client, server } = await start({
+      policy: () => {
+        throw new Error('no task matches this question');
+      },
+    });
     const err = await ask(client, 'hi').catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect(err.message).toContain('no task matches this question');
@@ -226,7 +240,10 @@ describe('capacity and latency', () => {
     await received(server, 1);
     const abort = new AbortController();
     const quitter = client.chat.completions
-      .create({ model: 'sim-model', messages: [{ role: 'user', content: 'quit' }] }, { signal: abort.signal, headers: { 'x-collab-request-key': 'quit' } })
+      .create(
+        { model: 'sim-model', messages: [{ role: 'user', content: 'quit' }] },
+        { signal: abort.signal, headers: { 'x-collab-request-key': 'quit' } },
+      )
       .catch((e) => e);
     await received(server, 2); // queued behind 'first'
     abort.abort();

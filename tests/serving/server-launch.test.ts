@@ -8,31 +8,79 @@ const ckpt = '/state/checkpoints/run/iter-1';
 
 describe('model server launch', () => {
   it('vllm: served name, our decoding wins over generation_config.json, key only via VLLM_API_KEY', () => {
-    const s = serverSchema.parse({ kind: 'vllm', tensorParallelSize: 2, gpuMemoryUtilization: 0.85, maxModelLen: 8192, apiKeyEnv: 'VLLM_KEY', extraArgs: ['--enforce-eager'] });
+    const s = serverSchema.parse({
+      kind: 'vllm',
+      tensorParallelSize: 2,
+      gpuMemoryUtilization: 0.85,
+      maxModelLen: 8192,
+      apiKeyEnv: 'VLLM_KEY',
+      extraArgs: ['--enforce-eager'],
+    });
     if (s.kind !== 'vllm') throw new Error('kind');
     const l = modelServerLaunch(s, ckpt, 8011, { seed: 7, env: { VLLM_KEY: 'sk-secret' } });
     expect(l.argv).toEqual([
-      'vllm', 'serve', ckpt, '--host', '127.0.0.1', '--port', '8011', '--served-model-name', 'collab-loop/iter-1',
-      '--dtype', 'auto', '--tensor-parallel-size', '2', '--seed', '7', '--generation-config', 'vllm',
-      '--gpu-memory-utilization', '0.85', '--max-model-len', '8192', '--enforce-eager',
+      'vllm',
+      'serve',
+      ckpt,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '8011',
+      '--served-model-name',
+      'collab-loop/iter-1',
+      '--dtype',
+      'auto',
+      '--tensor-parallel-size',
+      '2',
+      '--seed',
+      '7',
+      '--generation-config',
+      'vllm',
+      '--gpu-memory-utilization',
+      '0.85',
+      '--max-model-len',
+      '8192',
+      '--enforce-eager',
     ]);
     expect(l.argv.join(' ')).not.toContain('sk-secret');
     expect(l.env.VLLM_API_KEY).toBe('sk-secret');
     expect(l).toMatchObject({ healthUrl: 'http://127.0.0.1:8011/health', checkModelsList: true });
-    expect(l.endpoint).toMatchObject({ baseUrl: 'http://127.0.0.1:8011/v1', model: 'collab-loop/iter-1', apiKeyEnv: 'VLLM_KEY', dialect: 'openai' });
+    expect(l.endpoint).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8011/v1',
+      model: 'collab-loop/iter-1',
+      apiKeyEnv: 'VLLM_KEY',
+      dialect: 'openai',
+    });
   });
 
   it('transformers serve: pinned to the checkpoint path, CPU, its own dialect', () => {
     const s = serverSchema.parse({ kind: 'transformers' });
     if (s.kind !== 'transformers') throw new Error('kind');
     const l = modelServerLaunch(s, ckpt, 8012);
-    expect(l.argv).toEqual([venvExecutable('transformers'), 'serve', ckpt, '--host', '127.0.0.1', '--port', '8012', '--device', 'cpu', '--log-level', 'warning']);
+    expect(l.argv).toEqual([
+      venvExecutable('transformers'),
+      'serve',
+      ckpt,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '8012',
+      '--device',
+      'cpu',
+      '--log-level',
+      'warning',
+    ]);
     expect(l.endpoint).toMatchObject({ model: ckpt, dialect: 'transformers-serve', maxConcurrency: 2 });
     expect(l.healthUrl).toBe('http://127.0.0.1:8012/health');
   });
 
   it('command: template placeholders, health path from the config', () => {
-    const s = serverSchema.parse({ kind: 'command', command: ['sglang', 'serve', '{checkpoint}', '--port', '{port}', '--name', '{model}'], servedModel: 'm-{checkpoint}', healthPath: '/ready' });
+    const s = serverSchema.parse({
+      kind: 'command',
+      command: ['sglang', 'serve', '{checkpoint}', '--port', '{port}', '--name', '{model}'],
+      servedModel: 'm-{checkpoint}',
+      healthPath: '/ready',
+    });
     if (s.kind !== 'command') throw new Error('kind');
     const l = modelServerLaunch(s, ckpt, 9000);
     expect(l.argv).toEqual(['sglang', 'serve', ckpt, '--port', '9000', '--name', `m-${ckpt}`]);

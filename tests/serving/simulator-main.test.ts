@@ -50,7 +50,9 @@ describe('simulator-main (subprocess)', () => {
     expect(models.data).toEqual([{ id: 'sim-echo', object: 'model', created: 0, owned_by: 'collab-loop-simulator' }]);
     const r = await client.chat.completions.create({ model: 'sim-echo', messages: [{ role: 'user', content: 'ping' }], n: 2 });
     expect(r.choices.map((c) => c.message.content)).toEqual([expect.stringMatching(/^echo .* #0$/), expect.stringMatching(/^echo .* #1$/)]);
-    expect((await client.chat.completions.create({ model: 'other', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).status).toBe(404);
+    expect(
+      (await client.chat.completions.create({ model: 'other', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).status,
+    ).toBe(404);
 
     child.kill('SIGTERM');
     const result = await child;
@@ -61,20 +63,41 @@ describe('simulator-main (subprocess)', () => {
 
   it('applies --api-key-env, --fault-*, --latency-ms and --capacity', async () => {
     const { child, ready } = await startSimulator(
-      ['--model', 'm', '--api-key-env', 'SIM_TEST_KEY', '--fault-rate', '1', '--fault-kinds', '500', '--latency-ms', '10', '--capacity', '1'],
+      [
+        '--model',
+        'm',
+        '--api-key-env',
+        'SIM_TEST_KEY',
+        '--fault-rate',
+        '1',
+        '--fault-kinds',
+        '500',
+        '--latency-ms',
+        '10',
+        '--capacity',
+        '1',
+      ],
       { SIM_TEST_KEY: 'k-123' },
     );
     const noKey = new OpenAI({ baseURL: `${ready.url}/v1`, apiKey: 'wrong', maxRetries: 0 });
-    expect(await noKey.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(await noKey.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
     const withKey = new OpenAI({ baseURL: `${ready.url}/v1`, apiKey: 'k-123', maxRetries: 0 });
-    expect(await withKey.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(
+      await withKey.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e),
+    ).toBeInstanceOf(OpenAI.InternalServerError);
     expect(await (await fetch(`${ready.url}/stats`)).json()).toMatchObject({ received: 2, faulted: 1, completed: 0 });
     child.kill('SIGTERM');
     expect((await child).exitCode).toBe(0);
 
     const slow = await startSimulator(['--model', 'm', '--latency-ms', '60', '--capacity', '2']);
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: 6 }, (_, i) => slow.client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `q${i}` }] })));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        slow.client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `q${i}` }] }),
+      ),
+    );
     expect(performance.now() - t0).toBeGreaterThanOrEqual(170); // 3 waves of 60 ms
     expect(await (await fetch(`${slow.ready.url}/stats`)).json()).toMatchObject({ completed: 6, maxInFlight: 2 });
     slow.child.kill('SIGINT');
@@ -85,14 +108,25 @@ describe('simulator-main (subprocess)', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sim-main-'));
     const policyFile = path.join(dir, 'simulated-policy.json');
     writeFileSync(policyFile, JSON.stringify({ skill: 0.4, agreeability: 0.7 }));
-    const { child, client } = await startSimulator(['--model', 'sim-ckpt', '--policy', 'coral', '--tasks', `${MMLU}:mmlu_pro`, '--policy-file', policyFile]);
+    const { child, client } = await startSimulator([
+      '--model',
+      'sim-ckpt',
+      '--policy',
+      'coral',
+      '--tasks',
+      `${MMLU}:mmlu_pro`,
+      '--policy-file',
+      policyFile,
+    ]);
     const body = { model: 'sim-ckpt', messages: [{ role: 'user' as const, content: 'Hello partner.' }], seed: 5, n: 2 };
     const a = await client.chat.completions.create(body);
     expect(a.choices).toHaveLength(2);
     for (const c of a.choices) expect(c.message.content).toMatch(/^(?!echo )\S/); // the CoRal policy, not echo
     expect(a.usage?.prompt_tokens).toBeGreaterThan(0);
     // Seeded by the request: the same request gets the same answer.
-    expect((await client.chat.completions.create(body)).choices.map((c) => c.message.content)).toEqual(a.choices.map((c) => c.message.content));
+    expect((await client.chat.completions.create(body)).choices.map((c) => c.message.content)).toEqual(
+      a.choices.map((c) => c.message.content),
+    );
     child.kill('SIGTERM');
     expect((await child).exitCode).toBe(0);
   });
@@ -103,9 +137,15 @@ describe('simulator-main (subprocess)', () => {
     writeFileSync(badPolicy, JSON.stringify({ skill: 3 }));
     const cases: Array<[string[], RegExp]> = [
       [['--model', 'm', '--policy', 'coral', '--tasks', 'no-dataset-here'], /--tasks "no-dataset-here" must look like <file>:<dataset>/],
-      [['--model', 'm', '--policy', 'coral', '--tasks', '/nonexistent/tasks.jsonl:mmlu_pro'], /--tasks .*\/nonexistent\/tasks\.jsonl.*ENOENT/],
+      [
+        ['--model', 'm', '--policy', 'coral', '--tasks', '/nonexistent/tasks.jsonl:mmlu_pro'],
+        /--tasks .*\/nonexistent\/tasks\.jsonl.*ENOENT/,
+      ],
       [['--model', 'm', '--policy', 'coral'], /--policy coral needs at least one --tasks/],
-      [['--model', 'm', '--policy', 'coral', '--tasks', `${MMLU}:mmlu_pro`, '--policy-file', badPolicy], /--policy-file .*bad-policy\.json: "skill" must be a number in \[0, 1\]/],
+      [
+        ['--model', 'm', '--policy', 'coral', '--tasks', `${MMLU}:mmlu_pro`, '--policy-file', badPolicy],
+        /--policy-file .*bad-policy\.json: "skill" must be a number in \[0, 1\]/,
+      ],
       [['--model', 'm', '--policy', 'gpt'], /--policy: unknown policy "gpt"/],
       [['--model', 'm', '--fault-rate', '0.2', '--fault-kinds', '429,teapot'], /--fault-kinds: unknown teapot/],
       [['--model', 'm', '--capacity', '0'], /--capacity: "0"/],

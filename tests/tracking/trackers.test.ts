@@ -23,8 +23,13 @@ import { cli } from '../helpers/cli';
 
 let env: TestWorkflowEnvironment;
 let mlflow: MlflowServer;
-beforeAll(async () => { [env, mlflow] = await Promise.all([startDevServer(), startMlflowServer()]); });
-afterAll(async () => { await mlflow?.close(); await env?.teardown(); });
+beforeAll(async () => {
+  [env, mlflow] = await Promise.all([startDevServer(), startMlflowServer()]);
+});
+afterAll(async () => {
+  await mlflow?.close();
+  await env?.teardown();
+});
 
 interface MlflowRun {
   info: { run_id: string; status: string; artifact_uri: string; experiment_id: string };
@@ -32,13 +37,24 @@ interface MlflowRun {
 }
 
 async function allRuns(): Promise<MlflowRun[]> {
-  const { experiments = [] } = await mlflow.post<{ experiments?: Array<{ experiment_id: string }> }>('/api/2.0/mlflow/experiments/search', { max_results: 1000 });
+  const { experiments = [] } = await mlflow.post<{ experiments?: Array<{ experiment_id: string }> }>('/api/2.0/mlflow/experiments/search', {
+    max_results: 1000,
+  });
   if (!experiments.length) return [];
-  return (await mlflow.post<{ runs?: MlflowRun[] }>('/api/2.0/mlflow/runs/search', { experiment_ids: experiments.map((e) => e.experiment_id), max_results: 1000 })).runs ?? [];
+  return (
+    (
+      await mlflow.post<{ runs?: MlflowRun[] }>('/api/2.0/mlflow/runs/search', {
+        experiment_ids: experiments.map((e) => e.experiment_id),
+        max_results: 1000,
+      })
+    ).runs ?? []
+  );
 }
 
 async function history(runId: string, key: string): Promise<Array<{ step: number; value: number }>> {
-  const h = await mlflow.get<{ metrics?: Array<{ step: number; value: number }> }>(`/api/2.0/mlflow/metrics/get-history?run_id=${runId}&metric_key=${encodeURIComponent(key)}`);
+  const h = await mlflow.get<{ metrics?: Array<{ step: number; value: number }> }>(
+    `/api/2.0/mlflow/metrics/get-history?run_id=${runId}&metric_key=${encodeURIComponent(key)}`,
+  );
   return (h.metrics ?? []).map(({ step, value }) => ({ step, value })).sort((a, b) => a.step - b.step);
 }
 
@@ -53,13 +69,23 @@ interface WandbRunFiles {
 
 /** Every offline run directory under a W&B `dir`, read from its run-<id>.wandb transaction log. */
 async function wandbRuns(dir: string): Promise<WandbRunFiles[]> {
-  const r = await execa(path.join(PROJECT_ROOT, '.venv', 'bin', 'python'), [path.join(PROJECT_ROOT, 'tests/helpers/wandb_records.py'), path.join(dir, 'wandb')]);
-  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as WandbRunFiles);
+  const r = await execa(path.join(PROJECT_ROOT, '.venv', 'bin', 'python'), [
+    path.join(PROJECT_ROOT, 'tests/helpers/wandb_records.py'),
+    path.join(dir, 'wandb'),
+  ]);
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as WandbRunFiles);
 }
 
 async function runLoop(runName: string, config: LoopConfig): Promise<LoopResult> {
   return withWorkers(env, () =>
-    env.client.workflow.execute(trainingLoop, { taskQueue: TASK_QUEUES.workflows, workflowId: loopWorkflowId(runName), args: [{ runName, config }] }),
+    env.client.workflow.execute(trainingLoop, {
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: [{ runName, config }],
+    }),
   );
 }
 
@@ -90,7 +116,10 @@ describe('tracking: MLflow and Weights & Biases', () => {
         { step: 1, value: key === 'tokens' ? it1.tokens : expect.any(Number) },
       ]);
     }
-    expect((await history(run.info.run_id, 'agreement_correctness')).map((h) => h.value)).toEqual([it0.metrics.agreement_correctness, it1.metrics.agreement_correctness]);
+    expect((await history(run.info.run_id, 'agreement_correctness')).map((h) => h.value)).toEqual([
+      it0.metrics.agreement_correctness,
+      it1.metrics.agreement_correctness,
+    ]);
     // The trainer's loss per step of each iteration's run, from its progress lines.
     const curve0 = await history(run.info.run_id, 'train_loss/iter_0');
     expect(curve0.length).toBeGreaterThan(1);
@@ -131,8 +160,10 @@ describe('tracking: MLflow and Weights & Biases', () => {
     // RECORD_HISTORIES=<tag>: the loop's last run (tracking behind its patch, then the final track) for tests/replay.
     if (process.env.RECORD_HISTORIES) {
       const loopHistory = await env.client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory();
-      writeFileSync(path.join(PROJECT_ROOT, 'tests', 'histories', `loop-coral-${process.env.RECORD_HISTORIES}.json`),
-        `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(loopHistory)}}`);
+      writeFileSync(
+        path.join(PROJECT_ROOT, 'tests', 'histories', `loop-coral-${process.env.RECORD_HISTORIES}.json`),
+        `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(loopHistory)}}`,
+      );
     }
   });
 
@@ -145,16 +176,25 @@ describe('tracking: MLflow and Weights & Biases', () => {
     });
     const result = await runLoop(runName, config);
     expect(result.iterations).toHaveLength(1);
-    expect(result.trackingError).toBe('tracking.mlflow.tokenEnv: environment variable COLLAB_LOOP_TEST_UNSET_TOKEN is not set on this worker');
+    expect(result.trackingError).toBe(
+      'tracking.mlflow.tokenEnv: environment variable COLLAB_LOOP_TEST_UNSET_TOKEN is not set on this worker',
+    );
     const status = await cli(['status', runName], { TEMPORAL_ADDRESS: env.address });
-    expect(status.stdout).toContain('tracking failed (the run went on without it): tracking.mlflow.tokenEnv: environment variable COLLAB_LOOP_TEST_UNSET_TOKEN');
+    expect(status.stdout).toContain(
+      'tracking failed (the run went on without it): tracking.mlflow.tokenEnv: environment variable COLLAB_LOOP_TEST_UNSET_TOKEN',
+    );
   });
 
   it('without a tracking section nothing is sent', async () => {
     const stateDir = tempStateDir();
     const runName = 'untracked';
     const before = (await allRuns()).length;
-    const result = await runLoop(runName, testConfig(stateDir, (c) => { c.iterations = 1; }));
+    const result = await runLoop(
+      runName,
+      testConfig(stateDir, (c) => {
+        c.iterations = 1;
+      }),
+    );
     expect(result.iterations).toHaveLength(1);
     expect((await allRuns()).length).toBe(before);
     expect(existsSync(path.join(stateDir, 'wandb'))).toBe(false);
@@ -166,7 +206,9 @@ describe('tracking: MLflow and Weights & Biases', () => {
   it('a bad tracking section is one clear error naming the field', () => {
     const base = 'baseCheckpoint: x\nrecipe: {name: coral, dataset: math, evalTasks: t.jsonl}\nserver: {kind: simulator}\n';
     expect(() => parseConfigText(`${base}tracking: {}\n`, 'x.yaml')).toThrow(/x\.yaml: tracking: names no tracker/);
-    expect(() => parseConfigText(`${base}tracking: {mlflow: {trackingUri: localhost-5000}}\n`, 'x.yaml')).toThrow(/tracking\.mlflow\.trackingUri: must be a URL/);
+    expect(() => parseConfigText(`${base}tracking: {mlflow: {trackingUri: localhost-5000}}\n`, 'x.yaml')).toThrow(
+      /tracking\.mlflow\.trackingUri: must be a URL/,
+    );
     expect(() => parseConfigText(`${base}tracking: {wandb: {project: p, mode: cloud}}\n`, 'x.yaml')).toThrow(/tracking\.wandb\.mode/);
   });
 });

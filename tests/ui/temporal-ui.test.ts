@@ -20,13 +20,18 @@ import { workflowBundle } from '../helpers/temporal';
 import { startUiServer, type UiServer } from '../helpers/ui-server';
 import { waitUntil } from '../helpers/wait';
 
-const shots = process.env.UPDATE_SCREENSHOTS ? path.join(PROJECT_ROOT, 'docs', 'screenshots') : mkdtempSync(path.join(os.tmpdir(), 'collab-loop-ui-'));
+const shots = process.env.UPDATE_SCREENSHOTS
+  ? path.join(PROJECT_ROOT, 'docs', 'screenshots')
+  : mkdtempSync(path.join(os.tmpdir(), 'collab-loop-ui-'));
 let server: UiServer;
 let browser: Browser;
 beforeAll(async () => {
   server = await startUiServer(tempStateDir());
   // The UI is on localhost: keep every launch flag except the resolver rule that blocks all hosts.
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--host-resolver-rules')) });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
+    args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--host-resolver-rules')),
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -37,7 +42,14 @@ const workflowUrl = (id: string) => `http://127.0.0.1:${server.uiPort}/namespace
 
 /** The page's text including its frames: the UI renders summaries and details as markdown inside iframes. */
 async function pageText(page: Page): Promise<string> {
-  const parts = await Promise.all(page.frames().map((f) => f.locator('body').innerText().catch(() => '')));
+  const parts = await Promise.all(
+    page.frames().map((f) =>
+      f
+        .locator('body')
+        .innerText()
+        .catch(() => ''),
+    ),
+  );
   return parts.join('\n');
 }
 
@@ -45,9 +57,15 @@ async function pageText(page: Page): Promise<string> {
 async function openTab(page: Page, id: string, tab: string, text: RegExp): Promise<string> {
   await page.goto(workflowUrl(id));
   await page.getByRole('tab', { name: tab }).click({ timeout: 60_000 });
-  return waitUntil(async () => { const t = await pageText(page); return text.test(t) && t; }, 60_000, `${text} on the ${tab} tab of ${id}`);
+  return waitUntil(
+    async () => {
+      const t = await pageText(page);
+      return text.test(t) && t;
+    },
+    60_000,
+    `${text} on the ${tab} tab of ${id}`,
+  );
 }
-
 
 describe('the Temporal UI tells the story of a run', () => {
   it('timeline summaries, current details with the needs-attention reason, metrics after the retry', async () => {
@@ -66,47 +84,62 @@ describe('the Temporal UI tells the story of a run', () => {
     const workers = await createWorkers({ connection: native, workflowBundle: await workflowBundle(), shutdownGraceTime: '1s' });
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
-      await runWorkers(workers, (async () => {
-        await startLoop(client, { file: 'configs/coral.dry-run.yaml', config, runName });
-        const iteration0 = iterationWorkflowId(runName, 0);
-        await waitUntil(async () => (await client.workflow.getHandle(iteration0).query(iterationStatusQuery)).attention, 120_000, 'needs attention');
+      await runWorkers(
+        workers,
+        (async () => {
+          await startLoop(client, { file: 'configs/coral.dry-run.yaml', config, runName });
+          const iteration0 = iterationWorkflowId(runName, 0);
+          await waitUntil(
+            async () => (await client.workflow.getHandle(iteration0).query(iterationStatusQuery)).attention,
+            120_000,
+            'needs attention',
+          );
 
-        // The iteration's timeline: one line per activity, saying what it did.
-        await openTab(page, iteration0, 'Timeline', /shard 1\/2 · eval · 4 conversations/);
-        for (const summary of ['deploy simulator · base-checkpoint', 'shard 2/2 · train · 4 conversations', 'evaluate · 8 conversations', 'build dpo data · 8 conversations', 'train dpo · command'])
-          await expect(page.getByText(summary).first().isVisible()).resolves.toBe(true);
-        await page.getByRole('heading', { name: 'Timeline' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
-        await page.screenshot({ path: path.join(shots, 'iteration-timeline.png') });
+          // The iteration's timeline: one line per activity, saying what it did.
+          await openTab(page, iteration0, 'Timeline', /shard 1\/2 · eval · 4 conversations/);
+          for (const summary of [
+            'deploy simulator · base-checkpoint',
+            'shard 2/2 · train · 4 conversations',
+            'evaluate · 8 conversations',
+            'build dpo data · 8 conversations',
+            'train dpo · command',
+          ])
+            await expect(page.getByText(summary).first().isVisible()).resolves.toBe(true);
+          await page.getByRole('heading', { name: 'Timeline' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
+          await page.screenshot({ path: path.join(shots, 'iteration-timeline.png') });
 
-        // The iteration's current details: stage, progress, stage times, metrics, and the reason it waits.
-        const iterationDetails = await openTab(page, iteration0, 'User Metadata', /needs attention/);
-        expect(iterationDetails).toMatch(/stage train/);
-        expect(iterationDetails).toMatch(/shards 4 of 4 · conversations 16/);
-        expect(iterationDetails).toMatch(/generate [\d.]+ s \(\d+ calls/);
-        expect(iterationDetails).toMatch(/agreement_correctness: [\d.]+/);
-        expect(iterationDetails).toContain('simulated crash (attempt 1)');
-        expect(iterationDetails).toContain(`collab-loop retry ${runName}`);
-        await page.screenshot({ path: path.join(shots, 'iteration-needs-attention.png'), fullPage: true });
+          // The iteration's current details: stage, progress, stage times, metrics, and the reason it waits.
+          const iterationDetails = await openTab(page, iteration0, 'User Metadata', /needs attention/);
+          expect(iterationDetails).toMatch(/stage train/);
+          expect(iterationDetails).toMatch(/shards 4 of 4 · conversations 16/);
+          expect(iterationDetails).toMatch(/generate [\d.]+ s \(\d+ calls/);
+          expect(iterationDetails).toMatch(/agreement_correctness: [\d.]+/);
+          expect(iterationDetails).toContain('simulated crash (attempt 1)');
+          expect(iterationDetails).toContain(`collab-loop retry ${runName}`);
+          await page.screenshot({ path: path.join(shots, 'iteration-needs-attention.png'), fullPage: true });
 
-        // The loop's current details: which iteration, which stage, why it waits — without opening the child.
-        const loopDetails = await openTab(page, loopWorkflowId(runName), 'User Metadata', /needs attention/);
-        expect(loopDetails).toContain('coral loop ui-story · iterations 0–1'); // the static summary
-        expect(loopDetails).toContain('iteration 0 (of 0–1)');
-        expect(loopDetails).toMatch(/iteration 0: stage train · conversations 16/);
-        expect(loopDetails).toMatch(/trainer train step exited with 2 \(attempt 1\)/);
-        await page.screenshot({ path: path.join(shots, 'loop-needs-attention.png'), fullPage: true });
+          // The loop's current details: which iteration, which stage, why it waits — without opening the child.
+          const loopDetails = await openTab(page, loopWorkflowId(runName), 'User Metadata', /needs attention/);
+          expect(loopDetails).toContain('coral loop ui-story · iterations 0–1'); // the static summary
+          expect(loopDetails).toContain('iteration 0 (of 0–1)');
+          expect(loopDetails).toMatch(/iteration 0: stage train · conversations 16/);
+          expect(loopDetails).toMatch(/trainer train step exited with 2 \(attempt 1\)/);
+          await page.screenshot({ path: path.join(shots, 'loop-needs-attention.png'), fullPage: true });
 
-        // The user fixes it; the loop finishes; its details hold the metrics of both iterations.
-        await client.workflow.getHandle(iteration0).executeUpdate(retryStageUpdate, { args: [{ config: { ...config, trainer: { ...config.trainer!, maximumAttempts: 2 } } }] });
-        const result = (await client.workflow.getHandle(loopWorkflowId(runName)).result()) as LoopResult;
-        expect(result.iterations).toHaveLength(2);
-        const finished = await openTab(page, loopWorkflowId(runName), 'User Metadata', /iterations 0–1 done/);
-        expect(finished).toMatch(/^metric\s+iter 0\s+iter 1$/m);
-        const [a0, a1] = result.iterations.map((i) => i.metrics.agreement_correctness.toFixed(4));
-        expect(finished).toMatch(new RegExp(`^agreement_correctness\\s+${a0}\\s+${a1}$`, 'm'));
-        expect(finished).toMatch(/^train final loss\s+[\d.]+\s+[\d.]+$/m);
-        await page.screenshot({ path: path.join(shots, 'loop-finished.png'), fullPage: true });
-      })());
+          // The user fixes it; the loop finishes; its details hold the metrics of both iterations.
+          await client.workflow
+            .getHandle(iteration0)
+            .executeUpdate(retryStageUpdate, { args: [{ config: { ...config, trainer: { ...config.trainer!, maximumAttempts: 2 } } }] });
+          const result = (await client.workflow.getHandle(loopWorkflowId(runName)).result()) as LoopResult;
+          expect(result.iterations).toHaveLength(2);
+          const finished = await openTab(page, loopWorkflowId(runName), 'User Metadata', /iterations 0–1 done/);
+          expect(finished).toMatch(/^metric\s+iter 0\s+iter 1$/m);
+          const [a0, a1] = result.iterations.map((i) => i.metrics.agreement_correctness.toFixed(4));
+          expect(finished).toMatch(new RegExp(`^agreement_correctness\\s+${a0}\\s+${a1}$`, 'm'));
+          expect(finished).toMatch(/^train final loss\s+[\d.]+\s+[\d.]+$/m);
+          await page.screenshot({ path: path.join(shots, 'loop-finished.png'), fullPage: true });
+        })(),
+      );
     } finally {
       await page.close();
       await native.close();

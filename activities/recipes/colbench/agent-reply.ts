@@ -1,4 +1,4 @@
-// Reading one agent completion (brief A.3): the `OUTPUT:` split, the final-answer marker, and html extraction.
+// Reading one agent completion (sweet_rl environments, HumanInteractionEnv): the `OUTPUT:` split, the final-answer marker, and html extraction.
 import { ANSWER_MARKER, OUTPUT_MARKER } from './prompts';
 
 export interface AgentReply {

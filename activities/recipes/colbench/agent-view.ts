@@ -1,4 +1,4 @@
-// The dialogue as the agent sees it (brief A.3): its system prompt, the problem description as the first user
+// The dialogue as the agent sees it (sweet_rl environments, HumanInteractionEnv): its system prompt, the problem description as the first user
 // message, then its own visible messages as `assistant` and the human's replies as `user`. Used for requests during
 // an episode and, identically, for the prompts of SWEET-RL states and training rows. The hidden reference is never
 // part of it: observations must be the same at training and test time.

@@ -1,4 +1,4 @@
-// Trajectory-level data (brief A.7, A.8 step 1): the paper's baselines and the log-prob critic's training data.
+// Trajectory-level data (SWEET-RL paper; sweet_rl issue #2; sweet_rl README, the training pipeline): the paper's baselines and the log-prob critic's training data.
 //   multiTurnDpoPairs      MT-DPO: per task, a higher-scoring trajectory (chosen) against a lower one (rejected),
 //                          each a whole conversation; OpenRLHF implicit-prompt rows `{chosen: [...], rejected: [...]}`
 //                          (TRL's DPO reads the same rows and splits off the shared prefix itself)
@@ -40,7 +40,8 @@ export interface TrajectoryPairOptions {
 export function conversationMessages(r: ColbenchTrajectory): ChatMessage[] {
   const messages = agentMessages(r.system, r.problem, r.dialogue);
   const lastAgent = [...r.dialogue].reverse().find((t) => t.role === 'agent');
-  if (lastAgent?.raw !== undefined && messages[messages.length - 1]?.role === 'assistant') messages[messages.length - 1] = { role: 'assistant', content: lastAgent.raw };
+  if (lastAgent?.raw !== undefined && messages[messages.length - 1]?.role === 'assistant')
+    messages[messages.length - 1] = { role: 'assistant', content: lastAgent.raw };
   return messages;
 }
 
@@ -53,11 +54,20 @@ function checkScores(trajectories: readonly ColbenchTrajectory[], scores: readon
 
 const byTask = (trajectories: readonly ColbenchTrajectory[], scores: readonly number[]) => {
   const groups = new Map<string, Array<{ r: ColbenchTrajectory; score: number }>>();
-  trajectories.forEach((r, i) => groups.set(r.taskId, [...(groups.get(r.taskId) ?? []), { r, score: scores[i] }]));
+  trajectories.forEach((r, i) => {
+    groups.set(r.taskId, [...(groups.get(r.taskId) ?? []), { r, score: scores[i] }]);
+  });
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 };
 
-function pairsOf(trajectories: readonly ColbenchTrajectory[], scores: readonly number[], seed: number, opts: TrajectoryPairOptions, who: string, view: (r: ColbenchTrajectory) => ChatMessage[]): TrajectoryPair[] {
+function pairsOf(
+  trajectories: readonly ColbenchTrajectory[],
+  scores: readonly number[],
+  seed: number,
+  opts: TrajectoryPairOptions,
+  who: string,
+  view: (r: ColbenchTrajectory) => ChatMessage[],
+): TrajectoryPair[] {
   checkScores(trajectories, scores, who);
   const mode = opts.mode ?? 'best-vs-rest';
   const minGap = opts.minGap ?? (mode === 'all-pairs' ? 0.1 : Number.MIN_VALUE);
@@ -65,26 +75,47 @@ function pairsOf(trajectories: readonly ColbenchTrajectory[], scores: readonly n
   for (const [taskId, group] of byTask(trajectories, scores)) {
     // Highest score first; equal scores by sample index, so the choice does not depend on input order.
     const sorted = [...group].sort((a, b) => b.score - a.score || a.r.sampleIndex - b.r.sampleIndex);
-    const found: Array<[typeof sorted[number], typeof sorted[number]]> = [];
+    const found: Array<[(typeof sorted)[number], (typeof sorted)[number]]> = [];
     if (mode === 'best-vs-rest') {
       const best = sorted[0];
-      if (best.score >= (opts.minChosenScore ?? 1)) for (const other of sorted.slice(1)) if (best.score - other.score >= minGap) found.push([best, other]);
+      if (best.score >= (opts.minChosenScore ?? 1))
+        for (const other of sorted.slice(1)) if (best.score - other.score >= minGap) found.push([best, other]);
     } else {
-      for (let i = 0; i < sorted.length; i++) for (let j = i + 1; j < sorted.length; j++) if (sorted[i].score - sorted[j].score >= minGap) found.push([sorted[i], sorted[j]]);
+      for (let i = 0; i < sorted.length; i++)
+        for (let j = i + 1; j < sorted.length; j++) if (sorted[i].score - sorted[j].score >= minGap) found.push([sorted[i], sorted[j]]);
     }
-    const kept = opts.maxPairsPerTask === undefined ? found : shuffled(found, seededRandom(hashSeed('trajectory-pairs', seed, taskId))).slice(0, opts.maxPairsPerTask);
+    const kept =
+      opts.maxPairsPerTask === undefined
+        ? found
+        : shuffled(found, seededRandom(hashSeed('trajectory-pairs', seed, taskId))).slice(0, opts.maxPairsPerTask);
     for (const [c, r] of kept)
-      out.push({ taskId, chosenSample: c.r.sampleIndex, rejectedSample: r.r.sampleIndex, chosenScore: c.score, rejectedScore: r.score, chosen: view(c.r), rejected: view(r.r) });
+      out.push({
+        taskId,
+        chosenSample: c.r.sampleIndex,
+        rejectedSample: r.r.sampleIndex,
+        chosenScore: c.score,
+        rejectedScore: r.score,
+        chosen: view(c.r),
+        rejected: view(r.r),
+      });
   }
   return out;
 }
 
 /** MT-DPO pairs. `scores[i]` is the final score of `trajectories[i]` (code: test fraction; html: similarity). */
-export function multiTurnDpoPairs(trajectories: readonly ColbenchTrajectory[], scores: readonly number[], seed = 0, opts: TrajectoryPairOptions = {}): TrajectoryPair[] {
+export function multiTurnDpoPairs(
+  trajectories: readonly ColbenchTrajectory[],
+  scores: readonly number[],
+  seed = 0,
+  opts: TrajectoryPairOptions = {},
+): TrajectoryPair[] {
   return pairsOf(trajectories, scores, seed, opts, 'multiTurnDpoPairs', conversationMessages);
 }
 
-export interface OpenRlhfTrajectoryDpoRow { chosen: ChatMessage[]; rejected: ChatMessage[] }
+export interface OpenRlhfTrajectoryDpoRow {
+  chosen: ChatMessage[];
+  rejected: ChatMessage[];
+}
 
 /** OpenRLHF train_dpo without --prompt_key (the fork's multi-turn mask trains every assistant span). */
 export const trajectoryDpoRow = (p: TrajectoryPair): OpenRlhfTrajectoryDpoRow => ({ chosen: p.chosen, rejected: p.rejected });
@@ -95,9 +126,15 @@ export const criticContext = (reference: string) => `The final answer the person
 /**
  * Training pairs for the seed's log-prob critic: the MT-DPO pairs with the reference as an extra leading system
  * message (the seed's "in light that the final answer is …" prefix). Train with the assistant-span mask and the mean
- * log-prob option (brief A.8 step 2).
+ * log-prob option (sweet_rl README, the training pipeline).
  */
-export function criticPreferencePairs(trajectories: readonly ColbenchTrajectory[], scores: readonly number[], tasks: readonly ColbenchTask[], seed = 0, opts: TrajectoryPairOptions = {}): TrajectoryPair[] {
+export function criticPreferencePairs(
+  trajectories: readonly ColbenchTrajectory[],
+  scores: readonly number[],
+  tasks: readonly ColbenchTask[],
+  seed = 0,
+  opts: TrajectoryPairOptions = {},
+): TrajectoryPair[] {
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const view = (r: ColbenchTrajectory): ChatMessage[] => {
     const task = byId.get(r.taskId);
@@ -117,12 +154,18 @@ export interface RftExample {
 }
 
 /** Rejection fine-tuning: every agent turn of trajectories scoring ≥ minScore (default 1: all tests passed). */
-export function rejectionFinetuningExamples(trajectories: readonly ColbenchTrajectory[], scores: readonly number[], opts: { minScore?: number; maxPerTask?: number } = {}): RftExample[] {
+export function rejectionFinetuningExamples(
+  trajectories: readonly ColbenchTrajectory[],
+  scores: readonly number[],
+  opts: { minScore?: number; maxPerTask?: number } = {},
+): RftExample[] {
   checkScores(trajectories, scores, 'rejectionFinetuningExamples');
   const minScore = opts.minScore ?? 1;
   const perTask = new Map<string, number>();
   const out: RftExample[] = [];
-  const order = trajectories.map((r, i) => ({ r, score: scores[i] })).sort((a, b) => (a.r.taskId < b.r.taskId ? -1 : a.r.taskId > b.r.taskId ? 1 : a.r.sampleIndex - b.r.sampleIndex));
+  const order = trajectories
+    .map((r, i) => ({ r, score: scores[i] }))
+    .sort((a, b) => (a.r.taskId < b.r.taskId ? -1 : a.r.taskId > b.r.taskId ? 1 : a.r.sampleIndex - b.r.sampleIndex));
   for (const { r, score } of order) {
     if (score < minScore) continue;
     let turn = 0;
@@ -131,7 +174,13 @@ export function rejectionFinetuningExamples(trajectories: readonly ColbenchTraje
       turn++;
       if (opts.maxPerTask !== undefined && (perTask.get(r.taskId) ?? 0) >= opts.maxPerTask) return;
       perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
-      out.push({ taskId: r.taskId, sampleIndex: r.sampleIndex, turn, messages: agentMessages(r.system, r.problem, r.dialogue.slice(0, i)), completion: t.raw ?? t.content });
+      out.push({
+        taskId: r.taskId,
+        sampleIndex: r.sampleIndex,
+        turn,
+        messages: agentMessages(r.system, r.problem, r.dialogue.slice(0, i)),
+        completion: t.raw ?? t.content,
+      });
     });
   }
   return out;

@@ -17,33 +17,39 @@ const colbenchCommon = {
   trainTemperature: z.number().min(0).max(2).default(1),
   topP: z.number().gt(0).max(1).default(1),
   /** The simulated human (an LLM); default: the endpoint that plays the agent. */
-  human: z.strictObject({
-    endpoint: externalEndpointSchema.optional(),
-    temperature: z.number().min(0).max(2).default(0),
-    maxTokens: positiveInt.default(512),
-  }).prefault({}),
-  data: z.strictObject({
-    /** sweet-rl: step-level pairs ranked by a critic that sees the reference; mt-dpo / rft: the paper's baselines. */
-    method: z.enum(['sweet-rl', 'mt-dpo', 'rft']).default('sweet-rl'),
-    /** Share of the training trajectories whose turns become SWEET-RL states (the seed: 0.1). */
-    fraction: z.number().gt(0).max(1).default(0.1),
-    candidates: z.number().int().min(2).default(16),
-    candidateTemperature: z.number().min(0).max(2).default(1),
-    pairsPerTurn: positiveInt.default(4),
-    /** The judge critic; default: the human's endpoint. */
-    critic: externalEndpointSchema.optional(),
-    criticMaxTokens: positiveInt.default(256),
-  }).prefault({}),
+  human: z
+    .strictObject({
+      endpoint: externalEndpointSchema.optional(),
+      temperature: z.number().min(0).max(2).default(0),
+      maxTokens: positiveInt.default(512),
+    })
+    .prefault({}),
+  data: z
+    .strictObject({
+      /** sweet-rl: step-level pairs ranked by a critic that sees the reference; mt-dpo / rft: the paper's baselines. */
+      method: z.enum(['sweet-rl', 'mt-dpo', 'rft']).default('sweet-rl'),
+      /** Share of the training trajectories whose turns become SWEET-RL states (the seed: 0.1). */
+      fraction: z.number().gt(0).max(1).default(0.1),
+      candidates: z.number().int().min(2).default(16),
+      candidateTemperature: z.number().min(0).max(2).default(1),
+      pairsPerTurn: positiveInt.default(4),
+      /** The judge critic; default: the human's endpoint. */
+      critic: externalEndpointSchema.optional(),
+      criticMaxTokens: positiveInt.default(256),
+    })
+    .prefault({}),
 };
 
 export const colbenchCodeRecipeSchema = z.strictObject({
   name: z.literal('colbench-code'),
   ...colbenchCommon,
-  sandbox: z.strictObject({
-    functionTimeoutSeconds: z.number().positive().default(1),
-    /** Sandboxes at once per scoring activity (each its own uid). */
-    slots: positiveInt.default(2),
-  }).prefault({}),
+  sandbox: z
+    .strictObject({
+      functionTimeoutSeconds: z.number().positive().default(1),
+      /** Sandboxes at once per scoring activity (each its own uid). */
+      slots: positiveInt.default(2),
+    })
+    .prefault({}),
 });
 
 export const colbenchHtmlRecipeSchema = z.strictObject({

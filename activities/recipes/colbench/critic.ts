@@ -3,7 +3,7 @@
 // Two interchangeable scorers behind one seam (`CandidateScorer`):
 //  - judgeCritic (the configurable default): an instruction-tuned model reads the task, the reference, the dialogue
 //    and all candidates, and gives each a 0–10 score (CRITIC_SYSTEM_PROMPT in prompts.ts).
-//  - logProbCritic: the seed's critic (brief A.7, A.8 step 4). A model DPO-trained on trajectory pairs with the
+//  - logProbCritic: the seed's critic (SWEET-RL paper; sweet_rl issue #2; sweet_rl README, the training pipeline). A model DPO-trained on trajectory pairs with the
 //    reference in its prompt; a candidate's score is its mean token log-prob under that critic (reference + dialogue
 //    + candidate) minus its mean log-prob under the sampling policy without the reference — the implicit advantage,
 //    β dropped since it does not change the ranking. Needs prompt log-probs from two servers, injected here.
@@ -16,7 +16,7 @@
 import type { Chat, Decoding, TokenUsage } from '../../llm/types';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { criticMessages } from './prompts';
-import type { TurnState } from './sweet-rl';
+import type { TurnState } from './turn-state';
 
 export interface CandidateScores {
   /** One per candidate, in the order given; null when the critic gave that candidate no usable score. */
@@ -37,9 +37,17 @@ export interface JudgeCriticOptions {
 export function judgeCritic(critic: Chat, opts: JudgeCriticOptions = {}): CandidateScorer {
   return async (state, candidates) => {
     // Shown in a seeded order per state: LLM judges favour early (or late) positions.
-    const order = shuffled(candidates.map((_, i) => i), seededRandom(hashSeed('critic-order', opts.seed ?? 0, state.id)));
+    const order = shuffled(
+      candidates.map((_, i) => i),
+      seededRandom(hashSeed('critic-order', opts.seed ?? 0, state.id)),
+    );
     const out = await critic({
-      messages: criticMessages(state.problem, state.reference, state.dialogue, order.map((i) => candidates[i])),
+      messages: criticMessages(
+        state.problem,
+        state.reference,
+        state.dialogue,
+        order.map((i) => candidates[i]),
+      ),
       decoding: {
         temperature: 0,
         maxTokens: 64 + 32 * candidates.length,
@@ -51,7 +59,9 @@ export function judgeCritic(critic: Chat, opts: JudgeCriticOptions = {}): Candid
     const reply = out.texts[0] ?? '';
     const shown = parseCriticScores(reply, candidates.length);
     const scores: Array<number | null> = Array(candidates.length).fill(null);
-    order.forEach((original, position) => (scores[original] = shown[position]));
+    order.forEach((original, position) => {
+      scores[original] = shown[position];
+    });
     return { scores, reply, usage: out.usage };
   };
 }
@@ -65,11 +75,14 @@ export function judgeCritic(critic: Chat, opts: JudgeCriticOptions = {}): Candid
 export function parseCriticScores(reply: string, n: number): Array<number | null> {
   const scores: Array<number | null> = Array(n).fill(null);
   const put = (label: number, value: number) => {
-    if (Number.isInteger(label) && label >= 1 && label <= n && Number.isFinite(value) && scores[label - 1] === null) scores[label - 1] = value;
+    if (Number.isInteger(label) && label >= 1 && label <= n && Number.isFinite(value) && scores[label - 1] === null)
+      scores[label - 1] = value;
   };
   const text = reply.replace(/[*_`]/g, '');
   const NUM = '(-?\\d+(?:\\.\\d+)?)';
-  for (const m of text.matchAll(new RegExp(`candidate\\s*#?\\s*(\\d+)\\s*(?:\\)|\\])?\\s*(?:score)?\\s*[:=\\-–—]?\\s*(?:score\\s*[:=]?\\s*)?${NUM}`, 'gi')))
+  for (const m of text.matchAll(
+    new RegExp(`candidate\\s*#?\\s*(\\d+)\\s*(?:\\)|\\])?\\s*(?:score)?\\s*[:=\\-–—]?\\s*(?:score\\s*[:=]?\\s*)?${NUM}`, 'gi'),
+  ))
     put(Number(m[1]), Number(m[2]));
   if (scores.some((s) => s !== null)) return scores;
 
@@ -77,14 +90,22 @@ export function parseCriticScores(reply: string, n: number): Array<number | null
   if (json) {
     try {
       const v: unknown = JSON.parse(json[0]);
-      const list = Array.isArray(v) ? v : v && typeof v === 'object' && Array.isArray((v as { scores?: unknown }).scores) ? (v as { scores: unknown[] }).scores : null;
-      if (list && list.length === n) list.forEach((x, i) => typeof x === 'number' && put(i + 1, x));
+      const list = Array.isArray(v)
+        ? v
+        : v && typeof v === 'object' && Array.isArray((v as { scores?: unknown }).scores)
+          ? (v as { scores: unknown[] }).scores
+          : null;
+      if (list && list.length === n)
+        list.forEach((x, i) => {
+          if (typeof x === 'number') put(i + 1, x);
+        });
       if (scores.some((s) => s !== null)) return scores;
     } catch {
       // not JSON: try numbered lines
     }
   }
-  for (const m of text.matchAll(new RegExp(`^\\s*(\\d+)\\s*[:.)\\-]\\s*${NUM}\\s*(?:/\\s*10)?\\s*$`, 'gm'))) put(Number(m[1]), Number(m[2]));
+  for (const m of text.matchAll(new RegExp(`^\\s*(\\d+)\\s*[:.)\\-]\\s*${NUM}\\s*(?:/\\s*10)?\\s*$`, 'gm')))
+    put(Number(m[1]), Number(m[2]));
   return scores;
 }
 

@@ -1,4 +1,4 @@
-// One ColBench episode (seed brief A.3): the agent talks with a simulated human who holds the hidden reference.
+// One ColBench episode (sweet_rl environments, HumanInteractionEnv): the agent talks with a simulated human who holds the hidden reference.
 //  - Agent turn t (1..maxTurns): the agent sees agentMessages(system, problem, dialogue). Its completion is read by
 //    readAgentReply: the text after `OUTPUT:` is the visible message. html: the first <html>…</html> (fallback
 //    <body>…</body>) in it is rendered; that PNG is saved (saveImage → ref) and becomes the current answer.
@@ -166,7 +166,20 @@ export async function runColbenchEpisode(o: ColbenchEpisodeOptions): Promise<Col
     }
   }
 
-  return { taskId: task.id, kind, sampleIndex: o.sampleIndex, system, problem: task.problem, maxTurns, dialogue, answer, answeredWithMarker, agentTurns, humanNoResponse, usage };
+  return {
+    taskId: task.id,
+    kind,
+    sampleIndex: o.sampleIndex,
+    system,
+    problem: task.problem,
+    maxTurns,
+    dialogue,
+    answer,
+    answeredWithMarker,
+    agentTurns,
+    humanNoResponse,
+    usage,
+  };
 }
 
 /** Prompt + completion tokens of both roles. */

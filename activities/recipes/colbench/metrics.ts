@@ -1,4 +1,4 @@
-// ColBench metrics under the seed's definitions (brief A.5, A.6), each a per-episode value averaged over all
+// ColBench metrics under the seed's definitions (sweet_rl scripts/evaluate_code.py, utils/code_utils.py; sweet_rl scripts/evaluate_html.py), each a per-episode value averaged over all
 // episodes (every sample of a task counts on its own), plus best-of-k: per task, the max over its first k samples,
 // averaged over tasks. Zero episodes give zeros (with `episodes: 0`), never NaN: metrics travel as JSON numbers.
 import { trajectoryTokens, type ColbenchTrajectory } from './episode';
@@ -41,7 +41,11 @@ function common(records: readonly ColbenchTrajectory[]): Common {
  * Per task, the best `value` among its samples with sampleIndex < k (all samples when k is omitted), averaged over
  * tasks. A task with no sample below k does not count.
  */
-export function bestOfK<T extends { taskId: string; sampleIndex: number }>(records: readonly T[], value: (r: T) => number, k?: number): number {
+export function bestOfK<T extends { taskId: string; sampleIndex: number }>(
+  records: readonly T[],
+  value: (r: T) => number,
+  k?: number,
+): number {
   const best = new Map<string, number>();
   for (const r of records) {
     if (k !== undefined && r.sampleIndex >= k) continue;

@@ -1,4 +1,4 @@
-// ColBench's prompts, in our own words after the seed's descriptions (brief A.3, A.4): the agents' system prompts,
+// ColBench's prompts, in our own words after the seed's descriptions (sweet_rl environments, HumanInteractionEnv; sweet_rl, the agent side): the agents' system prompts,
 // the human simulators' prompts (code: text; html: a vision message with two screenshots) and the SWEET-RL critic
 // prompt. Every role has its own fixed system prompt: the simulated policy and a log reader tell requests apart by
 // it, and no two are equal.
@@ -25,7 +25,7 @@ export const HTML_AGENT_SYSTEM_PROMPT = [
   'You are a web designer building one web page for a client who has a specific design in mind.',
   'Each message you send proposes one complete page, a full <html>...</html> document; the client only ever sees a screenshot of it and can only comment on what the screenshot shows.',
   'Style the page with inline CSS (a <style> element or style attributes). Nothing may be loaded from the network: no external stylesheets, scripts, fonts or images; draw a plain coloured box where a picture belongs.',
-  'Fill the page with realistic text for the client\'s business rather than placeholders.',
+  "Fill the page with realistic text for the client's business rather than placeholders.",
   `Think briefly first; then write "${OUTPUT_MARKER}" and, after it, the message the client receives, containing your page.`,
   `You may send at most ${DEFAULT_MAX_AGENT_TURNS} messages. When the page is what the client wants, write "${OUTPUT_MARKER}" then "${ANSWER_MARKER}" followed by the final page.`,
 ].join('\n');
@@ -33,7 +33,10 @@ export const HTML_AGENT_SYSTEM_PROMPT = [
 export const agentSystemPrompt = (kind: ColbenchKind) => (kind === 'code' ? CODE_AGENT_SYSTEM_PROMPT : HTML_AGENT_SYSTEM_PROMPT);
 
 /** A dialogue turn as records keep it: the agent's visible message, or the human's reply. */
-export interface DialogueTurn { role: 'agent' | 'human'; content: string }
+export interface DialogueTurn {
+  role: 'agent' | 'human';
+  content: string;
+}
 
 /** The dialogue as plain text for the simulator and the critic (who are not parties to it). */
 export function transcript(dialogue: readonly DialogueTurn[]): string {
@@ -45,8 +48,8 @@ export function transcript(dialogue: readonly DialogueTurn[]): string {
 export const CODE_HUMAN_SYSTEM_PROMPT = [
   'You play a person who asked an AI agent for a Python function and now answers its questions.',
   'You know exactly what you need because you are shown the function that does it, marked as hidden information; the agent cannot see it.',
-  'Answer the agent\'s latest message using only facts you can read from the hidden function: values, thresholds, rates, rounding, special cases, inputs and outputs.',
-  'If the hidden function does not settle the question, say that you don\'t know. Never show code or quote the function; describe the rule in everyday words.',
+  "Answer the agent's latest message using only facts you can read from the hidden function: values, thresholds, rates, rounding, special cases, inputs and outputs.",
+  "If the hidden function does not settle the question, say that you don't know. Never show code or quote the function; describe the rule in everyday words.",
   'Reply in exactly two sentences and nothing else.',
 ].join('\n');
 
@@ -66,7 +69,7 @@ export function codeHumanMessages(problem: string, reference: string, dialogue: 
 
 export const HTML_HUMAN_SYSTEM_PROMPT = [
   'You play a client reviewing drafts of a web page with a designer.',
-  'You are shown the designer\'s current draft (if any) and the page you actually want, both as screenshots.',
+  "You are shown the designer's current draft (if any) and the page you actually want, both as screenshots.",
   'Tell the designer the most noticeable concrete differences between the two: layout and order of sections, sizes, alignment, spacing, colours, fonts and text.',
   'Speak as the client about what you want changed; do not write code and do not mention screenshots.',
 ].join('\n');
@@ -74,15 +77,21 @@ export const HTML_HUMAN_SYSTEM_PROMPT = [
 export const NO_DRAFT_NOTE = 'The designer has not shown a page in this message.';
 
 /** A PNG as an OpenAI image part (data URL). */
-export const pngImagePart = (png: Buffer): ImagePart => ({ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } });
+export const pngImagePart = (png: Buffer): ImagePart => ({
+  type: 'image_url',
+  image_url: { url: `data:image/png;base64,${png.toString('base64')}` },
+});
 
 /** The vision request: the agent's render of this turn (or a note) and the ground-truth render. */
 export function htmlHumanMessages(agentPng: Buffer | undefined, truthPng: Buffer): ChatMessage[] {
-  const parts: Array<TextPart | ImagePart> = [{ type: 'text', text: 'The designer\'s current draft:' }];
+  const parts: Array<TextPart | ImagePart> = [{ type: 'text', text: "The designer's current draft:" }];
   parts.push(agentPng ? pngImagePart(agentPng) : { type: 'text', text: NO_DRAFT_NOTE });
   parts.push({ type: 'text', text: 'The page you want:' }, pngImagePart(truthPng));
   parts.push({ type: 'text', text: 'What are the most important visual differences the designer should fix next?' });
-  return [{ role: 'system', content: HTML_HUMAN_SYSTEM_PROMPT }, { role: 'user', content: parts }];
+  return [
+    { role: 'system', content: HTML_HUMAN_SYSTEM_PROMPT },
+    { role: 'user', content: parts },
+  ];
 }
 
 // ---- SWEET-RL critic --------------------------------------------------------------------------------------------
@@ -101,7 +110,12 @@ export const CRITIC_REFERENCE_HEADING = '## Reference solution (hidden from the 
 export const CANDIDATE_HEADING = (i: number) => `### Candidate ${i}`;
 
 /** Candidates are numbered from 1 in the order given; the caller decides the order (rankCandidates shuffles it). */
-export function criticMessages(problem: string, reference: string, dialogue: readonly DialogueTurn[], candidates: readonly string[]): ChatMessage[] {
+export function criticMessages(
+  problem: string,
+  reference: string,
+  dialogue: readonly DialogueTurn[],
+  candidates: readonly string[],
+): ChatMessage[] {
   const blocks = candidates.map((c, i) => `${CANDIDATE_HEADING(i + 1)}\n${c}`).join('\n\n');
   return [
     { role: 'system', content: CRITIC_SYSTEM_PROMPT },

@@ -6,7 +6,11 @@ import { colbenchRuntime } from './runtime';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
 import { loadColbenchTasks, type ColbenchKind } from './tasks';
 
-function colbenchRecipe<C extends ColbenchRecipeConfig>(name: C['name'], kind: ColbenchKind, schema: RecipeDefinition<C>['schema']): RecipeDefinition<C> {
+function colbenchRecipe<C extends ColbenchRecipeConfig>(
+  name: C['name'],
+  kind: ColbenchKind,
+  schema: RecipeDefinition<C>['schema'],
+): RecipeDefinition<C> {
   return {
     name,
     schema,

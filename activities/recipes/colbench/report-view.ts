@@ -9,11 +9,18 @@ import type { ColbenchTask } from './tasks';
 /** A render at least this similar to the reference counts as the same page (antialiasing aside). */
 const SAME_PAGE = 0.99;
 
-export function colbenchConversationView(r: ColbenchTrajectory & { score?: CodeScore | HtmlScore }, task: ColbenchTask | undefined): ConversationView {
+export function colbenchConversationView(
+  r: ColbenchTrajectory & { score?: CodeScore | HtmlScore },
+  task: ColbenchTask | undefined,
+): ConversationView {
   const base = {
     id: `${r.taskId} #${r.sampleIndex}`,
     task: r.problem,
-    turns: r.dialogue.map((t) => ({ speaker: t.role, text: t.content, ...(t.noResponse ? { note: 'the endpoint refused: "No response." stood in' } : {}) })),
+    turns: r.dialogue.map((t) => ({
+      speaker: t.role,
+      text: t.content,
+      ...(t.noResponse ? { note: 'the endpoint refused: "No response." stood in' } : {}),
+    })),
   };
   const how = `${r.agentTurns} agent turn(s)${r.answeredWithMarker ? '' : ', never answered'}`;
   const s = r.score;
@@ -28,7 +35,9 @@ export function colbenchConversationView(r: ColbenchTrajectory & { score?: CodeS
   }
   const outcome: Outcome = s.success ? 'correct' : s.passed > 0 ? 'partial' : 'wrong';
   const calls = task?.kind === 'code' ? task.testCases : {};
-  const failures = s.tests.filter((t) => !t.passed).map((t) => ({ name: t.name, call: calls[t.name] ?? t.name, ...(t.error ? { error: t.error } : {}) }));
+  const failures = s.tests
+    .filter((t) => !t.passed)
+    .map((t) => ({ name: t.name, call: calls[t.name] ?? t.name, ...(t.error ? { error: t.error } : {}) }));
   return {
     ...base,
     outcome,

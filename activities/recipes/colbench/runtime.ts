@@ -4,8 +4,8 @@
 import type { ColbenchRecipeConfig } from './config';
 import type { Chat } from '../../llm/types';
 import type { RecipeRuntime, ScoringServices, Split, TrainingData } from '../types';
-import type { TrainingDataFormat } from '../coral/formats';
-import { formatPreferences, formatSft } from '../coral/formats';
+import type { TrainingDataFormat } from '../../data/formats';
+import { formatPreferences, formatSft } from '../../data/formats';
 import { agentMessages } from './agent-view';
 import { rejectionFinetuningExamples, multiTurnDpoPairs, trajectoryDpoRow } from './baselines';
 import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
@@ -50,12 +50,21 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
     runTask: ({ split, taskIndex, sampleIndex, agent, chats, services }) =>
       runColbenchEpisode({
-        task: tasksFor(split)[taskIndex], kind, agent, human: chats.human,
-        render: services.render, saveImage: services.saveImage,
+        task: tasksFor(split)[taskIndex],
+        kind,
+        agent,
+        human: chats.human,
+        render: services.render,
+        saveImage: services.saveImage,
         maxTurns: cfg.maxTurns,
-        agentDecoding: { temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
+        agentDecoding: {
+          temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature,
+          topP: cfg.topP,
+          maxTokens: cfg.maxTokens,
+        },
         humanDecoding: { temperature: cfg.human.temperature, maxTokens: cfg.human.maxTokens },
-        sampleIndex, seed,
+        sampleIndex,
+        seed,
       }),
     recordTokens: (r) => trajectoryTokens(r as ColbenchTrajectory),
     scoreRecords: async (split, records, services: ScoringServices) => {
@@ -68,9 +77,20 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
         while (next < trajectories.length) {
           const i = next++;
           const r = trajectories[i];
-          const score = cfg.name === 'colbench-code'
-            ? await scoreCodeTrajectory(r, taskOf(split, r.taskId) as ColbenchCodeTask, services.runCodeTests, { functionTimeoutSeconds: cfg.sandbox.functionTimeoutSeconds, slot, compat: cfg.compat })
-            : await scoreHtmlTrajectory(r, taskOf(split, r.taskId) as ColbenchHtmlTask, { render: services.render, similarity: services.similarity, loadImage: services.loadImage, saveImage: services.saveImage, compat: cfg.compat });
+          const score =
+            cfg.name === 'colbench-code'
+              ? await scoreCodeTrajectory(r, taskOf(split, r.taskId) as ColbenchCodeTask, services.runCodeTests, {
+                  functionTimeoutSeconds: cfg.sandbox.functionTimeoutSeconds,
+                  slot,
+                  compat: cfg.compat,
+                })
+              : await scoreHtmlTrajectory(r, taskOf(split, r.taskId) as ColbenchHtmlTask, {
+                  render: services.render,
+                  similarity: services.similarity,
+                  loadImage: services.loadImage,
+                  saveImage: services.saveImage,
+                  compat: cfg.compat,
+                });
           out[i] = { ...r, score };
         }
       };
@@ -87,24 +107,41 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
           buildDataWithModels: async (records: unknown[], models: { agent: Chat; chats: Record<string, Chat> }): Promise<TrainingData> => {
             const trajectories = records as ColbenchTrajectory[];
             const states = turnStates(trajectories, tasksFor('train'), { fraction: cfg.data.fraction });
-            const ranked = await Promise.all(states.map(async (state) => {
-              const c = await sampleCandidates(state, models.agent, cfg.data.candidates, { temperature: cfg.data.candidateTemperature, topP: cfg.topP, maxTokens: cfg.maxTokens });
-              return rankCandidates(state, c.texts, models.chats.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
-            }));
+            const ranked = await Promise.all(
+              states.map(async (state) => {
+                const c = await sampleCandidates(state, models.agent, cfg.data.candidates, {
+                  temperature: cfg.data.candidateTemperature,
+                  topP: cfg.topP,
+                  maxTokens: cfg.maxTokens,
+                });
+                return rankCandidates(state, c.texts, models.chats.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
+              }),
+            );
             const pairs = pairsFromRanking(ranked, cfg.data.pairsPerTurn, seed);
             const base = baselineData(trajectories);
             return {
               sft: base.sft,
               dpo: formatPreferences(pairs, format),
-              counts: { turn_states: states.length, step_pairs: pairs.length, unscored_states: ranked.filter((r) => r.unscored).length, sft_examples: base.counts.sft_examples },
+              counts: {
+                turn_states: states.length,
+                step_pairs: pairs.length,
+                unscored_states: ranked.filter((r) => r.unscored).length,
+                sft_examples: base.counts.sft_examples,
+              },
             };
           },
         }
       : {}),
     describeRecord: (split, record) => {
       const r = record as ColbenchTrajectory & { score?: CodeScore | HtmlScore };
-      return colbenchConversationView(r, tasksFor(split).find((t) => t.id === r.taskId));
+      return colbenchConversationView(
+        r,
+        tasksFor(split).find((t) => t.id === r.taskId),
+      );
     },
-    probePrompts: (n) => tasksFor('eval').slice(0, n).map((t) => agentMessages(agentSystemPrompt(kind), t.problem, [])),
+    probePrompts: (n) =>
+      tasksFor('eval')
+        .slice(0, n)
+        .map((t) => agentMessages(agentSystemPrompt(kind), t.problem, [])),
   };
 }

@@ -1,4 +1,4 @@
-// Scoring one finished episode (brief A.5, A.6). The side effects (sandboxed Python, rendering, similarity, image
+// Scoring one finished episode (sweet_rl scripts/evaluate_code.py, utils/code_utils.py; sweet_rl scripts/evaluate_html.py). The side effects (sandboxed Python, rendering, similarity, image
 // store) are injected, so this file only decides what is scored and what an absent answer means.
 //  code: the answer (one ```python fence stripped) runs against the hidden tests with the task's reference; a test
 //    passes iff the reference's value is not None and the candidate's equals it. No answer ("No answer" / empty)
@@ -28,10 +28,22 @@ export interface CodeScoreOptions {
   compat?: ColbenchCompat;
 }
 
-export async function scoreCodeAnswer(answer: string | null, task: ColbenchCodeTask, runCodeTests: RunCodeTests, opts: CodeScoreOptions = {}): Promise<CodeScore> {
+export async function scoreCodeAnswer(
+  answer: string | null,
+  task: ColbenchCodeTask,
+  runCodeTests: RunCodeTests,
+  opts: CodeScoreOptions = {},
+): Promise<CodeScore> {
   const names = Object.keys(task.testCases);
   if (isEmptyAnswer(answer)) {
-    return { success: false, fraction: 0, passed: 0, total: names.length, tests: names.map((name) => ({ name, passed: false, error: 'no answer' })), rejected: 'no answer' };
+    return {
+      success: false,
+      fraction: 0,
+      passed: 0,
+      total: names.length,
+      tests: names.map((name) => ({ name, passed: false, error: 'no answer' })),
+      rejected: 'no answer',
+    };
   }
   const r = await runCodeTests({
     candidate: stripCodeFence(answer!),
@@ -41,12 +53,23 @@ export async function scoreCodeAnswer(answer: string | null, task: ColbenchCodeT
     slot: opts.slot ?? 0,
     compat: opts.compat ?? 'fixed',
   });
-  const score: CodeScore = { success: r.success && !r.rejected, fraction: r.rejected ? 0 : r.fraction, passed: r.rejected ? 0 : r.passed, total: r.total, tests: r.tests };
+  const score: CodeScore = {
+    success: r.success && !r.rejected,
+    fraction: r.rejected ? 0 : r.fraction,
+    passed: r.rejected ? 0 : r.passed,
+    total: r.total,
+    tests: r.tests,
+  };
   if (r.rejected) score.rejected = r.rejected;
   return score;
 }
 
-export async function scoreCodeTrajectory(record: ColbenchTrajectory, task: ColbenchCodeTask, runCodeTests: RunCodeTests, opts: CodeScoreOptions = {}): Promise<CodeScore> {
+export async function scoreCodeTrajectory(
+  record: ColbenchTrajectory,
+  task: ColbenchCodeTask,
+  runCodeTests: RunCodeTests,
+  opts: CodeScoreOptions = {},
+): Promise<CodeScore> {
   if (record.taskId !== task.id) throw new Error(`scoreCodeTrajectory: the record is for task ${record.taskId}, not ${task.id}`);
   return scoreCodeAnswer(record.answer, task, runCodeTests, opts);
 }

@@ -6,35 +6,13 @@ import type { ColbenchCompat } from './compat';
 
 export type { ColbenchCompat };
 
-export interface CodeTestInput {
-  /** The agent's Python source (one function, fences already stripped). */
-  candidate: string;
-  /** The task's hidden reference function. */
-  reference: string;
-  /** Test name → Python call expression, evaluated against both sources. */
-  testCases: Record<string, string>;
-  /** Per-call limit on the candidate (the seed used 1 s). */
-  functionTimeoutSeconds: number;
-  /** Which sandbox slot (non-root user / cgroup) runs it; the caller bounds concurrency with it. */
-  slot: number;
-  compat: ColbenchCompat;
-}
+// The code-test types are the sandbox's own (one definition); a type-only import keeps this folder free of the
+// sandbox at run time.
+import type { CodeTestOutcome, CodeTestsInput as CodeTestInput, CodeTestsResult as CodeTestResult } from '../../sandbox/code-tests';
 
-export interface CodeTestOutcome { name: string; passed: boolean; error?: string }
+export type { CodeTestInput, CodeTestOutcome, CodeTestResult };
 
-export interface CodeTestResult {
-  passed: number;
-  total: number;
-  /** passed / total, in [0, 1]. */
-  fraction: number;
-  /** Every test passed. */
-  success: boolean;
-  tests: CodeTestOutcome[];
-  /** Set when the candidate was refused before running (forbidden text such as `import os`); it scores 0. */
-  rejected?: string;
-}
-
-/** A test passes iff the reference's value is not None and the candidate returns an equal value (brief A.5). */
+/** A test passes iff the reference's value is not None and the candidate returns an equal value (sweet_rl scripts/evaluate_code.py, utils/code_utils.py). */
 export type RunCodeTests = (input: CodeTestInput) => Promise<CodeTestResult>;
 
 /** Renders one self-contained HTML page to a full-page PNG. Errors are infrastructure failures: they propagate. */

@@ -16,8 +16,17 @@ import type { SimulatedReply, SimulatedRequest } from '../coral/simulated-policy
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { extractHtml } from './agent-reply';
 import {
-  ANSWER_MARKER, CODE_AGENT_SYSTEM_PROMPT, CODE_HUMAN_SYSTEM_PROMPT, CRITIC_REFERENCE_HEADING, CRITIC_SYSTEM_PROMPT, CRITIC_TASK_HEADING, HIDDEN_INFO_HEADING, HTML_AGENT_SYSTEM_PROMPT,
-  HTML_HUMAN_SYSTEM_PROMPT, OUTPUT_MARKER, REQUEST_HEADING,
+  ANSWER_MARKER,
+  CODE_AGENT_SYSTEM_PROMPT,
+  CODE_HUMAN_SYSTEM_PROMPT,
+  CRITIC_REFERENCE_HEADING,
+  CRITIC_SYSTEM_PROMPT,
+  CRITIC_TASK_HEADING,
+  HIDDEN_INFO_HEADING,
+  HTML_AGENT_SYSTEM_PROMPT,
+  HTML_HUMAN_SYSTEM_PROMPT,
+  OUTPUT_MARKER,
+  REQUEST_HEADING,
 } from './prompts';
 import type { ColbenchTask } from './tasks';
 
@@ -29,7 +38,11 @@ export interface ColbenchSimulatedPolicyOptions {
   skill: number;
 }
 
-interface Msg { role: string; text: string; images: string[] }
+interface Msg {
+  role: string;
+  text: string;
+  images: string[];
+}
 
 function readMessage(m: { role: string; content: unknown }): Msg {
   if (typeof m.content === 'string') return { role: m.role, text: m.content, images: [] };
@@ -59,7 +72,9 @@ export function codeMutations(reference: string): string[] {
   for (const m of reference.slice(bodyStart).matchAll(/(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])/g)) {
     const at = bodyStart + m.index!;
     const v = Number(m[1]);
-    const changed = m[1].includes('.') ? String(Math.round(v * 1.5 * 100) / 100 || 0.5) : String(v === 0 ? 1 : v + Math.max(1, Math.round(v * 0.2)));
+    const changed = m[1].includes('.')
+      ? String(Math.round(v * 1.5 * 100) / 100 || 0.5)
+      : String(v === 0 ? 1 : v + Math.max(1, Math.round(v * 0.2)));
     out.push(reference.slice(0, at) + changed + reference.slice(at + m[1].length));
   }
   for (const m of reference.slice(bodyStart).matchAll(/(>=|<=|(?<![<>=!])[<>](?!=))/g)) {
@@ -108,7 +123,13 @@ function codeAgent(task: ColbenchTask, msgs: Msg[], rand: () => number, skill: n
   const answerNow = asked >= 3 || (asked >= 1 && rand() < 0.5);
   if (!answerNow) {
     const q = pick(QUESTIONS, rand);
-    const second = rand() < 0.4 ? ` ${pick(QUESTIONS.filter((x) => x !== q), rand)}` : '';
+    const second =
+      rand() < 0.4
+        ? ` ${pick(
+            QUESTIONS.filter((x) => x !== q),
+            rand,
+          )}`
+        : '';
     return `${q}${second}`;
   }
   const code = rand() < skill ? task.reference : pick(codeMutations(task.reference), rand);
@@ -119,8 +140,17 @@ function htmlAgent(task: ColbenchTask, msgs: Msg[], rand: () => number, skill: n
   const turns = msgs.filter((m) => m.role === 'assistant').length;
   const final = turns >= 2 || (turns >= 1 && rand() < 0.5);
   const page = rand() < skill ? task.reference : pick(pageMutations(task.reference), rand);
-  const thought = pick(['I will lay out the sections the brief implies.', 'Let me adjust the draft to the feedback.', 'I will keep the structure and refine the styling.'], rand);
-  return final ? `${thought}\n${OUTPUT_MARKER} ${ANSWER_MARKER}\n${page}` : `${thought}\n${OUTPUT_MARKER} Here is a draft; tell me what to change.\n${page}`;
+  const thought = pick(
+    [
+      'I will lay out the sections the brief implies.',
+      'Let me adjust the draft to the feedback.',
+      'I will keep the structure and refine the styling.',
+    ],
+    rand,
+  );
+  return final
+    ? `${thought}\n${OUTPUT_MARKER} ${ANSWER_MARKER}\n${page}`
+    : `${thought}\n${OUTPUT_MARKER} Here is a draft; tell me what to change.\n${page}`;
 }
 
 function lastAgentMessage(prompt: string): string {
@@ -132,11 +162,15 @@ function lastAgentMessage(prompt: string): string {
 }
 
 /** Crude stemming, enough to match "race" with "is_racing" and "fees" with "fee". */
-const stems = (s: string) => (s.toLowerCase().match(/[a-z]{3,}/g) ?? []).map((w) => w.replace(/(ing|ed|es|s|e)$/, '')).filter((w) => w.length >= 3);
+const stems = (s: string) =>
+  (s.toLowerCase().match(/[a-z]{3,}/g) ?? []).map((w) => w.replace(/(ing|ed|es|s|e)$/, '')).filter((w) => w.length >= 3);
 
 function codeHuman(task: ColbenchTask, prompt: string, rand: () => number): string {
   const asked = new Set(stems(lastAgentMessage(prompt)));
-  const lines = task.reference.split('\n').slice(1).map((l) => l.trim());
+  const lines = task.reference
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim());
   // A rule = a line with a constant or comparison, read together with the condition it sits under.
   const rules = lines.flatMap((line, i) => {
     if (!/\d|[<>]=?|==/.test(line) || line.startsWith('#')) return [];
@@ -166,7 +200,10 @@ function htmlHuman(msgs: Msg[], rand: () => number): string {
   if (images.length < 2) return 'I cannot see a page yet. Please show me a complete draft so I can compare it with what I have in mind.';
   if (images[0] === images[images.length - 1]) return 'This looks exactly like what I have in mind. I have no further changes.';
   const first = pick(DIFFERENCES, rand);
-  return `${first} ${pick(DIFFERENCES.filter((d) => d !== first), rand)}`;
+  return `${first} ${pick(
+    DIFFERENCES.filter((d) => d !== first),
+    rand,
+  )}`;
 }
 
 function sectionAfter(prompt: string, heading: string): string {

@@ -1,4 +1,4 @@
-// SWEET-RL policy data from offline trajectories (brief A.7, A.8 steps 3–5), in our own design:
+// SWEET-RL policy data from offline trajectories (SWEET-RL paper; sweet_rl issue #2; sweet_rl README, the training pipeline), in our own design:
 //   turnStates        every agent turn of the first `fraction` of the trajectories becomes a state: the dialogue
 //                     before that turn exactly as the agent saw it, plus the task's reference (training-time
 //                     information for the critic only, kept in its own field — never in `messages`)
@@ -13,28 +13,11 @@ import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { agentMessages } from './agent-view';
 import { judgeCritic, type CandidateScorer, type JudgeCriticOptions } from './critic';
 import type { ColbenchTrajectory } from './episode';
-import type { DialogueTurn } from './prompts';
-import type { ColbenchKind, ColbenchTask } from './tasks';
-import type { PreferencePair } from '../coral/preference-pairs';
+import type { ColbenchTask } from './tasks';
+import type { PreferencePair } from '../../data/examples';
+import type { TurnState } from './turn-state';
 
-export interface TurnState {
-  /** `<taskId>/s<sampleIndex>/t<turn>`: stable, used in seeds and sample keys. */
-  id: string;
-  taskId: string;
-  sampleIndex: number;
-  /** 1-based index of the agent turn this state precedes. */
-  turn: number;
-  kind: ColbenchKind;
-  problem: string;
-  /** The dialogue before this turn (visible messages), for the critic's transcript. */
-  dialogue: DialogueTurn[];
-  /** What the agent saw: system, problem, then the dialogue. The DPO prompt. Never contains the reference. */
-  messages: ChatMessage[];
-  /** Training-time information: the hidden reference. Only the critic sees it. */
-  reference: string;
-  /** The turn the agent actually took here (its raw completion). */
-  original: string;
-}
+export type { TurnState };
 
 export interface TurnStateOptions {
   /** Share of the trajectories used, taken in (sampleIndex, taskId) order — the seed's file order, where sample
@@ -46,7 +29,11 @@ export interface TurnStateOptions {
 const byFileOrder = (a: ColbenchTrajectory, b: ColbenchTrajectory) =>
   a.sampleIndex - b.sampleIndex || (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0);
 
-export function turnStates(trajectories: readonly ColbenchTrajectory[], tasks: readonly ColbenchTask[], opts: TurnStateOptions = {}): TurnState[] {
+export function turnStates(
+  trajectories: readonly ColbenchTrajectory[],
+  tasks: readonly ColbenchTask[],
+  opts: TurnStateOptions = {},
+): TurnState[] {
   const fraction = opts.fraction ?? 1;
   if (!(fraction > 0 && fraction <= 1)) throw new Error(`turnStates: fraction must be in (0, 1], got ${fraction}`);
   const byId = new Map(tasks.map((t) => [t.id, t]));
@@ -96,7 +83,11 @@ export async function sampleCandidates(state: TurnState, agent: Chat, n: number,
   return { stateId: state.id, texts: out.texts, usage: out.usage };
 }
 
-export interface RankedCandidate { text: string; score: number; index: number }
+export interface RankedCandidate {
+  text: string;
+  score: number;
+  index: number;
+}
 
 export interface RankedState {
   state: TurnState;
@@ -117,11 +108,17 @@ export interface RankOptions extends JudgeCriticOptions {
  * Ranks the candidates of one state. `critic` is the judge model (ignored when `opts.scorer` is given). The task's
  * reference and problem travel in the state, so no task argument is needed.
  */
-export async function rankCandidates(state: TurnState, candidates: readonly string[], critic: Chat | undefined, opts: RankOptions = {}): Promise<RankedState> {
+export async function rankCandidates(
+  state: TurnState,
+  candidates: readonly string[],
+  critic: Chat | undefined,
+  opts: RankOptions = {},
+): Promise<RankedState> {
   const scorer = opts.scorer ?? (critic ? judgeCritic(critic, opts) : undefined);
   if (!scorer) throw new Error('rankCandidates: give a critic Chat or opts.scorer');
   const { scores, reply, usage } = await scorer(state, candidates);
-  if (scores.length !== candidates.length) throw new Error(`rankCandidates: the scorer returned ${scores.length} scores for ${candidates.length} candidates`);
+  if (scores.length !== candidates.length)
+    throw new Error(`rankCandidates: the scorer returned ${scores.length} scores for ${candidates.length} candidates`);
   const ranked = candidates
     .map((text, index) => ({ text, index, score: scores[index] }))
     .filter((c): c is RankedCandidate => c.score !== null)

@@ -1,4 +1,4 @@
-// ColBench task files (seed brief A.2): JSONL rows in the seed's own field names, normalised to one ColbenchTask.
+// ColBench task files (sweet_rl README, data formats): JSONL rows in the seed's own field names, normalised to one ColbenchTask.
 // Backend rows: `problem_description` (the vague request), `ground_truth` (Python source of the hidden reference
 // function), `test_cases` (test name → Python call expression). Frontend rows: `problem_description` (a design
 // brief), `ground_truth` (the reference HTML). Extra fields are allowed (the seed's files carry more); an `id` is
@@ -30,7 +30,6 @@ export interface ColbenchHtmlTask {
 
 export type ColbenchTask = ColbenchCodeTask | ColbenchHtmlTask;
 
-
 interface At {
   file: string;
   line: number;
@@ -50,11 +49,13 @@ function text(row: Row, field: string, at: At): string {
 
 function testCases(row: Row, at: At): Record<string, string> {
   const v = row.test_cases;
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return fail(at, 'test_cases', 'must be an object mapping test names to Python call expressions');
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    return fail(at, 'test_cases', 'must be an object mapping test names to Python call expressions');
   const entries = Object.entries(v as Row);
   if (entries.length === 0) fail(at, 'test_cases', 'must hold at least one test');
   for (const [name, expr] of entries)
-    if (typeof expr !== 'string' || expr.trim() === '') fail(at, `test_cases.${name}`, 'must be a non-empty string (a Python call expression)');
+    if (typeof expr !== 'string' || expr.trim() === '')
+      fail(at, `test_cases.${name}`, 'must be a non-empty string (a Python call expression)');
   return Object.fromEntries(entries) as Record<string, string>;
 }
 

@@ -1,4 +1,4 @@
-// The transcript as one agent sees it (seed brief A.2): its system prompt, then every turn — its own as
+// The transcript as one agent sees it (collaborative-reasoner lightning_modules/, the conversation loop): its system prompt, then every turn — its own as
 // `assistant`, its partner's as `user` — so the last message is always the partner's. Used to build requests
 // during a conversation and, identically, the prompts of SFT / DPO training examples.
 import type { ChatMessage } from '../../llm/types';

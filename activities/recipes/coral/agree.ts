@@ -1,4 +1,4 @@
-// ★ CoRal's agreement check — the stop condition of every conversation (seed brief A.2).
+// ★ CoRal's agreement check — the stop condition of every conversation (collaborative-reasoner lightning_modules/, the conversation loop).
 // After each generated turn: take each role's most recent belief (scanning back from the newest turn, which with
 // strict alternation means "the last two turns"); the agents agree when both beliefs are valid and the same
 // answer after normalisation. An unsure or failed extraction on either side is never agreement.
@@ -17,7 +17,10 @@ export function answersAgree(dataset: CoralDataset, a: Belief, b: Belief, compat
   return a.answer === b.answer;
 }
 
-export interface RoleBelief { role: string; belief: Belief }
+export interface RoleBelief {
+  role: string;
+  belief: Belief;
+}
 
 /** `turns`: the generated turns so far (turn 0, the question, has no belief), oldest first. */
 export function agreementReached(dataset: CoralDataset, turns: readonly RoleBelief[], compat: Compat): boolean {

@@ -1,8 +1,8 @@
-// One CoRal conversation (seed brief A.2). Turn 0 is the scripted question from the "student"; the "teacher"
+// One CoRal conversation (collaborative-reasoner lightning_modules/, the conversation loop). Turn 0 is the scripted question from the "student"; the "teacher"
 // answers first and the roles alternate. After every generated turn, in order: a belief-extraction call on that
 // turn alone (extract.ts), a local gold match (match.ts), and the agreement check (agree.ts) that ends the
 // conversation. CoT mode: one agent turn, simple_cot prompt.
-// Tree sampling (beamSize d > 1, brief A.7): one request with n = d; every candidate is extracted and matched; one,
+// Tree sampling (beamSize d > 1, collaborative-reasoner finetuning/): one request with n = d; every candidate is extracted and matched; one,
 // picked by a seeded PRNG, continues the conversation and the others are kept as its `siblings` (DPO material).
 import type { Chat, Decoding, TokenUsage } from '../../llm/types';
 import { agentView, type CoralRole } from './agent-view';
@@ -10,7 +10,14 @@ import { agreementReached, type RoleBelief } from './agree';
 import type { Compat } from './compat';
 import { parseExtractorReply, type Belief } from './extract';
 import { matchesGold } from './match';
-import { defaultSystemPromptStyle, EXTRACTOR_SYSTEM_PROMPT, extractorUserPrompt, openingMessage, systemPrompt, type SystemPromptStyle } from './prompts';
+import {
+  defaultSystemPromptStyle,
+  EXTRACTOR_SYSTEM_PROMPT,
+  extractorUserPrompt,
+  openingMessage,
+  systemPrompt,
+  type SystemPromptStyle,
+} from './prompts';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import type { CoralDataset, CoralTask } from './tasks';
 
@@ -102,7 +109,10 @@ export async function runCoralConversation(o: CoralConversationOptions): Promise
   const extractorDecoding: Decoding = { ...withoutSeed(o.extractorDecoding), ...(compat === 'seed' ? { seed: 42 } : {}) };
   const annotate = async (role: CoralRole, content: string, turnUsage: TokenUsage, history: RoleBelief[]): Promise<CoralTurn> => {
     const out = await o.extractor({
-      messages: [{ role: 'system', content: EXTRACTOR_SYSTEM_PROMPT }, { role: 'user', content: extractorUserPrompt(task, content) }],
+      messages: [
+        { role: 'system', content: EXTRACTOR_SYSTEM_PROMPT },
+        { role: 'user', content: extractorUserPrompt(task, content) },
+      ],
       decoding: extractorDecoding,
       sampleKey: 'extract',
     });
@@ -137,12 +147,16 @@ export async function runCoralConversation(o: CoralConversationOptions): Promise
     add(usage, out.usage);
     if (out.texts.length === 0) throw new Error(`CoRal task ${task.id} sample ${o.sampleIndex} turn ${k}: the agent returned no text`);
 
-    const perCandidate = { promptTokens: out.usage.promptTokens, completionTokens: Math.round(out.usage.completionTokens / out.texts.length) };
+    const perCandidate = {
+      promptTokens: out.usage.promptTokens,
+      completionTokens: Math.round(out.usage.completionTokens / out.texts.length),
+    };
     const history = turns.slice(1).map((t) => ({ role: t.role, belief: beliefOf(t) }));
     const candidates = await Promise.all(out.texts.map((text) => annotate(role, text, perCandidate, history)));
     // The seed picks uniformly at random; we do the same from a PRNG seeded by the input, so a retried or resumed
     // shard follows the same branch.
-    const pick = candidates.length > 1 ? Math.floor(seededRandom(hashSeed('tree', o.seed, task.id, o.sampleIndex, k))() * candidates.length) : 0;
+    const pick =
+      candidates.length > 1 ? Math.floor(seededRandom(hashSeed('tree', o.seed, task.id, o.sampleIndex, k))() * candidates.length) : 0;
     const chosen = candidates[pick];
     if (candidates.length > 1) chosen.siblings = candidates.filter((_, i) => i !== pick);
     turns.push(chosen);

@@ -1,4 +1,4 @@
-// Beliefs: which answer a turn commits to, parsed from the extractor LLM's reply (seed brief A.4).
+// Beliefs: which answer a turn commits to, parsed from the extractor LLM's reply (collaborative-reasoner evaluators/ and utils/).
 //   MMLU-Pro / GPQA: the first "(X)"; MATH: the first \boxed{}; ExploreToM / Hi-ToM: a normalised short answer.
 //   A reply containing "not sure yet" is unsure; anything else unusable is invalid. Neither can agree or be correct.
 import { firstBoxed } from '../shared/boxed';
@@ -29,7 +29,12 @@ export function normalizeTomAnswer(raw: string, dataset: CoralDataset, compat: C
     s = first.toLowerCase().replaceAll('the', '').replace(/\.+$/, '').trim();
   } else {
     const first = raw.split('\n').find((l) => l.trim() !== '') ?? '';
-    s = stripAnswerPrefix(first.trim()).toLowerCase().replace(/\bthe\b/g, '').replace(/\s+/g, ' ').trim().replace(/[.\s]+$/, '');
+    s = stripAnswerPrefix(first.trim())
+      .toLowerCase()
+      .replace(/\bthe\b/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[.\s]+$/, '');
   }
   // Hi-ToM answers are container names such as "green_bucket".
   return dataset === 'hi_tom' ? s.replace(/ /g, '_') : s;

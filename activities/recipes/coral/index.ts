@@ -10,8 +10,7 @@
  *   local-extractor.ts    rule-based reading of a full response (simulator, `collab-loop score`)
  *   match.ts              gold matching per dataset; MATH via ../shared/math-equivalence.ts (shared with debate)
  *   metrics.ts            agreement_correctness, final_success_rate, ...; social-metrics.ts (assert / persuade)
- *   sft.ts, preference-pairs.ts   training examples; formats.ts writes fairseq2 / OpenRLHF / TRL lines
- *   chat-template.ts      Llama-3.1 template as text (fairseq2 `src`)
+ *   sft.ts, preference-pairs.ts   training examples (rows per trainer: activities/data/formats.ts)
  *   compat.ts             `compat: fixed | seed` — every place we differ from the seed's released code, and why
  *   tasks.ts              task files (MMLU-Pro, GPQA, MATH, ExploreToM, Hi-ToM) → CoralTask; TaskFileError
  *   score.ts              `collab-loop score --recipe coral`
@@ -35,8 +34,6 @@ export * from './social-metrics';
 export * from './metrics';
 export * from './sft';
 export * from './preference-pairs';
-export * from './chat-template';
-export * from './formats';
 export * from './simulated-policy';
 export * from './score';
 export type { Compat } from './compat';

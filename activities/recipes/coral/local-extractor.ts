@@ -21,5 +21,5 @@ export function localExtractorReply(dataset: CoralDataset, response: string): st
     return boxed !== undefined ? `$\\boxed{${boxed}}$` : UNSURE_PHRASE;
   }
   const stated = lastMatch(response, /short answer:[ \t]*(.*)/gi) ?? lastMatch(response, /final answer(?: is)?:?[ \t]*(.*)/gi);
-  return stated && stated[1].trim() ? stated[1].trim() : UNSURE_PHRASE;
+  return stated?.[1].trim() ? stated[1].trim() : UNSURE_PHRASE;
 }

@@ -1,4 +1,4 @@
-// Gold matching per dataset (seed brief A.4), local and deterministic: option letters for MMLU-Pro / GPQA, the
+// Gold matching per dataset (collaborative-reasoner evaluators/ and utils/), local and deterministic: option letters for MMLU-Pro / GPQA, the
 // grader's equivalence for MATH (math-equivalence.ts), and the seed's first-rule-that-fires cascade for ToM.
 import type { Compat } from './compat';
 import { normalizeTomAnswer, type Belief } from './extract';

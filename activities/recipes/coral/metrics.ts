@@ -1,4 +1,4 @@
-// CoRal's metrics under the seed's names (seed brief A.3): each is a per-conversation value averaged over all
+// CoRal's metrics under the seed's names (collaborative-reasoner evaluators/): each is a per-conversation value averaged over all
 // conversations (every sample of a task counts on its own). Only the chosen turns count, never tree siblings.
 import type { Compat } from './compat';
 import type { CoralConversation } from './conversation';
@@ -36,7 +36,7 @@ export function coralMetrics(records: readonly CoralConversation[], compat: Comp
     const firstCorrect = gen.findIndex((t) => t.correct);
     const social = socialMetrics(r);
     return {
-      agreementCorrect: r.agreed && !!last?.correct ? 1 : 0,
+      agreementCorrect: r.agreed && last?.correct ? 1 : 0,
       // SEED-COMPAT: the seed's "final" success counts a conversation as solved when any turn was right, even if
       // the agents then agreed on a wrong answer.
       success: (compat === 'seed' ? firstCorrect !== -1 : r.correct) ? 1 : 0,

@@ -1,22 +1,14 @@
-// DPO preference pairs from tree-sampled conversations (seed brief A.7). At every turn that has siblings, the
+// DPO preference pairs from tree-sampled conversations (collaborative-reasoner finetuning/). At every turn that has siblings, the
 // candidates (chosen turn + siblings) share one prefix; a pair is (a candidate whose answer is correct, one whose
 // answer is not) — the seed's "score gap > 0.5" with 0/1 scores. Per turn keep `maxPairsPerTurn`, per task
 // `maxPerTask`, both after a shuffle seeded by the input (never Math.random), so reruns give the same data.
-import type { ChatMessage } from '../../llm/types';
+import type { PreferencePair } from '../../data/examples';
 import { agentView } from './agent-view';
 import type { CoralConversation, CoralTurn } from './conversation';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { byTaskAndSample } from './sft';
 
-export interface PreferencePair {
-  taskId: string;
-  sampleIndex: number;
-  turn: number;
-  /** The speaker's view before the turn: identical for chosen and rejected. */
-  messages: ChatMessage[];
-  chosen: string;
-  rejected: string;
-}
+export type { PreferencePair };
 
 export interface PreferencePairOptions {
   /** Default 1 (the seed's code; the paper used 2). */
@@ -38,10 +30,14 @@ export function buildPreferencePairs(records: readonly CoralConversation[], opts
       const bad = candidates.filter((c) => !c.correct);
       if (!good.length || !bad.length) continue;
       const messages = agentView(r.system, r.turns.slice(0, k), turn.role);
-      const all = good.flatMap((g) => bad.map((b) => ({ taskId: r.taskId, sampleIndex: r.sampleIndex, turn: k, messages, chosen: g.content, rejected: b.content })));
+      const all = good.flatMap((g) =>
+        bad.map((b) => ({ taskId: r.taskId, sampleIndex: r.sampleIndex, turn: k, messages, chosen: g.content, rejected: b.content })),
+      );
       const kept = shuffled(all, seededRandom(hashSeed('turn-pairs', seed, r.taskId, r.sampleIndex, k))).slice(0, maxPairsPerTurn);
       byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), ...kept]);
     }
   }
-  return [...byTask.entries()].flatMap(([taskId, pairs]) => shuffled(pairs, seededRandom(hashSeed('task-pairs', seed, taskId))).slice(0, maxPerTask));
+  return [...byTask.entries()].flatMap(([taskId, pairs]) =>
+    shuffled(pairs, seededRandom(hashSeed('task-pairs', seed, taskId))).slice(0, maxPerTask),
+  );
 }

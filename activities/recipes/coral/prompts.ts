@@ -1,4 +1,4 @@
-// CoRal's prompts, in our own words after the seed's descriptions (brief A.2): the agents' system prompts (three
+// CoRal's prompts, in our own words after the seed's descriptions (collaborative-reasoner lightning_modules/, the conversation loop): the agents' system prompts (three
 // styles), the answer-format line per dataset, the scripted opening message (turn 0), and the belief-extraction
 // prompt. The extractor's system prompt is a fixed constant that no agent prompt equals: the simulator and any
 // log reader tell the two kinds of request apart by it.
@@ -18,7 +18,8 @@ const TOPIC: Record<CoralDataset, string> = {
 /** How an agent must state its final answer; local-extractor.ts and the simulator rely on these shapes. */
 export function answerFormatLine(d: CoralDataset): string {
   if (isMultipleChoice(d)) return 'Whenever you commit to an answer, finish with the line "Final answer: (X)", X being the option letter.';
-  if (d === 'math') return 'Whenever you commit to an answer, finish with the line "Final answer: $\\boxed{...}$" holding the result in LaTeX.';
+  if (d === 'math')
+    return 'Whenever you commit to an answer, finish with the line "Final answer: $\\boxed{...}$" holding the result in LaTeX.';
   return 'Whenever you commit to an answer, finish with the line "Short Answer: ..." in at most a few words.';
 }
 
@@ -54,7 +55,8 @@ export function optionLines(options: readonly string[]): string {
 
 /** Turn 0: the scripted message that opens every conversation, attributed to the "student". */
 export function openingMessage(task: CoralTask): string {
-  if (isMultipleChoice(task.dataset)) return `Could you help me with this question?\n\nQuestion: ${task.question}\n\nOptions:\n${optionLines(task.options ?? [])}`;
+  if (isMultipleChoice(task.dataset))
+    return `Could you help me with this question?\n\nQuestion: ${task.question}\n\nOptions:\n${optionLines(task.options ?? [])}`;
   if (task.dataset === 'math') return `Could you help me with this math problem?\n\nProblem: ${task.question}`;
   return `Could you help me answer a question about this story?\n\nStory: ${task.story ?? ''}\n\nQuestion: ${task.question}`;
 }
@@ -88,7 +90,7 @@ function extractorDemand(d: CoralDataset): string {
   return 'Reply with only the committed answer in fewer than five words, or "not sure yet".';
 }
 
-/** The extractor sees the task and ONE reply — never the conversation (seed brief A.2). */
+/** The extractor sees the task and ONE reply — never the conversation (collaborative-reasoner lightning_modules/, the conversation loop). */
 export function extractorUserPrompt(task: CoralTask, response: string): string {
   return `${extractorTaskBlock(task)}\n\n${EXTRACTOR_RESPONSE_MARKER}\n${response}\n### End of reply\n\n${extractorDemand(task.dataset)}`;
 }

@@ -35,6 +35,8 @@ export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
     if (!o.dataset || !isCoralDataset(o.dataset))
       throw new ScoreInputError(`--dataset: must be one of ${CORAL_DATASETS.join(', ')} for --recipe coral`);
     const dataset = o.dataset;
-    return jsonlRows(o.input).map(({ row, line }) => JSON.stringify(scoreCoralRecord(dataset, row, { file: o.input, line, compat: o.compat })));
+    return jsonlRows(o.input).map(({ row, line }) =>
+      JSON.stringify(scoreCoralRecord(dataset, row, { file: o.input, line, compat: o.compat })),
+    );
   },
 };

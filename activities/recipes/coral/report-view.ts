@@ -8,7 +8,9 @@ export function coralConversationView(c: CoralConversation, task: CoralTask | un
   const turns = c.turns.map((t) => ({
     speaker: t.role,
     text: t.content,
-    ...(t.extracted !== undefined ? { note: `belief: ${t.extracted || '(none)'}${t.correct === undefined ? '' : t.correct ? ' ✓' : ' ✗'}` } : {}),
+    ...(t.extracted !== undefined
+      ? { note: `belief: ${t.extracted || '(none)'}${t.correct === undefined ? '' : t.correct ? ' ✓' : ' ✗'}` }
+      : {}),
   }));
   const generated = c.turns.length - 1; // turn 0 is the question
   const how = c.mode === 'cot' ? 'one agent' : c.agreed ? `agreed after ${generated} turn(s)` : `no agreement in ${generated} turn(s)`;

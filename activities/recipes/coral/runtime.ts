@@ -3,7 +3,7 @@
 import type { CoralRecipeConfig } from './config';
 import type { RecipeRuntime, Split } from '../types';
 import { runCoralConversation, type CoralConversation } from './conversation';
-import { formatPreferences, formatSft, type TrainingDataFormat } from './formats';
+import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
 import { agentView } from './agent-view';
 import { defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
 import { coralMetrics } from './metrics';
@@ -63,12 +63,21 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
     },
     describeRecord: (split, record) => {
       const c = record as CoralConversation;
-      return coralConversationView(c, tasksFor(cfg, split).find((t) => t.id === c.taskId));
+      return coralConversationView(
+        c,
+        tasksFor(cfg, split).find((t) => t.id === c.taskId),
+      );
     },
     // The teacher's first request of an evaluation conversation.
     probePrompts: (n) =>
-      tasksFor(cfg, 'eval').slice(0, n).map((task) =>
-        agentView(systemPrompt(task.dataset, defaultSystemPromptStyle(task.dataset)), [{ role: 'student', content: openingMessage(task) }], 'teacher'),
-      ),
+      tasksFor(cfg, 'eval')
+        .slice(0, n)
+        .map((task) =>
+          agentView(
+            systemPrompt(task.dataset, defaultSystemPromptStyle(task.dataset)),
+            [{ role: 'student', content: openingMessage(task) }],
+            'teacher',
+          ),
+        ),
   };
 }

@@ -17,9 +17,17 @@ export interface ScoredRecord {
   correct: boolean;
 }
 
-export interface RowLocation { file: string; line: number }
+export interface RowLocation {
+  file: string;
+  line: number;
+}
 
-export function scoreRecord(dataset: CoralDataset, row: unknown, compat: Compat, at: RowLocation = { file: '(input)', line: 0 }): ScoredRecord {
+export function scoreRecord(
+  dataset: CoralDataset,
+  row: unknown,
+  compat: Compat,
+  at: RowLocation = { file: '(input)', line: 0 },
+): ScoredRecord {
   if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(at.file, at.line, '', 'the row must be a JSON object');
   const r = row as Record<string, unknown>;
   const task = parseCoralRow(r, dataset, at.file, at.line);

@@ -1,21 +1,14 @@
-// SFT examples from CoRal conversations (seed brief A.7): each generated turn becomes (the speaker's view of the
+// SFT examples from CoRal conversations (collaborative-reasoner finetuning/): each generated turn becomes (the speaker's view of the
 // conversation before it, the turn's text).
 //   'correct_agreement' (default, the paper's intent): every turn of conversations whose agreement is correct.
 //   'all_turns': every turn of every conversation, no correctness filter — what the seed's iterative_training.py
 //     actually runs (success_conv_only=False, filter_by_turns=False); kept to reproduce its numbers.
 // Records are taken in (task, sample) order so the result does not depend on the order shards finished.
-import type { ChatMessage } from '../../llm/types';
+import type { SftExample } from '../../data/examples';
 import { agentView } from './agent-view';
 import type { CoralConversation } from './conversation';
 
-export interface SftExample {
-  taskId: string;
-  sampleIndex: number;
-  /** Index of the target turn in the conversation (≥ 1). */
-  turn: number;
-  messages: ChatMessage[];
-  completion: string;
-}
+export type { SftExample };
 
 export interface SftOptions {
   /** Examples (turns) kept per task at most. Default 10, the seed's `max_instance_per_example`. */
@@ -36,7 +29,13 @@ export function buildSftExamples(records: readonly CoralConversation[], opts: Sf
     if (selection === 'correct_agreement' && !(r.agreed && last?.correct)) continue;
     for (let k = 1; k < r.turns.length && (perTask.get(r.taskId) ?? 0) < maxPerTask; k++) {
       perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
-      out.push({ taskId: r.taskId, sampleIndex: r.sampleIndex, turn: k, messages: agentView(r.system, r.turns.slice(0, k), r.turns[k].role), completion: r.turns[k].content });
+      out.push({
+        taskId: r.taskId,
+        sampleIndex: r.sampleIndex,
+        turn: k,
+        messages: agentView(r.system, r.turns.slice(0, k), r.turns[k].role),
+        completion: r.turns[k].content,
+      });
     }
   }
   return out;

@@ -25,7 +25,11 @@ export interface SimulatedRequest {
   temperature: number;
   maxTokens?: number;
 }
-export interface SimulatedReply { texts: string[]; promptTokens: number; completionTokens: number[] }
+export interface SimulatedReply {
+  texts: string[];
+  promptTokens: number;
+  completionTokens: number[];
+}
 export type CoralSimulatedPolicy = (req: SimulatedRequest) => SimulatedReply;
 
 export interface CoralSimulatedPolicyOptions {
@@ -37,7 +41,11 @@ export interface CoralSimulatedPolicyOptions {
 }
 
 const textOf = (c: unknown): string =>
-  typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('') : '';
+  typeof c === 'string'
+    ? c
+    : Array.isArray(c)
+      ? c.map((p) => (p && typeof p === 'object' && 'text' in p ? String(p.text) : '')).join('')
+      : '';
 const wordCount = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 const OPENERS = [
@@ -56,7 +64,8 @@ function statement(task: CoralTask, answer: string): string {
 }
 
 function reasoning(task: CoralTask, answer: string): string {
-  if (isMultipleChoice(task.dataset)) return `Option (${answer}), "${task.options?.[answer.charCodeAt(0) - 65] ?? ''}", is the one that fits.`;
+  if (isMultipleChoice(task.dataset))
+    return `Option (${answer}), "${task.options?.[answer.charCodeAt(0) - 65] ?? ''}", is the one that fits.`;
   if (task.dataset === 'math') return `Carrying the computation through gives ${answer}.`;
   return `Following who saw what in the story, the answer is ${answer}.`;
 }
@@ -82,7 +91,10 @@ function wrongTom(task: CoralTask, rand: () => number): string {
   if (gold.startsWith('knows about')) return gold.replace('knows about', 'does not know about');
   if (gold.includes('does not know')) return gold.replace('does not know', 'knows');
   const story = task.story ?? '';
-  const mentioned = task.dataset === 'hi_tom' ? story.match(/\b[a-z]+_[a-z]+\b/g) : [...story.matchAll(/\bthe ((?:other )?[a-z]+)/gi)].map((m) => m[1].toLowerCase());
+  const mentioned =
+    task.dataset === 'hi_tom'
+      ? story.match(/\b[a-z]+_[a-z]+\b/g)
+      : [...story.matchAll(/\bthe ((?:other )?[a-z]+)/gi)].map((m) => m[1].toLowerCase());
   const target = tomGold(task.gold, task.dataset, 'fixed');
   const others = [...new Set(mentioned ?? [])].filter((w) => !tomMatches(w, target));
   return others.length ? others[Math.floor(rand() * others.length)] : 'somewhere else';
@@ -111,7 +123,10 @@ function datasetFromDemand(prompt: string): CoralDataset {
 
 export function createCoralSimulatedPolicy(o: CoralSimulatedPolicyOptions): CoralSimulatedPolicy {
   const agreeability = o.agreeability ?? 0.6;
-  for (const [name, v] of [['skill', o.skill], ['agreeability', agreeability]] as const)
+  for (const [name, v] of [
+    ['skill', o.skill],
+    ['agreeability', agreeability],
+  ] as const)
     if (!(v >= 0 && v <= 1)) throw new Error(`simulated policy: "${name}" must be a number in [0, 1], got ${v}`);
   // Exact prompt texts → task: O(1) lookups, and ToM tasks that share a question but not a story stay apart.
   const byOpening = new Map(o.tasks.map((t) => [openingMessage(t), t]));
@@ -137,10 +152,12 @@ export function createCoralSimulatedPolicy(o: CoralSimulatedPolicyOptions): Cora
     if (rand() < 0.08 * (1 - o.skill)) return `${opener} I am ${UNSURE_PHRASE} how to settle this; which step do you find most convincing?`;
     if (partnerAnswer) {
       const adopt = partnerAnswer.correct ? agreeability + (1 - agreeability) * o.skill : agreeability * (1 - o.skill);
-      if (rand() < adopt) return `${opener} I went over your reasoning and it holds up. ${reasoning(task, partnerAnswer.answer)}\n${statement(task, partnerAnswer.answer)}`;
+      if (rand() < adopt)
+        return `${opener} I went over your reasoning and it holds up. ${reasoning(task, partnerAnswer.answer)}\n${statement(task, partnerAnswer.answer)}`;
     }
     const answer = knows ? task.gold : (myAnswer?.answer ?? wrongAnswer(task, rand));
-    const stance = partnerAnswer && partnerAnswer.answer !== answer ? 'I do not think your conclusion is right; one step does not hold. ' : '';
+    const stance =
+      partnerAnswer && partnerAnswer.answer !== answer ? 'I do not think your conclusion is right; one step does not hold. ' : '';
     return `${opener} ${stance}${reasoning(task, answer)}\n${statement(task, answer)}`;
   };
 

@@ -1,4 +1,4 @@
-// CoRal's social-behaviour metrics for one conversation (seed brief A.3). Per generated turn i, with answers
+// CoRal's social-behaviour metrics for one conversation (collaborative-reasoner evaluators/). Per generated turn i, with answers
 // a[0] = "not sure yet", a[i] = turn i's belief, and scores s[i] = 1 correct / 0 wrong or unusable / 0.5 unsure:
 //  - assertive: the partner's previous answer differs from mine two turns ago, and I repeat mine;
 //  - persuasive: the partner's next answer differs from their previous one and equals mine (the last turn has no

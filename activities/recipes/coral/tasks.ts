@@ -1,4 +1,4 @@
-// CoRal task files: JSONL rows in each dataset's own field names (as the seed reads them, brief A.5), normalised
+// CoRal task files: JSONL rows in each dataset's own field names (as the seed reads them, collaborative-reasoner README, datasets), normalised
 // to one CoralTask. A bad row is one TaskFileError naming file, line and field — never a stack trace.
 import { parseTaskRows, TaskFileError, type Row, readTaskFile } from '../task-file';
 
@@ -24,7 +24,10 @@ export const isTheoryOfMind = (d: CoralDataset) => d === 'explore_tom' || d === 
 export const optionLetter = (i: number) => String.fromCharCode(65 + i);
 export const isCoralDataset = (d: string): d is CoralDataset => (CORAL_DATASETS as readonly string[]).includes(d);
 
-interface At { file: string; line: number }
+interface At {
+  file: string;
+  line: number;
+}
 
 function text(row: Row, field: string, at: At, numbersAllowed = false): string {
   const v = row[field];
@@ -54,7 +57,12 @@ export function parseCoralRow(row: Row, dataset: CoralDataset, file: string, lin
       const options = optionList(row, 'options', at);
       const answer = text(row, 'answer', at).trim().toUpperCase();
       if (!/^[A-Z]$/.test(answer) || answer.charCodeAt(0) - 65 >= options.length)
-        throw new TaskFileError(file, line, 'answer', `must be one of the option letters A-${optionLetter(options.length - 1)}, got "${answer}"`);
+        throw new TaskFileError(
+          file,
+          line,
+          'answer',
+          `must be one of the option letters A-${optionLetter(options.length - 1)}, got "${answer}"`,
+        );
       return { id, dataset, question, options, gold: answer };
     }
     case 'gpqa': {

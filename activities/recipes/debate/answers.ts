@@ -13,7 +13,12 @@ export function parseAnswer(dataset: DebateDataset, reply: string): string | und
     return letter?.toUpperCase();
   }
   if (!boxed) return undefined;
-  return dataset === 'gsm8k' ? boxed.replace(/^\\\$|^\$|,/g, '').replace(/\\%|%$/g, '').trim() || undefined : boxed;
+  return dataset === 'gsm8k'
+    ? boxed
+        .replace(/^\\\$|^\$|,/g, '')
+        .replace(/\\%|%$/g, '')
+        .trim() || undefined
+    : boxed;
 }
 
 /** Two agents' answers are the same answer (symmetric: neither is the gold). */

@@ -31,11 +31,13 @@ export const debateRecipeSchema = z.strictObject({
   temperature: z.number().min(0).max(2).default(1),
   topP: z.number().gt(0).max(1).default(0.9),
   maxTokens: positiveInt.default(2048),
-  data: z.strictObject({
-    /** Critic examples that kept their round-0 answer ("maintained") per example that changed it ("corrected"): the
-     *  seed adds one maintained example per corrected one with probability 0.5, about 1 : 2. */
-    maintainedPerCorrected: z.number().min(0).default(0.5),
-  }).prefault({}),
+  data: z
+    .strictObject({
+      /** Critic examples that kept their round-0 answer ("maintained") per example that changed it ("corrected"): the
+       *  seed adds one maintained example per corrected one with probability 0.5, about 1 : 2. */
+      maintainedPerCorrected: z.number().min(0).default(0.5),
+    })
+    .prefault({}),
 });
 
 export type DebateRecipeConfig = z.infer<typeof debateRecipeSchema>;

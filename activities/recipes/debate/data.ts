@@ -6,13 +6,14 @@
 //     (round 0 said otherwise) and "maintained" (round 0 already agreed); all corrected examples are kept, plus
 //     `maintainedPerCorrected` maintained ones per corrected one, drawn at random (the seed: one with probability
 //     0.5 per corrected example). Only the final reply is the target; the earlier rounds are its context.
-import type { SftExample } from '../coral/sft';
+import type { SftExample } from '../../data/examples';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { sameAnswer } from './answers';
 import { criticRole, generatorRole, type DebateRecord } from './debate';
 import type { DebateDataset } from './tasks';
 
-const byTaskAndSample = (a: DebateRecord, b: DebateRecord) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.sampleIndex - b.sampleIndex);
+const byTaskAndSample = (a: DebateRecord, b: DebateRecord) =>
+  a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.sampleIndex - b.sampleIndex;
 const reply = (r: DebateRecord, n: number, round: number) => r.agents[n].messages[2 * round + 1].content as string;
 
 export interface DebateData {
@@ -21,7 +22,10 @@ export interface DebateData {
   counts: Record<string, number>;
 }
 
-export function debateTrainingData(records: readonly DebateRecord[], o: { dataset: DebateDataset; maintainedPerCorrected: number; seed: number }): DebateData {
+export function debateTrainingData(
+  records: readonly DebateRecord[],
+  o: { dataset: DebateDataset; maintainedPerCorrected: number; seed: number },
+): DebateData {
   const examples: Record<string, SftExample[]> = {};
   const counts: Record<string, number> = {};
   const sorted = [...records].sort(byTaskAndSample);
@@ -36,10 +40,22 @@ export function debateTrainingData(records: readonly DebateRecord[], o: { datase
       const consensus = r.roundVotes[r.roundVotes.length - 1].answer;
       if (!a || consensus === undefined) continue;
       if (same(a.answers[0], consensus))
-        generator.push({ taskId: r.taskId, sampleIndex: r.sampleIndex, turn: 0, messages: a.messages.slice(0, 1), completion: reply(r, n, 0) });
+        generator.push({
+          taskId: r.taskId,
+          sampleIndex: r.sampleIndex,
+          turn: 0,
+          messages: a.messages.slice(0, 1),
+          completion: reply(r, n, 0),
+        });
       const last = a.answers.length - 1;
       if (last >= 1 && same(a.answers[last], consensus)) {
-        const ex = { taskId: r.taskId, sampleIndex: r.sampleIndex, turn: last, messages: a.messages.slice(0, 2 * last + 1), completion: reply(r, n, last) };
+        const ex = {
+          taskId: r.taskId,
+          sampleIndex: r.sampleIndex,
+          turn: last,
+          messages: a.messages.slice(0, 2 * last + 1),
+          completion: reply(r, n, last),
+        };
         (same(a.answers[0], a.answers[last]) ? maintained : corrected).push(ex);
       }
     }

@@ -48,11 +48,13 @@ export interface DebateOptions {
   seed: number;
 }
 
-const text = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+const text = (m: ChatMessage) =>
+  typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 
 export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
   const { task, agents: n, rounds } = o;
-  if (!Number.isInteger(n) || n < 1 || !Number.isInteger(rounds) || rounds < 1) throw new Error(`debate: agents and rounds must be positive integers, got ${n} × ${rounds}`);
+  if (!Number.isInteger(n) || n < 1 || !Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`debate: agents and rounds must be positive integers, got ${n} × ${rounds}`);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   const chat = (role: string) => {
     const c = o.chats[role];
@@ -77,24 +79,37 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     // Everything an agent is shown in round r comes from round r−1: computed before anyone answers.
     const previous = records.map((a) => (r === 0 ? '' : text(a.messages[a.messages.length - 1])));
     const roundSummaries: string[] = [];
-    const requests = await Promise.all(records.map(async (_, i) => {
-      if (r === 0) return firstRoundPrompt(task.dataset, task.problem);
-      const others = previous.filter((_, j) => j !== i);
-      if (others.length === 0) return selfCheckPrompt(task.dataset);
-      if (!o.summarize) return debateRoundPrompt(task.dataset, others);
-      const summary = await ask(SUMMARIZER_ROLE, [{ role: 'user', content: summaryRequest(others) }], `s${o.sampleIndex}/r${r}/summary${i}`);
-      roundSummaries[i] = summary;
-      return summarizedRoundPrompt(task.dataset, summary);
-    }));
+    const requests = await Promise.all(
+      records.map(async (_, i) => {
+        if (r === 0) return firstRoundPrompt(task.dataset, task.problem);
+        const others = previous.filter((_, j) => j !== i);
+        if (others.length === 0) return selfCheckPrompt(task.dataset);
+        if (!o.summarize) return debateRoundPrompt(task.dataset, others);
+        const summary = await ask(
+          SUMMARIZER_ROLE,
+          [{ role: 'user', content: summaryRequest(others) }],
+          `s${o.sampleIndex}/r${r}/summary${i}`,
+        );
+        roundSummaries[i] = summary;
+        return summarizedRoundPrompt(task.dataset, summary);
+      }),
+    );
     if (o.summarize) summaries.push(r === 0 ? [] : roundSummaries);
-    await Promise.all(records.map(async (a, i) => {
-      a.messages.push({ role: 'user', content: requests[i] });
-      const reply = await ask(r === 0 ? generatorRole(i) : criticRole(i), [...a.messages], `s${o.sampleIndex}/r${r}/a${i}`);
-      a.messages.push({ role: 'assistant', content: reply });
-      a.answers.push(parseAnswer(task.dataset, reply));
-    }));
+    await Promise.all(
+      records.map(async (a, i) => {
+        a.messages.push({ role: 'user', content: requests[i] });
+        const reply = await ask(r === 0 ? generatorRole(i) : criticRole(i), [...a.messages], `s${o.sampleIndex}/r${r}/a${i}`);
+        a.messages.push({ role: 'assistant', content: reply });
+        a.answers.push(parseAnswer(task.dataset, reply));
+      }),
+    );
   }
-  const roundVotes = Array.from({ length: rounds }, (_, r) => majorityVote(task.dataset, records.map((a) => a.answers[r])));
+  const roundVotes = Array.from({ length: rounds }, (_, r) =>
+    majorityVote(
+      task.dataset,
+      records.map((a) => a.answers[r]),
+    ),
+  );
   return {
     taskId: task.id,
     sampleIndex: o.sampleIndex,

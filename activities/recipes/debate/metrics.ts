@@ -8,7 +8,10 @@ import type { DebateDataset } from './tasks';
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
-export function debateMetrics(records: readonly DebateRecord[], o: { dataset: DebateDataset; compat: 'fixed' | 'seed' }): Record<string, number> {
+export function debateMetrics(
+  records: readonly DebateRecord[],
+  o: { dataset: DebateDataset; compat: 'fixed' | 'seed' },
+): Record<string, number> {
   const finalVote = (r: DebateRecord) => r.roundVotes[r.roundVotes.length - 1];
   const counted = o.compat === 'seed' ? records.filter((r) => finalVote(r).answer !== undefined) : records;
   const correct = counted.map((r) => (r.correct ? 1 : 0));
@@ -18,11 +21,13 @@ export function debateMetrics(records: readonly DebateRecord[], o: { dataset: De
     // Standard error of the mean, as the paper reports it.
     accuracy_se: counted.length > 1 ? Math.sqrt((acc * (1 - acc)) / counted.length) : 0,
     no_answer_rate: mean(records.map((r) => (finalVote(r).answer === undefined ? 1 : 0))),
-    consensus_rate: mean(records.map((r) => {
-      const v = finalVote(r);
-      const winner = v.clusters.find((c) => c.answer === v.answer);
-      return (winner?.count ?? 0) / r.agents.length;
-    })),
+    consensus_rate: mean(
+      records.map((r) => {
+        const v = finalVote(r);
+        const winner = v.clusters.find((c) => c.answer === v.answer);
+        return (winner?.count ?? 0) / r.agents.length;
+      }),
+    ),
     debates: records.length,
     answered: counted.length,
     total_tokens: records.reduce((a, r) => a + r.usage.promptTokens + r.usage.completionTokens, 0),

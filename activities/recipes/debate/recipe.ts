@@ -27,8 +27,10 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig> = {
   headlineMetric: 'accuracy',
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => debateRuntime(cfg, o.seed, o.format),
-  check: (cfg, o) =>
-    o.trainerMethod === 'dpo' ? { field: 'trainer.method', message: 'debate trains its agents with SFT (the seed finetunes on consensus answers): use sft' } : undefined,
+  check: (_cfg, o) =>
+    o.trainerMethod === 'dpo'
+      ? { field: 'trainer.method', message: 'debate trains its agents with SFT (the seed finetunes on consensus answers): use sft' }
+      : undefined,
   simulator: {
     taskKind: (cfg) => cfg.dataset,
     policy: (files, p) => {
@@ -36,24 +38,33 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig> = {
         if (!isDebateDataset(kind)) throw new Error(`--tasks ${file}:${kind}: the dataset must be one of ${DEBATE_DATASETS.join(', ')}`);
         return loadDebateTasks(file, kind);
       });
-      return createDebateSimulatedPolicy({ tasks, skill: p.skill, agreeability: p.agreeability }) as ReturnType<RecipeDefinition['simulator']['policy']>;
+      return createDebateSimulatedPolicy({ tasks, skill: p.skill, agreeability: p.agreeability }) as ReturnType<
+        RecipeDefinition['simulator']['policy']
+      >;
     },
   },
   // Each record ({"answers": [agent replies or answers], "answer": gold}) → every agent's answer, the vote, and
   // whether the vote is right: the way to check answer parsing and the vote on hand-labelled cases.
   score: async (o) => {
-    if (!o.dataset || !isDebateDataset(o.dataset)) throw new ScoreInputError(`--dataset: must be one of ${DEBATE_DATASETS.join(', ')} for --recipe debate`);
+    if (!o.dataset || !isDebateDataset(o.dataset))
+      throw new ScoreInputError(`--dataset: must be one of ${DEBATE_DATASETS.join(', ')} for --recipe debate`);
     const dataset = o.dataset;
     return jsonlRows(o.input).map(({ row: raw, line }) => {
       const where = `${o.input} line ${line}`;
       const row = (raw ?? {}) as { answers?: unknown; answer?: unknown };
       if (!Array.isArray(row.answers) || !row.answers.every((a) => typeof a === 'string'))
         throw new ScoreInputError(`${where}: field "answers" must be a list of the agents' replies (strings)`);
-      if (typeof row.answer !== 'string' && typeof row.answer !== 'number') throw new ScoreInputError(`${where}: field "answer" (the gold answer) is missing`);
+      if (typeof row.answer !== 'string' && typeof row.answer !== 'number')
+        throw new ScoreInputError(`${where}: field "answer" (the gold answer) is missing`);
       // A bare answer counts as the agent's boxed answer.
       const answers = (row.answers as string[]).map((a) => parseAnswer(dataset, a.includes('\\boxed') ? a : `\\boxed{${a}}`));
       const vote = majorityVote(dataset, answers);
-      return JSON.stringify({ answers, vote: vote.answer ?? null, clusters: vote.clusters.map((c) => ({ answer: c.answer, count: c.count })), correct: isCorrect(dataset, vote.answer, String(row.answer)) });
+      return JSON.stringify({
+        answers,
+        vote: vote.answer ?? null,
+        clusters: vote.clusters.map((c) => ({ answer: c.answer, count: c.count })),
+        correct: isCorrect(dataset, vote.answer, String(row.answer)),
+      });
     });
   },
 };

@@ -12,7 +12,11 @@ export function debateConversationView(r: DebateRecord, task?: DebateTask): Conv
   for (let k = 0; k < rounds; k++)
     for (const [n, a] of r.agents.entries()) {
       if (r.summaries?.[k]?.[n]) turns.push({ speaker: `summary for agent ${n} · round ${k}`, text: r.summaries[k][n] });
-      turns.push({ speaker: `agent ${n} · round ${k}`, text: String(a.messages[2 * k + 1]?.content ?? ''), note: `answer: ${a.answers[k] ?? '(none)'}` });
+      turns.push({
+        speaker: `agent ${n} · round ${k}`,
+        text: String(a.messages[2 * k + 1]?.content ?? ''),
+        note: `answer: ${a.answers[k] ?? '(none)'}`,
+      });
     }
   return {
     id: `${r.taskId} #${r.sampleIndex}`,

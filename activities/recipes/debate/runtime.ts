@@ -1,7 +1,7 @@
 // Glue between debate's pure logic (this folder) and the generic stages: tasks per split, one debate per
 // (task, sample), metrics, and the data every generator and critic role learns from.
 import type { RecipeRuntime, Split } from '../types';
-import { formatSft, type TrainingDataFormat } from '../coral/formats';
+import { formatSft, type TrainingDataFormat } from '../../data/formats';
 import type { DebateRecipeConfig } from './config';
 import { debateTrainingData } from './data';
 import { runDebate, type DebateRecord } from './debate';
@@ -34,7 +34,11 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
     runTask: ({ split, taskIndex, sampleIndex, chats }) =>
       runDebate({
-        task: tasksFor(split)[taskIndex], sampleIndex, agents, rounds, summarize: cfg.summarize,
+        task: tasksFor(split)[taskIndex],
+        sampleIndex,
+        agents,
+        rounds,
+        summarize: cfg.summarize,
         chats,
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
         seed,
@@ -42,15 +46,25 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
     recordTokens: (r) => (r as DebateRecord).usage.promptTokens + (r as DebateRecord).usage.completionTokens,
     metrics: (records) => debateMetrics(records as DebateRecord[], { dataset: cfg.dataset, compat: cfg.compat }),
     buildData: (records) => {
-      const data = debateTrainingData(records as DebateRecord[], { dataset: cfg.dataset, maintainedPerCorrected: cfg.data.maintainedPerCorrected, seed });
+      const data = debateTrainingData(records as DebateRecord[], {
+        dataset: cfg.dataset,
+        maintainedPerCorrected: cfg.data.maintainedPerCorrected,
+        seed,
+      });
       // One trained model per iteration for now: every role's examples go to it (each role keeps its own count).
       const all = Object.values(data.examples).flat();
       return { sft: formatSft(all, format), dpo: [], counts: { ...data.counts, sft_examples: all.length } };
     },
     describeRecord: (split, record) => {
       const r = record as DebateRecord;
-      return debateConversationView(r, tasksFor(split).find((t) => t.id === r.taskId));
+      return debateConversationView(
+        r,
+        tasksFor(split).find((t) => t.id === r.taskId),
+      );
     },
-    probePrompts: (n) => tasksFor('eval').slice(0, n).map((t) => [{ role: 'user' as const, content: firstRoundPrompt(t.dataset, t.problem) }]),
+    probePrompts: (n) =>
+      tasksFor('eval')
+        .slice(0, n)
+        .map((t) => [{ role: 'user' as const, content: firstRoundPrompt(t.dataset, t.problem) }]),
   };
 }

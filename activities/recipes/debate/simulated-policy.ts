@@ -16,7 +16,8 @@ export interface DebateSimulatedPolicyOptions {
   agreeability?: number;
 }
 
-const textOf = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p as { text?: string }).text ?? '').join('') : '');
+const textOf = (c: unknown): string =>
+  typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p as { text?: string }).text ?? '').join('') : '';
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 function wrongAnswer(task: DebateTask, rand: () => number): string {
@@ -30,7 +31,8 @@ function wrongAnswer(task: DebateTask, rand: () => number): string {
   return Number.isFinite(n) ? String(n + k) : `${task.gold}+${k}`;
 }
 
-const solution = (answer: string) => `- I restate what is asked and the quantities involved.\n- I work through it step by step.\n- So the answer is \\boxed{${answer}}.`;
+const solution = (answer: string) =>
+  `- I restate what is asked and the quantities involved.\n- I work through it step by step.\n- So the answer is \\boxed{${answer}}.`;
 
 /** The answers a summary states ("… reaches X."), as the summariser below writes them. */
 const NO_ANSWER = 'no answer';
@@ -38,18 +40,27 @@ const summaryAnswers = (summary: string) => [...summary.matchAll(/reaches (.+?)\
 
 export function createDebateSimulatedPolicy(o: DebateSimulatedPolicyOptions): (req: SimulatedRequest) => SimulatedReply {
   const agreeability = o.agreeability ?? 0.6;
-  for (const [name, v] of [['skill', o.skill], ['agreeability', agreeability]] as const)
+  for (const [name, v] of [
+    ['skill', o.skill],
+    ['agreeability', agreeability],
+  ] as const)
     if (!(v >= 0 && v <= 1)) throw new Error(`simulated policy: "${name}" must be a number in [0, 1], got ${v}`);
   const byFirstPrompt = new Map(o.tasks.map((t) => [firstRoundPrompt(t.dataset, t.problem), t]));
 
   const answerFor = (task: DebateTask, msgs: Array<{ role: string; content: string }>, rand: () => number): string => {
     if (rand() < o.skill) return task.gold;
-    const mine = msgs.filter((m) => m.role === 'assistant').map((m) => parseAnswer(task.dataset, m.content)).pop();
+    const mine = msgs
+      .filter((m) => m.role === 'assistant')
+      .map((m) => parseAnswer(task.dataset, m.content))
+      .pop();
     const last = msgs[msgs.length - 1].content;
     const others = last.includes(PROMPT_MARKERS.summarized)
       ? summaryAnswers(last)
       : last.includes(PROMPT_MARKERS.debate)
-        ? last.split('Answer of another agent').slice(1).map((a) => parseAnswer(task.dataset, a))
+        ? last
+            .split('Answer of another agent')
+            .slice(1)
+            .map((a) => parseAnswer(task.dataset, a))
         : [];
     const popular = majorityVote(task.dataset, others).answer;
     if (popular !== undefined && rand() < agreeability) return popular;
@@ -65,7 +76,9 @@ export function createDebateSimulatedPolicy(o: DebateSimulatedPolicyOptions): (r
       const last = msgs[msgs.length - 1]?.content ?? '';
       if (last.includes(PROMPT_MARKERS.summary)) {
         const listed = last.split(/^Solution \d+:\n/m).slice(1);
-        return listed.map((s, k) => `Solution ${k + 1} works through the problem step by step and reaches ${parseAnswer('math', s) ?? NO_ANSWER}.`).join('\n');
+        return listed
+          .map((s, k) => `Solution ${k + 1} works through the problem step by step and reaches ${parseAnswer('math', s) ?? NO_ANSWER}.`)
+          .join('\n');
       }
       const task = byFirstPrompt.get(msgs[0]?.content ?? '');
       if (!task) return 'I cannot tell which problem this is.';

@@ -48,7 +48,8 @@ function parseRow(row: Row, dataset: DebateDataset, file: string, line: number):
   if (!Array.isArray(options) || options.length < 2 || options.length > 26 || !options.every((o) => typeof o === 'string'))
     throw new TaskFileError(file, line, field, 'must be a list of 2 to 26 option strings');
   const a = row.answer;
-  const index = typeof a === 'number' ? a : typeof a === 'string' && /^[A-Za-z]$/.test(a.trim()) ? a.trim().toUpperCase().charCodeAt(0) - 65 : -1;
+  const index =
+    typeof a === 'number' ? a : typeof a === 'string' && /^[A-Za-z]$/.test(a.trim()) ? a.trim().toUpperCase().charCodeAt(0) - 65 : -1;
   if (!Number.isInteger(index) || index < 0 || index >= options.length)
     throw new TaskFileError(file, line, 'answer', `must be an option letter (A–${optionLetter(options.length - 1)}) or a 0-based index`);
   const question = text(row, 'question', file, line);

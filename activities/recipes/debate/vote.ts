@@ -35,7 +35,6 @@ export function clusterAnswers(dataset: DebateDataset, answers: ReadonlyArray<st
 export function majorityVote(dataset: DebateDataset, answers: ReadonlyArray<string | undefined>): Vote {
   const clusters = clusterAnswers(dataset, answers);
   let best: VoteCluster | undefined;
-  for (const c of clusters)
-    if (!best || c.count > best.count || (c.count === best.count && c.answer > best.answer)) best = c;
+  for (const c of clusters) if (!best || c.count > best.count || (c.count === best.count && c.answer > best.answer)) best = c;
   return { answer: best?.answer, clusters };
 }

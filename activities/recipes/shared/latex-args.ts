@@ -1,6 +1,10 @@
 // Reading LaTeX command arguments: a brace group `{...}` (balanced) or, as LaTeX allows, a single token (`\frac12`).
 
-export interface Arg { text: string; end: number; braced: boolean }
+export interface Arg {
+  text: string;
+  end: number;
+  braced: boolean;
+}
 
 /** The argument starting at `i` (spaces skipped), or undefined at the end of the string. */
 export function readArg(s: string, i: number): Arg | undefined {
@@ -24,7 +28,7 @@ export function readArg(s: string, i: number): Arg | undefined {
 
 /** If the whole string is `\cmd{...}` (one balanced group), its content; else undefined. */
 export function unwrapCommand(s: string, cmd: string): string | undefined {
-  if (!s.startsWith(cmd + '{')) return undefined;
+  if (!s.startsWith(`${cmd}{`)) return undefined;
   const arg = readArg(s, cmd.length);
   return arg && arg.end === s.length ? arg.text : undefined;
 }

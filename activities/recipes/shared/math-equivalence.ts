@@ -1,4 +1,4 @@
-// MATH gold matching: the PRM800K-style `grade_answer` CoRal's evaluator calls (seed brief A.4), with the sympy
+// MATH gold matching: the PRM800K-style `grade_answer` CoRal's evaluator calls (collaborative-reasoner evaluators/ and utils/), with the sympy
 // step replaced by numeric evaluation (math-evaluate.ts). Order: equal after hendrycksNormalize → equal after
 // graderNormalize → element-wise for tuples/intervals, with the grader's guards: two plain fractions must match
 // exactly (an unreduced 2/4 is not 1/2), and an integer answer needs an integer prediction (6 vs \sqrt{36} fails).
@@ -13,7 +13,12 @@ function splitTuple(expr: string): string[] {
   const e = stripThousandsCommas(expr);
   if (!e) return [];
   const inner = e.slice(1, -1);
-  if (e.length > 2 && TUPLE_CHARS.includes(e[0]) && TUPLE_CHARS.includes(e[e.length - 1]) && ![...TUPLE_CHARS].some((c) => inner.includes(c)))
+  if (
+    e.length > 2 &&
+    TUPLE_CHARS.includes(e[0]) &&
+    TUPLE_CHARS.includes(e[e.length - 1]) &&
+    ![...TUPLE_CHARS].some((c) => inner.includes(c))
+  )
     return inner.split(',').map((x) => x.trim());
   return [e];
 }

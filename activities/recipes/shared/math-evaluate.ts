@@ -41,15 +41,26 @@ export function evaluateNumeric(text: string): number | undefined {
     let v = unary();
     for (;;) {
       const t = peek();
-      if (t === '*') { next(); v *= unary(); }
-      else if (t === '/') { next(); v /= unary(); }
-      else if (startsAtom(t)) v *= power(); // implicit multiplication
+      if (t === '*') {
+        next();
+        v *= unary();
+      } else if (t === '/') {
+        next();
+        v /= unary();
+      } else if (startsAtom(t))
+        v *= power(); // implicit multiplication
       else return v;
     }
   };
   const unary = (): number => {
-    if (peek() === '-') { next(); return -unary(); }
-    if (peek() === '+') { next(); return unary(); }
+    if (peek() === '-') {
+      next();
+      return -unary();
+    }
+    if (peek() === '+') {
+      next();
+      return unary();
+    }
     return power();
   };
   const power = (): number => {

@@ -1,4 +1,4 @@
-// The two MATH answer normalisers of the PRM800K-style grader CoRal uses (seed brief A.4), re-implemented:
+// The two MATH answer normalisers of the PRM800K-style grader CoRal uses (collaborative-reasoner evaluators/ and utils/), re-implemented:
 //  - hendrycksNormalize: the classic `math_normalize` string clean-up (\dfrac → \frac, \frac12 → \frac{1}{2}, units
 //    after "\text{ ", "x = 5" → "5", 0.5 → \frac{1}{2}, a/b → \frac{a}{b});
 //  - graderNormalize: strips \text{}, $, %, unit words, thousands commas, then renders LaTeX as plain text
@@ -35,7 +35,10 @@ const unwrapText = (s: string) => unwrapCommand(s, '\\text')?.trim() ?? s;
 export function hendrycksNormalize(raw: string): string {
   let s = unwrapText(raw.trim());
   s = s.replace(/\n/g, '').replaceAll('\\!', '').replaceAll('\\\\', '\\');
-  s = s.replace(/[td]frac/g, 'frac').replaceAll('\\left', '').replaceAll('\\right', '');
+  s = s
+    .replace(/[td]frac/g, 'frac')
+    .replaceAll('\\left', '')
+    .replaceAll('\\right', '');
   s = s.replaceAll('^{\\circ}', '').replaceAll('^\\circ', '').replaceAll('\\$', '');
   // Units written as "5 \text{ cm}": keep what precedes the unit.
   const unit = s.indexOf('\\text{ ');
@@ -43,7 +46,7 @@ export function hendrycksNormalize(raw: string): string {
   s = s.replaceAll('\\%', '').replaceAll('%', '');
   s = s.replaceAll(' .', ' 0.').replaceAll('{.', '{0.');
   if (!s) return s;
-  if (s[0] === '.') s = '0' + s;
+  if (s[0] === '.') s = `0${s}`;
   // "k = 5" → "5" when the left side is a short name.
   const sides = s.split('=');
   if (sides.length === 2 && sides[0].length <= 2) s = sides[1];
@@ -58,8 +61,26 @@ export function hendrycksNormalize(raw: string): string {
 // ---- plain-text rendering of LaTeX (stands in for pylatexenc) ---------------------------------------------------
 
 const SYMBOLS: Record<string, string> = {
-  pi: 'pi', infty: 'inf', cdot: '*', times: '*', div: '/', cup: 'U', le: '<=', leq: '<=', ge: '>=', geq: '>=',
-  ne: '!=', neq: '!=', pm: '±', circ: '', degree: '', left: '', right: '', displaystyle: '', quad: ' ', qquad: ' ',
+  pi: 'pi',
+  infty: 'inf',
+  cdot: '*',
+  times: '*',
+  div: '/',
+  cup: 'U',
+  le: '<=',
+  leq: '<=',
+  ge: '>=',
+  geq: '>=',
+  ne: '!=',
+  neq: '!=',
+  pm: '±',
+  circ: '',
+  degree: '',
+  left: '',
+  right: '',
+  displaystyle: '',
+  quad: ' ',
+  qquad: ' ',
 };
 const CONTENT_COMMANDS = new Set(['text', 'textbf', 'textit', 'mathrm', 'mathbf', 'mathit', 'mbox', 'operatorname', 'boxed', 'emph']);
 
@@ -73,16 +94,25 @@ export function latexToText(src: string): string {
     const ch = s[i];
     if (ch === '^') {
       const a = readArg(s, i + 1);
-      if (!a) { out += ch; i++; continue; }
-      out += '^' + group(latexToText(a.text));
+      if (!a) {
+        out += ch;
+        i++;
+        continue;
+      }
+      out += `^${group(latexToText(a.text))}`;
       i = a.end;
       continue;
     }
-    if (ch !== '\\') { out += ch; i++; continue; }
+    if (ch !== '\\') {
+      out += ch;
+      i++;
+      continue;
+    }
     const name = /^[a-zA-Z]+/.exec(s.slice(i + 1))?.[0];
     if (!name) {
       // \, \! \; \: are spacing; \% \$ \{ \} are the characters themselves.
       const sym = s[i + 1] ?? '';
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the characters %, $, { and } themselves, not a template
       out += '%${}'.includes(sym) && sym ? sym : ' ';
       i += 2;
       continue;
@@ -121,7 +151,24 @@ export function latexToText(src: string): string {
 
 // ---- the grader's second normaliser ---------------------------------------------------------------------------
 
-const UNITS = ['degree', 'cm', 'centimeter', 'meter', 'mile', 'second', 'minute', 'hour', 'day', 'week', 'month', 'year', 'foot', 'feet', 'inch', 'yard'];
+const UNITS = [
+  'degree',
+  'cm',
+  'centimeter',
+  'meter',
+  'mile',
+  'second',
+  'minute',
+  'hour',
+  'day',
+  'week',
+  'month',
+  'year',
+  'foot',
+  'feet',
+  'inch',
+  'yard',
+];
 const UNIT_RE = new RegExp(`(?:${UNITS.join('|')})(?:es)?(?:s)? *(?:\\^[0-9]+)?`, 'g');
 
 const isFloatString = (x: string) => /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(x);

@@ -1,4 +1,4 @@
-// fairseq2 0.4.x (brief B.1). Only 0.4 has preference finetuning: v0.5 removed the packaged `fairseq2 lm …` recipes
+// fairseq2 0.4.x (fairseq2 0.4 docs). Only 0.4 has preference finetuning: v0.5 removed the packaged `fairseq2 lm …` recipes
 // and the console command (later recipes run from a source checkout and are SFT-only), so `release` is '0.4'.
 //   prepare: an asset card for the iteration's base (a Hugging Face Llama directory), because 0.4 finds the
 //            tokenizer and the DPO reference model by card name only (model.name serves the policy too). Its llama
@@ -73,7 +73,9 @@ const stepDirs = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
 /** Highest committed checkpoints/step_N (never step_N.tmp) that holds the model (model.pt, or model.0.pt with TP). */
 function findResumePoint(workDir: string): ResumePoint | undefined {
-  return latestCompleteDir(path.join(workDir, 'checkpoints'), /^step_(\d+)$/, (d) => stepDirs(d).some((f) => /^model(\.\d+)?\.pt$/.test(f)));
+  return latestCompleteDir(path.join(workDir, 'checkpoints'), /^step_(\d+)$/, (d) =>
+    stepDirs(d).some((f) => /^model(\.\d+)?\.pt$/.test(f)),
+  );
 }
 
 function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
@@ -107,13 +109,31 @@ function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
   ];
   const recipe = job.method === 'dpo' ? 'preference_finetune' : 'instruction_finetune';
   // A launcher must exec the console script itself, e.g. ["torchrun", "--standalone", "--nproc-per-node", "8", "--no-python"].
-  const train = [...(o.launcher ?? []), 'fairseq2', 'lm', recipe, job.workDir, '--no-sweep-dir',
-    ...(o.preset ? ['--preset', o.preset] : []), '--config', ...config, ...o.extraArgs];
+  const train = [
+    ...(o.launcher ?? []),
+    'fairseq2',
+    'lm',
+    recipe,
+    job.workDir,
+    '--no-sweep-dir',
+    ...(o.preset ? ['--preset', o.preset] : []),
+    '--config',
+    ...config,
+    ...o.extraArgs,
+  ];
   const script = path.join(job.project, ...SCRIPT);
   return [
-    { name: 'prepare', argv: [job.python, '-c', CARD_PROGRAM, path.join(assets, `${FAIRSEQ2_BASE_CARD}.yaml`), JSON.stringify(card)], env: { ...FAIRSEQ2_ENV } },
+    {
+      name: 'prepare',
+      argv: [job.python, '-c', CARD_PROGRAM, path.join(assets, `${FAIRSEQ2_BASE_CARD}.yaml`), JSON.stringify(card)],
+      env: { ...FAIRSEQ2_ENV },
+    },
     { name: 'train', argv: train, env: { ...FAIRSEQ2_ENV } },
-    { name: 'export', argv: [job.python, script, '--checkpoint-dir', path.join(job.workDir, 'checkpoints'), '--base', job.base, '--out', job.hfOutput], env: { ...FAIRSEQ2_ENV } },
+    {
+      name: 'export',
+      argv: [job.python, script, '--checkpoint-dir', path.join(job.workDir, 'checkpoints'), '--base', job.base, '--out', job.hfOutput],
+      env: { ...FAIRSEQ2_ENV },
+    },
   ];
 }
 
@@ -141,7 +161,6 @@ function parseLine(line: string): TrainerProgress {
   if (d) return { step: Number(d[1]), checkpoint: path.join('checkpoints', `step_${d[1]}`) }; // relative to workDir
   return {};
 }
-
 
 export const fairseq2Adapter: TrainerAdapter<Fairseq2Options> = {
   kind: 'fairseq2',

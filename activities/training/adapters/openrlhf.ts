@@ -1,4 +1,4 @@
-// OpenRLHF (brief B.2): `deepspeed --num_gpus N --module openrlhf.cli.train_sft|train_dpo`. v0.10.2 renamed every
+// OpenRLHF (OpenRLHF docs): `deepspeed --num_gpus N --module openrlhf.cli.train_sft|train_dpo`. v0.10.2 renamed every
 // flag into dotted groups with no aliases: `flags: dotted` (default, ≥ 0.10.2) or `legacy` (≤ 0.10.1);
 // detectOpenRlhfFlags tells them apart from `--help`.
 // Rows: SFT {"messages":[…]} whose last message is the target (--apply_chat_template --input_key messages; no
@@ -84,27 +84,38 @@ function plan(job: TrainJob, o: OpenRlhfOptions, resume?: ResumePoint): TrainSte
   const f = (k: keyof typeof FLAGS) => FLAGS[k][o.flags];
   const globalBatch = o.batchSize * o.gradientAccumulation * o.gpus;
   const args = [
-    f('model'), job.base,
+    f('model'),
+    job.base,
     ...(job.method === 'dpo' ? [f('ref'), job.base] : []), // the reference is the policy's starting point
-    f('dataset'), job.dataFile,
+    f('dataset'),
+    job.dataFile,
     f('applyChatTemplate'),
     ...(job.method === 'dpo'
       ? [f('promptKey'), 'prompt', f('chosenKey'), 'chosen', f('rejectedKey'), 'rejected']
       : [f('inputKey'), 'messages']),
-    f('maxLen'), String(o.maxLength),
-    f('microBatch'), String(o.batchSize),
-    f('batch'), String(globalBatch),
+    f('maxLen'),
+    String(o.maxLength),
+    f('microBatch'),
+    String(o.batchSize),
+    f('batch'),
+    String(globalBatch),
     // --max_epochs is an int and there is no max-steps flag: maxSteps = one epoch over maxSteps × global batch rows.
-    f('epochs'), String(o.maxSteps !== undefined ? 1 : Math.ceil(o.epochs)),
+    f('epochs'),
+    String(o.maxSteps !== undefined ? 1 : Math.ceil(o.epochs)),
     ...(o.maxSteps !== undefined ? [f('maxSamples'), String(o.maxSteps * globalBatch)] : []),
     ...(o.learningRate !== undefined ? [f('lr'), String(o.learningRate)] : []),
     ...(job.method === 'dpo' ? [f('beta'), String(o.beta)] : []),
-    f('seed'), String(job.seed),
-    f('zeroStage'), String(o.zeroStage),
+    f('seed'),
+    String(job.seed),
+    f('zeroStage'),
+    String(o.zeroStage),
     ...(o.attnImplementation ? [f('attn'), o.attnImplementation] : []),
-    f('output'), job.hfOutput,
-    f('ckptPath'), checkpointsDir(job.workDir),
-    f('saveSteps'), String(o.saveSteps > 0 ? o.saveSteps : -1), // -1: no DeepSpeed states (nothing to resume)
+    f('output'),
+    job.hfOutput,
+    f('ckptPath'),
+    checkpointsDir(job.workDir),
+    f('saveSteps'),
+    String(o.saveSteps > 0 ? o.saveSteps : -1), // -1: no DeepSpeed states (nothing to resume)
     ...(resume ? [f('load')] : []),
   ];
   const module = job.method === 'dpo' ? 'openrlhf.cli.train_dpo' : 'openrlhf.cli.train_sft';
@@ -133,7 +144,6 @@ function parseLine(line: string): TrainerProgress {
   const saving = SAVING.exec(line);
   return saving ? { step: Number(saving[1]) } : {};
 }
-
 
 export const openrlhfAdapter: TrainerAdapter<OpenRlhfOptions> = {
   kind: 'openrlhf',

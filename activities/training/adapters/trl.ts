@@ -49,17 +49,28 @@ function completeState(file: string): boolean {
 function plan(job: TrainJob, o: CommonTrainOptions, resume?: ResumePoint): TrainStep[] {
   const script = path.join(job.project, ...SCRIPT);
   const args = [
-    '--method', job.method,
-    '--model', job.base,
-    '--data', job.dataDir,
-    '--output-dir', job.workDir,
-    '--hf-output', job.hfOutput,
-    '--epochs', String(o.epochs),
-    '--batch-size', String(o.batchSize),
-    '--gradient-accumulation', String(o.gradientAccumulation),
-    '--max-length', String(o.maxLength),
-    '--save-steps', String(o.saveSteps),
-    '--seed', String(job.seed),
+    '--method',
+    job.method,
+    '--model',
+    job.base,
+    '--data',
+    job.dataDir,
+    '--output-dir',
+    job.workDir,
+    '--hf-output',
+    job.hfOutput,
+    '--epochs',
+    String(o.epochs),
+    '--batch-size',
+    String(o.batchSize),
+    '--gradient-accumulation',
+    String(o.gradientAccumulation),
+    '--max-length',
+    String(o.maxLength),
+    '--save-steps',
+    String(o.saveSteps),
+    '--seed',
+    String(job.seed),
   ];
   if (o.maxSteps !== undefined) args.push('--max-steps', String(o.maxSteps));
   if (o.learningRate !== undefined) args.push('--learning-rate', String(o.learningRate));
@@ -100,7 +111,6 @@ function parseLine(line: string): TrainerProgress {
   const loss = raw ? finite(raw[1]) : undefined;
   return loss === undefined ? {} : { loss };
 }
-
 
 export const trlAdapter: TrainerAdapter = {
   kind: 'trl',

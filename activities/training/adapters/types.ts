@@ -1,7 +1,7 @@
 // What every trainer adapter (TRL, fairseq2, OpenRLHF, verl) tells the train stage. An adapter is pure: it builds
 // argv lists, parses output lines and reads the trainer's own checkpoint layout; the train activity
 // (../train-checkpoint.ts) runs the steps as subprocesses, heartbeats progress and records lineage.
-import type { TrainingDataFormat } from '../../recipes/coral/formats';
+import type { TrainingDataFormat } from '../../data/formats';
 
 export type TrainMethod = 'sft' | 'dpo';
 

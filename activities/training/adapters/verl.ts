@@ -1,4 +1,4 @@
-// verl (brief B.3), SFT only: `verl.trainer.fsdp_sft_trainer` has an SFT loss and nothing else; verl's preference
+// verl (verl docs), SFT only: `verl.trainer.fsdp_sft_trainer` has an SFT loss and nothing else; verl's preference
 // and reward training is online RL (main_ppo: PPO/GRPO with a rollout engine), not an offline DPO trainer.
 //   prepare: train.jsonl → train.parquet (+ a small val.parquet: the trainer always builds a validation set and runs
 //            it at the last step) with scripts/python/jsonl_to_parquet.py; message lists stay nested lists.
@@ -86,7 +86,18 @@ function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
   return [
     {
       name: 'prepare',
-      argv: [job.python, script('jsonl_to_parquet.py'), job.dataFile, train, '--messages-key', 'messages', '--val-output', val, '--val-rows', String(VERL_VAL_ROWS)],
+      argv: [
+        job.python,
+        script('jsonl_to_parquet.py'),
+        job.dataFile,
+        train,
+        '--messages-key',
+        'messages',
+        '--val-output',
+        val,
+        '--val-rows',
+        String(VERL_VAL_ROWS),
+      ],
       env: { ...VERL_ENV },
     },
     {
@@ -94,7 +105,11 @@ function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
       argv: [...launcher, '-m', 'verl.trainer.fsdp_sft_trainer', ...overrides.map(([k, v]) => `${k}=${hydraValue(v)}`), ...o.extraArgs],
       env: { ...VERL_ENV },
     },
-    { name: 'export', argv: [job.python, script('verl_export.py'), '--work-dir', job.workDir, '--out', job.hfOutput], env: { ...VERL_ENV } },
+    {
+      name: 'export',
+      argv: [job.python, script('verl_export.py'), '--work-dir', job.workDir, '--out', job.hfOutput],
+      env: { ...VERL_ENV },
+    },
   ];
 }
 
@@ -117,7 +132,6 @@ function parseLine(line: string): TrainerProgress {
   const s = SAVED.exec(line) ?? FOUND.exec(line);
   return s ? { step: Number(s[2]), checkpoint: s[1] } : {};
 }
-
 
 export const verlAdapter: TrainerAdapter<VerlOptions> = {
   kind: 'verl',

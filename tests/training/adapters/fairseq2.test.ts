@@ -12,13 +12,26 @@ import { common, job, parseFixture, tmpDir } from './helpers';
 
 const options = (extra: Partial<Fairseq2Options> = {}): Fairseq2Options => ({ ...common, ...fairseq2OptionsSchema.parse({}), ...extra });
 const card = (base = '/ckpt/iter-1') => ({
-  name: 'collab_loop_base', base: 'llama3_instruct', model_arch: 'llama3_1_8b', checkpoint: base, tokenizer: `${base}/original/tokenizer.model`,
+  name: 'collab_loop_base',
+  base: 'llama3_instruct',
+  model_arch: 'llama3_1_8b',
+  checkpoint: base,
+  tokenizer: `${base}/original/tokenizer.model`,
 });
 const ENV = { HF_HUB_OFFLINE: '1', PYTHONUNBUFFERED: '1', COLUMNS: '400' };
 const SFT_CONFIG = [
-  'common.assets.extra_path=/w/work/assets', 'common.seed=7', 'model.name=collab_loop_base', 'dataset.path=/w/data',
-  'dataset.source_encode_mode=as_is', 'dataset.max_seq_len=2048', 'dataset.batch_size=4', 'dataset.max_num_tokens=8192',
-  'trainer.gradient_accumulation=2', 'regime.num_steps=null', 'regime.num_data_epochs=1', 'regime.checkpoint_every_n_steps=50',
+  'common.assets.extra_path=/w/work/assets',
+  'common.seed=7',
+  'model.name=collab_loop_base',
+  'dataset.path=/w/data',
+  'dataset.source_encode_mode=as_is',
+  'dataset.max_seq_len=2048',
+  'dataset.batch_size=4',
+  'dataset.max_num_tokens=8192',
+  'trainer.gradient_accumulation=2',
+  'regime.num_steps=null',
+  'regime.num_data_epochs=1',
+  'regime.checkpoint_every_n_steps=50',
   'regime.publish_metrics_every_n_steps=1',
 ];
 
@@ -30,27 +43,69 @@ describe('fairseq2Adapter.plan', () => {
     expect(prepare.argv.slice(0, 2)).toEqual(['/venv/bin/python', '-c']);
     expect(prepare.argv.slice(3)).toEqual(['/w/work/assets/collab_loop_base.yaml', JSON.stringify(card())]);
     expect(train.argv).toEqual(['fairseq2', 'lm', 'instruction_finetune', '/w/work', '--no-sweep-dir', '--config', ...SFT_CONFIG]);
-    expect(exp.argv).toEqual(['/venv/bin/python', '/p/scripts/python/fairseq2_export.py', '--checkpoint-dir', '/w/work/checkpoints',
-      '--base', '/ckpt/iter-1', '--out', '/ckpt/iter-2']);
+    expect(exp.argv).toEqual([
+      '/venv/bin/python',
+      '/p/scripts/python/fairseq2_export.py',
+      '--checkpoint-dir',
+      '/w/work/checkpoints',
+      '--base',
+      '/ckpt/iter-1',
+      '--out',
+      '/ckpt/iter-2',
+    ]);
     for (const s of steps) expect(s.env).toEqual(ENV);
   });
 
   it('DPO: preference_finetune with the base card as reference model; max steps, lr, preset, launcher, extra args', () => {
-    const [prepare, train] = fairseq2Adapter.plan(job('dpo'), options({
-      maxSteps: 100, learningRate: 1e-7, beta: 0.25, saveSteps: 0, epochs: 2.5, preset: 'llama3_1_instruct_constant_lr',
-      arch: 'llama3_1_70b', tokenizer: '/tok/tokenizer.model', launcher: ['torchrun', '--standalone', '--nproc-per-node', '8', '--no-python'],
-      extraArgs: ['--config', 'gang.tensor_parallel_size=1'],
-    }));
+    const [prepare, train] = fairseq2Adapter.plan(
+      job('dpo'),
+      options({
+        maxSteps: 100,
+        learningRate: 1e-7,
+        beta: 0.25,
+        saveSteps: 0,
+        epochs: 2.5,
+        preset: 'llama3_1_instruct_constant_lr',
+        arch: 'llama3_1_70b',
+        tokenizer: '/tok/tokenizer.model',
+        launcher: ['torchrun', '--standalone', '--nproc-per-node', '8', '--no-python'],
+        extraArgs: ['--config', 'gang.tensor_parallel_size=1'],
+      }),
+    );
     expect(JSON.parse(prepare.argv[4])).toEqual({ ...card(), model_arch: 'llama3_1_70b', tokenizer: '/tok/tokenizer.model' });
     expect(train.argv).toEqual([
-      'torchrun', '--standalone', '--nproc-per-node', '8', '--no-python',
-      'fairseq2', 'lm', 'preference_finetune', '/w/work', '--no-sweep-dir', '--preset', 'llama3_1_instruct_constant_lr', '--config',
-      'common.assets.extra_path=/w/work/assets', 'common.seed=7', 'model.name=collab_loop_base', 'dataset.path=/w/data',
-      'dataset.source_encode_mode=as_is', 'dataset.max_seq_len=2048', 'dataset.batch_size=4', 'dataset.max_num_tokens=8192',
-      'trainer.gradient_accumulation=2', 'regime.num_steps=100', 'regime.num_data_epochs=null', 'regime.checkpoint_every_n_steps=null',
-      'regime.publish_metrics_every_n_steps=1', 'optimizer.config.lr=1.0e-7',
-      'criterion.name=dpo', 'criterion.config.reference_model.name=collab_loop_base', 'criterion.config.beta=0.25',
-      '--config', 'gang.tensor_parallel_size=1',
+      'torchrun',
+      '--standalone',
+      '--nproc-per-node',
+      '8',
+      '--no-python',
+      'fairseq2',
+      'lm',
+      'preference_finetune',
+      '/w/work',
+      '--no-sweep-dir',
+      '--preset',
+      'llama3_1_instruct_constant_lr',
+      '--config',
+      'common.assets.extra_path=/w/work/assets',
+      'common.seed=7',
+      'model.name=collab_loop_base',
+      'dataset.path=/w/data',
+      'dataset.source_encode_mode=as_is',
+      'dataset.max_seq_len=2048',
+      'dataset.batch_size=4',
+      'dataset.max_num_tokens=8192',
+      'trainer.gradient_accumulation=2',
+      'regime.num_steps=100',
+      'regime.num_data_epochs=null',
+      'regime.checkpoint_every_n_steps=null',
+      'regime.publish_metrics_every_n_steps=1',
+      'optimizer.config.lr=1.0e-7',
+      'criterion.name=dpo',
+      'criterion.config.reference_model.name=collab_loop_base',
+      'criterion.config.beta=0.25',
+      '--config',
+      'gang.tensor_parallel_size=1',
     ]);
   });
 
@@ -70,19 +125,30 @@ describe('fairseq2Adapter.plan', () => {
     expect([1e-7, 5e-6, 0.1, 2, 1.5e-5, 0.00001].map(yamlFloat)).toEqual(['1.0e-7', '0.000005', '0.1', '2.0', '0.000015', '0.00001']);
     const [, train] = fairseq2Adapter.plan(job('dpo'), options({ maxSteps: 100, learningRate: 1e-7, beta: 0.1 }));
     const values = Object.fromEntries(train.argv.filter((a) => /^[a-z_.]+=/.test(a)).map((a) => a.split(/=(.*)/s).slice(0, 2)));
-    const r = await execa(VENV_PYTHON, ['-c',
+    const r = await execa(VENV_PYTHON, [
+      '-c',
       'import json, sys, yaml; print(json.dumps({k: type(yaml.safe_load(v)).__name__ for k, v in json.loads(sys.argv[1]).items()}))',
-      JSON.stringify(values)]);
+      JSON.stringify(values),
+    ]);
     expect(JSON.parse(r.stdout)).toMatchObject({
-      'optimizer.config.lr': 'float', 'criterion.config.beta': 'float', 'regime.num_steps': 'int', 'regime.num_data_epochs': 'NoneType',
-      'dataset.max_seq_len': 'int', 'dataset.path': 'str', 'common.seed': 'int',
+      'optimizer.config.lr': 'float',
+      'criterion.config.beta': 'float',
+      'regime.num_steps': 'int',
+      'regime.num_data_epochs': 'NoneType',
+      'dataset.max_seq_len': 'int',
+      'dataset.path': 'str',
+      'common.seed': 'int',
     });
   });
 
   it('paths YAML would misread are double-quoted', async () => {
     const [, train] = fairseq2Adapter.plan({ ...job('sft'), dataDir: '/data/run #2: sft', workDir: '/w/work' }, options());
     expect(train.argv).toContain('dataset.path="/data/run #2: sft"');
-    const r = await execa(VENV_PYTHON, ['-c', 'import sys, yaml; print(yaml.safe_load(sys.argv[1].split("=", 1)[1]))', 'dataset.path="/data/run #2: sft"']);
+    const r = await execa(VENV_PYTHON, [
+      '-c',
+      'import sys, yaml; print(yaml.safe_load(sys.argv[1].split("=", 1)[1]))',
+      'dataset.path="/data/run #2: sft"',
+    ]);
     expect(r.stdout.trim()).toBe('/data/run #2: sft');
   });
 
@@ -96,19 +162,29 @@ describe('fairseq2Adapter.plan', () => {
 describe('fairseq2Adapter.parseLine', () => {
   it('0.4 SFT log: NLL loss per step (nan dropped); checkpoint saves and the end report their step', () => {
     expect(parseFixture(fairseq2Adapter, 'fairseq2-0.4-sft.log')).toEqual([
-      { step: 1, loss: 1.84216 }, { step: 2, loss: 1.71 }, { step: 3 }, { step: 10 }, { step: 12 },
+      { step: 1, loss: 1.84216 },
+      { step: 2, loss: 1.71 },
+      { step: 3 },
+      { step: 10 },
+      { step: 12 },
     ]);
   });
 
   it('0.4 DPO log after a resume: the DPO loss (first, the objective), not the NLL term', () => {
     expect(parseFixture(fairseq2Adapter, 'fairseq2-0.4-dpo-resumed.log')).toEqual([
-      { step: 4 }, { step: 5, loss: 0.693147 }, { step: 6, loss: 0.6512 }, { step: 6 },
+      { step: 4 },
+      { step: 5, loss: 0.693147 },
+      { step: 6, loss: 0.6512 },
+      { step: 6 },
     ]);
   });
 
-  it('later generations\' wording too (Loss:, Resuming from, Checkpoint at step N saved)', () => {
+  it("later generations' wording too (Loss:, Resuming from, Checkpoint at step N saved)", () => {
     expect(parseFixture(fairseq2Adapter, 'fairseq2-head-sft.log')).toEqual([
-      { step: 40 }, { step: 40 }, { step: 41, loss: 0.9312 }, { step: 41, checkpoint: 'checkpoints/step_41' },
+      { step: 40 },
+      { step: 40 },
+      { step: 41, loss: 0.9312 },
+      { step: 41, checkpoint: 'checkpoints/step_41' },
     ]);
     expect(fairseq2Adapter.parseLine('Valid Metrics (step 40) - NLL Loss: 2.0')).toEqual({});
   });
@@ -155,7 +231,14 @@ describe('fairseq2 prepare and export steps (real Python)', () => {
     writeFileSync(path.join(base, 'collab-loop-checkpoint.json'), '{"iteration": 0}'); // lineage of the base: must not be copied
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-  const stepJob = (name: string) => ({ ...job('sft'), base, python: VENV_PYTHON, project: PROJECT_ROOT, workDir: path.join(root, name, 'work'), hfOutput: path.join(root, name, 'hf') });
+  const stepJob = (name: string) => ({
+    ...job('sft'),
+    base,
+    python: VENV_PYTHON,
+    project: PROJECT_ROOT,
+    workDir: path.join(root, name, 'work'),
+    hfOutput: path.join(root, name, 'hf'),
+  });
 
   it('prepare writes the asset card (JSON, which is YAML) and refuses a base without weights or tokenizer', async () => {
     const j = stepJob('card');
@@ -167,7 +250,9 @@ describe('fairseq2 prepare and export steps (real Python)', () => {
     const [noTok] = fairseq2Adapter.plan(j, options({ tokenizer: path.join(root, 'nope.model') }));
     const bad = await execa(noTok.argv[0], noTok.argv.slice(1), { reject: false });
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr.trim().split('\n')).toEqual([`fairseq2 card: no tokenizer file ${path.join(root, 'nope.model')} (the Llama-3 tiktoken tokenizer.model; set trainer.tokenizer)`]);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      `fairseq2 card: no tokenizer file ${path.join(root, 'nope.model')} (the Llama-3 tiktoken tokenizer.model; set trainer.tokenizer)`,
+    ]);
     const [noWeights] = fairseq2Adapter.plan({ ...j, base: root }, options({ tokenizer: path.join(base, 'original', 'tokenizer.model') }));
     const bad2 = await execa(noWeights.argv[0], noWeights.argv.slice(1), { reject: false });
     expect(bad2.exitCode).toBe(2);
@@ -240,13 +325,20 @@ print("same", len(sa))
     mkdirSync(path.join(j.workDir, 'checkpoints', 'step_2.tmp'), { recursive: true });
     const none = await execa(exp.argv[0], exp.argv.slice(1), { reject: false });
     expect(none.exitCode).toBe(2);
-    expect(none.stderr.trim()).toBe(`fairseq2_export.py: no complete checkpoints/step_N in ${path.join(j.workDir, 'checkpoints')} (did training save any?)`);
+    expect(none.stderr.trim()).toBe(
+      `fairseq2_export.py: no complete checkpoints/step_N in ${path.join(j.workDir, 'checkpoints')} (did training save any?)`,
+    );
 
-    await execa(VENV_PYTHON, ['-c', `import torch, os, sys; os.makedirs(sys.argv[1]); torch.save({"model": {"encoder.proj.weight": torch.zeros(2, 2)}}, sys.argv[1] + "/model.pt")`,
-      path.join(j.workDir, 'checkpoints', 'step_3')]);
+    await execa(VENV_PYTHON, [
+      '-c',
+      `import torch, os, sys; os.makedirs(sys.argv[1]); torch.save({"model": {"encoder.proj.weight": torch.zeros(2, 2)}}, sys.argv[1] + "/model.pt")`,
+      path.join(j.workDir, 'checkpoints', 'step_3'),
+    ]);
     const odd = await execa(exp.argv[0], exp.argv.slice(1), { reject: false });
     expect(odd.exitCode).toBe(2);
-    expect(odd.stderr.trim()).toBe('fairseq2_export.py: unexpected tensor encoder.proj.weight in the fairseq2 checkpoint (not a Llama model?)');
+    expect(odd.stderr.trim()).toBe(
+      'fairseq2_export.py: unexpected tensor encoder.proj.weight in the fairseq2 checkpoint (not a Llama model?)',
+    );
     expect(existsSync(j.hfOutput)).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 // The rows each GPU-trainer adapter reads (its `dataFormat`), as the CoRal data builders write them.
 import { describe, expect, it } from 'vitest';
-import { formatPreferences, formatSft } from '../../../activities/recipes/coral/formats';
-import type { PreferencePair } from '../../../activities/recipes/coral/preference-pairs';
-import type { SftExample } from '../../../activities/recipes/coral/sft';
+import { formatPreferences, formatSft } from '../../../activities/data/formats';
+import type { PreferencePair } from '../../../activities/data/examples';
+import type { SftExample } from '../../../activities/data/examples';
 import { fairseq2Adapter } from '../../../activities/training/adapters/fairseq2';
 import { openrlhfAdapter } from '../../../activities/training/adapters/openrlhf';
 import { verlAdapter } from '../../../activities/training/adapters/verl';
@@ -25,15 +25,23 @@ describe('rows per adapter dataFormat', () => {
   it('fairseq2: {src, tgt, id} / {src, tgt_chosen, tgt_rejected, id}, src rendered with BOS and the assistant header', () => {
     expect(fairseq2Adapter.dataFormat).toBe('fairseq2');
     expect(formatSft(sft, 'fairseq2').map((l) => JSON.parse(l))).toEqual([{ src: LLAMA_SRC, tgt: 'S2 (C)', id: 'q/s0/t2' }]);
-    expect(formatPreferences(pairs, 'fairseq2').map((l) => JSON.parse(l))).toEqual([{ src: LLAMA_SRC, tgt_chosen: 'S2 (C)', tgt_rejected: 'S2 (A)', id: 'q/s0/t2' }]);
+    expect(formatPreferences(pairs, 'fairseq2').map((l) => JSON.parse(l))).toEqual([
+      { src: LLAMA_SRC, tgt_chosen: 'S2 (C)', tgt_rejected: 'S2 (A)', id: 'q/s0/t2' },
+    ]);
   });
 
   it('openrlhf: {messages} ending in the target / {prompt, chosen, rejected} message lists', () => {
     expect(openrlhfAdapter.dataFormat).toBe('openrlhf');
-    expect(formatSft(sft, 'openrlhf').map((l) => JSON.parse(l))).toEqual([{ messages: [...messages, { role: 'assistant', content: 'S2 (C)' }] }]);
-    expect(formatPreferences(pairs, 'openrlhf').map((l) => JSON.parse(l))).toEqual([{
-      prompt: messages, chosen: [{ role: 'assistant', content: 'S2 (C)' }], rejected: [{ role: 'assistant', content: 'S2 (A)' }],
-    }]);
+    expect(formatSft(sft, 'openrlhf').map((l) => JSON.parse(l))).toEqual([
+      { messages: [...messages, { role: 'assistant', content: 'S2 (C)' }] },
+    ]);
+    expect(formatPreferences(pairs, 'openrlhf').map((l) => JSON.parse(l))).toEqual([
+      {
+        prompt: messages,
+        chosen: [{ role: 'assistant', content: 'S2 (C)' }],
+        rejected: [{ role: 'assistant', content: 'S2 (A)' }],
+      },
+    ]);
   });
 
   it('verl: {messages} ending in the target; no preference rows (SFT only)', () => {

@@ -14,7 +14,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const msg = (role: string, content: string) => ({ role, content });
 const rows = Array.from({ length: 5 }, (_, i) => ({
-  messages: [msg('system', 'SYS'), msg('user', `Q${i}`), ...(i % 2 ? [msg('assistant', 'earlier'), msg('user', 'go on')] : []), msg('assistant', `A${i}`)],
+  messages: [
+    msg('system', 'SYS'),
+    msg('user', `Q${i}`),
+    ...(i % 2 ? [msg('assistant', 'earlier'), msg('user', 'go on')] : []),
+    msg('assistant', `A${i}`),
+  ],
 }));
 const write = (name: string, text: string) => {
   const file = path.join(root, name);
@@ -44,13 +49,20 @@ describe('jsonl_to_parquet.py', () => {
   });
 
   it('keeps message lists nested (list<struct<role, content>>) and writes a validation sample', async () => {
-    const input = write('train.jsonl', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const input = write('train.jsonl', `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
     const r = await convert(input, '--val-output', path.join(root, 'val.parquet'), '--val-rows', '2');
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.replace('collab-loop-parquet ', ''))).toEqual({
-      path: path.join(root, 'out.parquet'), rows: 5, val_path: path.join(root, 'val.parquet'), val_rows: 2,
+      path: path.join(root, 'out.parquet'),
+      rows: 5,
+      val_path: path.join(root, 'val.parquet'),
+      val_rows: 2,
     });
-    const schema = await execa(VENV_PYTHON, ['-c', 'import sys, pyarrow.parquet as pq; print(pq.read_schema(sys.argv[1]).field("messages").type)', path.join(root, 'out.parquet')]);
+    const schema = await execa(VENV_PYTHON, [
+      '-c',
+      'import sys, pyarrow.parquet as pq; print(pq.read_schema(sys.argv[1]).field("messages").type)',
+      path.join(root, 'out.parquet'),
+    ]);
     expect(schema.stdout.trim()).toBe('list<element: struct<role: string, content: string>>');
     const back = await execa(VENV_PYTHON, ['-c', READ_LIKE_VERL, path.join(root, 'out.parquet')]);
     expect(JSON.parse(back.stdout)).toEqual({ columns: ['messages'], rows: rows.map((r) => r.messages) });
@@ -60,13 +72,29 @@ describe('jsonl_to_parquet.py', () => {
   });
 
   it.each([
-    ['not JSON', '{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}\n{"messages": [\n', 'line 2: not valid JSON (Expecting value)'],
+    [
+      'not JSON',
+      '{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}\n{"messages": [\n',
+      'line 2: not valid JSON (Expecting value)',
+    ],
     ['not an object', '[1, 2]\n', 'line 1: must be a JSON object'],
     ['an empty line', '\n', 'line 1: empty line'],
     ['no messages', '{"prompt": "q"}\n', 'line 1: field "messages" must be a non-empty list of messages'],
-    ['a bad message', '{"messages": [{"role": "user"}]}\n', 'line 1: field "messages" message 1 must be {"role": string, "content": string}'],
-    ['an unknown role', '{"messages": [{"role": "bot", "content": "a"}]}\n', 'line 1: field "messages" message 1 has unknown role "bot" (expected one of system, user, assistant, tool)'],
-    ['no target', '{"messages": [{"role": "user", "content": "q"}]}\n', 'line 1: field "messages": the last message (the target) must have role "assistant", not "user"'],
+    [
+      'a bad message',
+      '{"messages": [{"role": "user"}]}\n',
+      'line 1: field "messages" message 1 must be {"role": string, "content": string}',
+    ],
+    [
+      'an unknown role',
+      '{"messages": [{"role": "bot", "content": "a"}]}\n',
+      'line 1: field "messages" message 1 has unknown role "bot" (expected one of system, user, assistant, tool)',
+    ],
+    [
+      'no target',
+      '{"messages": [{"role": "user", "content": "q"}]}\n',
+      'line 1: field "messages": the last message (the target) must have role "assistant", not "user"',
+    ],
   ])('%s → exit 2 with one line naming file and line', async (_, text, message) => {
     const input = write('bad.jsonl', text);
     const r = await convert(input);

@@ -4,7 +4,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  detectOpenRlhfFlags, OPENRLHF_ENV, openrlhfAdapter, openrlhfOptionsSchema, type OpenRlhfOptions,
+  detectOpenRlhfFlags,
+  OPENRLHF_ENV,
+  openrlhfAdapter,
+  openrlhfOptionsSchema,
+  type OpenRlhfOptions,
 } from '../../../activities/training/adapters/openrlhf';
 import { common, job, parseFixture, tmpDir } from './helpers';
 
@@ -17,12 +21,36 @@ describe('openrlhfAdapter.plan', () => {
     expect(step).toEqual({
       name: 'train',
       argv: [
-        'deepspeed', '--num_gpus', '1', '--module', 'openrlhf.cli.train_sft',
-        '--model.model_name_or_path', '/ckpt/iter-1',
-        '--data.dataset', '/w/data/train.jsonl', '--data.apply_chat_template', '--data.input_key', 'messages',
-        '--data.max_len', '2048', '--train.micro_batch_size', '4', '--train.batch_size', '8', '--train.max_epochs', '1',
-        '--train.seed', '7', '--ds.zero_stage', '2',
-        '--ckpt.output_dir', '/ckpt/iter-2', '--ckpt.path', '/w/work/checkpoints', '--ckpt.save_steps', '50',
+        'deepspeed',
+        '--num_gpus',
+        '1',
+        '--module',
+        'openrlhf.cli.train_sft',
+        '--model.model_name_or_path',
+        '/ckpt/iter-1',
+        '--data.dataset',
+        '/w/data/train.jsonl',
+        '--data.apply_chat_template',
+        '--data.input_key',
+        'messages',
+        '--data.max_len',
+        '2048',
+        '--train.micro_batch_size',
+        '4',
+        '--train.batch_size',
+        '8',
+        '--train.max_epochs',
+        '1',
+        '--train.seed',
+        '7',
+        '--ds.zero_stage',
+        '2',
+        '--ckpt.output_dir',
+        '/ckpt/iter-2',
+        '--ckpt.path',
+        '/w/work/checkpoints',
+        '--ckpt.save_steps',
+        '50',
       ],
       env: OPENRLHF_ENV,
     });
@@ -30,15 +58,53 @@ describe('openrlhfAdapter.plan', () => {
   });
 
   it('DPO, dotted, resumed on 8 GPUs: reference = base, chat-template message lists, load flag, global batch', () => {
-    const [step] = openrlhfAdapter.plan(job('dpo'), options({ gpus: 8, learningRate: 5e-7, beta: 0.2, extraArgs: ['--model.gradient_checkpointing_enable'] }), resume);
+    const [step] = openrlhfAdapter.plan(
+      job('dpo'),
+      options({ gpus: 8, learningRate: 5e-7, beta: 0.2, extraArgs: ['--model.gradient_checkpointing_enable'] }),
+      resume,
+    );
     expect(step.argv).toEqual([
-      'deepspeed', '--num_gpus', '8', '--module', 'openrlhf.cli.train_dpo',
-      '--model.model_name_or_path', '/ckpt/iter-1', '--ref.model_name_or_path', '/ckpt/iter-1',
-      '--data.dataset', '/w/data/train.jsonl', '--data.apply_chat_template',
-      '--data.prompt_key', 'prompt', '--data.chosen_key', 'chosen', '--data.rejected_key', 'rejected',
-      '--data.max_len', '2048', '--train.micro_batch_size', '4', '--train.batch_size', '64', '--train.max_epochs', '1',
-      '--adam.lr', '5e-7', '--model.beta', '0.2', '--train.seed', '7', '--ds.zero_stage', '2',
-      '--ckpt.output_dir', '/ckpt/iter-2', '--ckpt.path', '/w/work/checkpoints', '--ckpt.save_steps', '50', '--ckpt.load_enable',
+      'deepspeed',
+      '--num_gpus',
+      '8',
+      '--module',
+      'openrlhf.cli.train_dpo',
+      '--model.model_name_or_path',
+      '/ckpt/iter-1',
+      '--ref.model_name_or_path',
+      '/ckpt/iter-1',
+      '--data.dataset',
+      '/w/data/train.jsonl',
+      '--data.apply_chat_template',
+      '--data.prompt_key',
+      'prompt',
+      '--data.chosen_key',
+      'chosen',
+      '--data.rejected_key',
+      'rejected',
+      '--data.max_len',
+      '2048',
+      '--train.micro_batch_size',
+      '4',
+      '--train.batch_size',
+      '64',
+      '--train.max_epochs',
+      '1',
+      '--adam.lr',
+      '5e-7',
+      '--model.beta',
+      '0.2',
+      '--train.seed',
+      '7',
+      '--ds.zero_stage',
+      '2',
+      '--ckpt.output_dir',
+      '/ckpt/iter-2',
+      '--ckpt.path',
+      '/w/work/checkpoints',
+      '--ckpt.save_steps',
+      '50',
+      '--ckpt.load_enable',
       '--model.gradient_checkpointing_enable',
     ]);
   });
@@ -46,31 +112,107 @@ describe('openrlhfAdapter.plan', () => {
   it('legacy flags (≤ 0.10.1): the same meanings under the old names', () => {
     const [sft] = openrlhfAdapter.plan(job('sft'), options({ flags: 'legacy' }), resume);
     expect(sft.argv).toEqual([
-      'deepspeed', '--num_gpus', '1', '--module', 'openrlhf.cli.train_sft',
-      '--pretrain', '/ckpt/iter-1',
-      '--dataset', '/w/data/train.jsonl', '--apply_chat_template', '--input_key', 'messages',
-      '--max_len', '2048', '--micro_train_batch_size', '4', '--train_batch_size', '8', '--max_epochs', '1',
-      '--seed', '7', '--zero_stage', '2',
-      '--save_path', '/ckpt/iter-2', '--ckpt_path', '/w/work/checkpoints', '--save_steps', '50', '--load_checkpoint',
+      'deepspeed',
+      '--num_gpus',
+      '1',
+      '--module',
+      'openrlhf.cli.train_sft',
+      '--pretrain',
+      '/ckpt/iter-1',
+      '--dataset',
+      '/w/data/train.jsonl',
+      '--apply_chat_template',
+      '--input_key',
+      'messages',
+      '--max_len',
+      '2048',
+      '--micro_train_batch_size',
+      '4',
+      '--train_batch_size',
+      '8',
+      '--max_epochs',
+      '1',
+      '--seed',
+      '7',
+      '--zero_stage',
+      '2',
+      '--save_path',
+      '/ckpt/iter-2',
+      '--ckpt_path',
+      '/w/work/checkpoints',
+      '--save_steps',
+      '50',
+      '--load_checkpoint',
     ]);
     const [dpo] = openrlhfAdapter.plan(job('dpo'), options({ flags: 'legacy', learningRate: 1e-6, attnImplementation: 'sdpa' }));
     expect(dpo.argv).toEqual([
-      'deepspeed', '--num_gpus', '1', '--module', 'openrlhf.cli.train_dpo',
-      '--pretrain', '/ckpt/iter-1', '--ref_pretrain', '/ckpt/iter-1',
-      '--dataset', '/w/data/train.jsonl', '--apply_chat_template',
-      '--prompt_key', 'prompt', '--chosen_key', 'chosen', '--rejected_key', 'rejected',
-      '--max_len', '2048', '--micro_train_batch_size', '4', '--train_batch_size', '8', '--max_epochs', '1',
-      '--learning_rate', '0.000001', '--beta', '0.1', '--seed', '7', '--zero_stage', '2', '--attn_implementation', 'sdpa',
-      '--save_path', '/ckpt/iter-2', '--ckpt_path', '/w/work/checkpoints', '--save_steps', '50',
+      'deepspeed',
+      '--num_gpus',
+      '1',
+      '--module',
+      'openrlhf.cli.train_dpo',
+      '--pretrain',
+      '/ckpt/iter-1',
+      '--ref_pretrain',
+      '/ckpt/iter-1',
+      '--dataset',
+      '/w/data/train.jsonl',
+      '--apply_chat_template',
+      '--prompt_key',
+      'prompt',
+      '--chosen_key',
+      'chosen',
+      '--rejected_key',
+      'rejected',
+      '--max_len',
+      '2048',
+      '--micro_train_batch_size',
+      '4',
+      '--train_batch_size',
+      '8',
+      '--max_epochs',
+      '1',
+      '--learning_rate',
+      '0.000001',
+      '--beta',
+      '0.1',
+      '--seed',
+      '7',
+      '--zero_stage',
+      '2',
+      '--attn_implementation',
+      'sdpa',
+      '--save_path',
+      '/ckpt/iter-2',
+      '--ckpt_path',
+      '/w/work/checkpoints',
+      '--save_steps',
+      '50',
     ]);
     expect(dpo.argv.some((a) => a.startsWith('--') && a.includes('.'))).toBe(false);
   });
 
   it('a launcher replaces deepspeed --num_gpus; maxSteps = one epoch of maxSteps × global batch rows; saveSteps 0 = no states', () => {
-    const [step] = openrlhfAdapter.plan(job('sft'), options({
-      launcher: ['deepspeed', '--hostfile', '/etc/hosts.ds', '--num_nodes', '2'], gpus: 16, maxSteps: 30, epochs: 3, saveSteps: 0, attnImplementation: 'sdpa',
-    }));
-    expect(step.argv.slice(0, 7)).toEqual(['deepspeed', '--hostfile', '/etc/hosts.ds', '--num_nodes', '2', '--module', 'openrlhf.cli.train_sft']);
+    const [step] = openrlhfAdapter.plan(
+      job('sft'),
+      options({
+        launcher: ['deepspeed', '--hostfile', '/etc/hosts.ds', '--num_nodes', '2'],
+        gpus: 16,
+        maxSteps: 30,
+        epochs: 3,
+        saveSteps: 0,
+        attnImplementation: 'sdpa',
+      }),
+    );
+    expect(step.argv.slice(0, 7)).toEqual([
+      'deepspeed',
+      '--hostfile',
+      '/etc/hosts.ds',
+      '--num_nodes',
+      '2',
+      '--module',
+      'openrlhf.cli.train_sft',
+    ]);
     const flag = (name: string) => step.argv[step.argv.indexOf(name) + 1];
     expect(flag('--train.batch_size')).toBe('128');
     expect(flag('--train.max_epochs')).toBe('1');
@@ -91,17 +233,27 @@ describe('openrlhfAdapter.plan', () => {
 
 describe('detectOpenRlhfFlags', () => {
   it('--help of ≥ 0.10.2 lists --data.dataset; older ones --dataset', () => {
-    expect(detectOpenRlhfFlags('usage: train_sft.py [-h] [--ckpt.output_dir CKPT.OUTPUT_DIR] [--data.dataset DATA.DATASET]\n  --data.dataset DATA.DATASET  Path to the training dataset'))
-      .toBe('dotted');
-    expect(detectOpenRlhfFlags('usage: train_sft.py [-h] [--save_path SAVE_PATH] [--dataset DATASET] [--dataset_probs DATASET_PROBS] [--eval_dataset EVAL_DATASET]'))
-      .toBe('legacy');
+    expect(
+      detectOpenRlhfFlags(
+        'usage: train_sft.py [-h] [--ckpt.output_dir CKPT.OUTPUT_DIR] [--data.dataset DATA.DATASET]\n  --data.dataset DATA.DATASET  Path to the training dataset',
+      ),
+    ).toBe('dotted');
+    expect(
+      detectOpenRlhfFlags(
+        'usage: train_sft.py [-h] [--save_path SAVE_PATH] [--dataset DATASET] [--dataset_probs DATASET_PROBS] [--eval_dataset EVAL_DATASET]',
+      ),
+    ).toBe('legacy');
   });
 });
 
 describe('openrlhfAdapter.parseLine', () => {
   it('SFT log: gpt_loss from the tqdm postfix (nan dropped, eval bars ignored); DeepSpeed saves give the step and tag', () => {
     expect(parseFixture(openrlhfAdapter, 'openrlhf-sft.log')).toEqual([
-      { loss: 1.92 }, { loss: 1.87 }, { loss: 1.5 }, { step: 20 }, { step: 20, checkpoint: 'global_step20' },
+      { loss: 1.92 },
+      { loss: 1.87 },
+      { loss: 1.5 },
+      { step: 20 },
+      { step: 20, checkpoint: 'global_step20' },
     ]);
   });
 

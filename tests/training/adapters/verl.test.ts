@@ -12,11 +12,21 @@ import { common, job, parseFixture, tmpDir } from './helpers';
 
 const options = (extra: Partial<VerlOptions> = {}): VerlOptions => ({ ...common, ...verlOptionsSchema.parse({}), ...extra });
 const OVERRIDES = [
-  'data.train_files=/w/data/train.parquet', 'data.val_files=/w/data/val.parquet',
-  'data.multiturn.enable=true', 'data.multiturn.messages_key=messages',
-  'data.max_length=2048', 'data.truncation=left', 'data.micro_batch_size_per_gpu=4', 'data.train_batch_size=8',
-  'model.partial_pretrain=/ckpt/iter-1', 'trainer.default_local_dir=/w/work', 'trainer.logger=console',
-  'trainer.total_epochs=1', 'trainer.save_freq=50', 'trainer.resume_mode=auto', 'trainer.seed=7',
+  'data.train_files=/w/data/train.parquet',
+  'data.val_files=/w/data/val.parquet',
+  'data.multiturn.enable=true',
+  'data.multiturn.messages_key=messages',
+  'data.max_length=2048',
+  'data.truncation=left',
+  'data.micro_batch_size_per_gpu=4',
+  'data.train_batch_size=8',
+  'model.partial_pretrain=/ckpt/iter-1',
+  'trainer.default_local_dir=/w/work',
+  'trainer.logger=console',
+  'trainer.total_epochs=1',
+  'trainer.save_freq=50',
+  'trainer.resume_mode=auto',
+  'trainer.seed=7',
 ];
 
 describe('verlAdapter.plan', () => {
@@ -25,8 +35,18 @@ describe('verlAdapter.plan', () => {
     expect(steps).toEqual([
       {
         name: 'prepare',
-        argv: ['/venv/bin/python', '/p/scripts/python/jsonl_to_parquet.py', '/w/data/train.jsonl', '/w/data/train.parquet',
-          '--messages-key', 'messages', '--val-output', '/w/data/val.parquet', '--val-rows', '64'],
+        argv: [
+          '/venv/bin/python',
+          '/p/scripts/python/jsonl_to_parquet.py',
+          '/w/data/train.jsonl',
+          '/w/data/train.parquet',
+          '--messages-key',
+          'messages',
+          '--val-output',
+          '/w/data/val.parquet',
+          '--val-rows',
+          '64',
+        ],
         env: VERL_ENV,
       },
       {
@@ -34,23 +54,59 @@ describe('verlAdapter.plan', () => {
         argv: ['torchrun', '--standalone', '--nnodes=1', '--nproc_per_node=1', '-m', 'verl.trainer.fsdp_sft_trainer', ...OVERRIDES],
         env: VERL_ENV,
       },
-      { name: 'export', argv: ['/venv/bin/python', '/p/scripts/python/verl_export.py', '--work-dir', '/w/work', '--out', '/ckpt/iter-2'], env: VERL_ENV },
+      {
+        name: 'export',
+        argv: ['/venv/bin/python', '/p/scripts/python/verl_export.py', '--work-dir', '/w/work', '--out', '/ckpt/iter-2'],
+        env: VERL_ENV,
+      },
     ]);
     expect(steps[1].argv.slice(6).every((a) => /^[a-z_.]+=/.test(a))).toBe(true); // Hydra overrides: no dashes
   });
 
   it('8 GPUs, max steps, lr, no periodic saves, extra overrides; resume changes nothing (resume_mode=auto)', () => {
-    const o = options({ gpus: 8, maxSteps: 200, learningRate: 1e-5, saveSteps: 0, epochs: 2.2, truncation: 'error', extraArgs: ['use_remove_padding=true'] });
+    const o = options({
+      gpus: 8,
+      maxSteps: 200,
+      learningRate: 1e-5,
+      saveSteps: 0,
+      epochs: 2.2,
+      truncation: 'error',
+      extraArgs: ['use_remove_padding=true'],
+    });
     const [, train] = verlAdapter.plan(job('sft'), o);
-    expect(train.argv.slice(0, 6)).toEqual(['torchrun', '--standalone', '--nnodes=1', '--nproc_per_node=8', '-m', 'verl.trainer.fsdp_sft_trainer']);
-    expect(train.argv).toEqual(expect.arrayContaining([
-      'data.train_batch_size=64', 'data.micro_batch_size_per_gpu=4', 'data.truncation=error', 'trainer.total_epochs=3',
-      'trainer.total_training_steps=200', 'trainer.save_freq=-1', 'optim.lr=0.00001',
-    ]));
+    expect(train.argv.slice(0, 6)).toEqual([
+      'torchrun',
+      '--standalone',
+      '--nnodes=1',
+      '--nproc_per_node=8',
+      '-m',
+      'verl.trainer.fsdp_sft_trainer',
+    ]);
+    expect(train.argv).toEqual(
+      expect.arrayContaining([
+        'data.train_batch_size=64',
+        'data.micro_batch_size_per_gpu=4',
+        'data.truncation=error',
+        'trainer.total_epochs=3',
+        'trainer.total_training_steps=200',
+        'trainer.save_freq=-1',
+        'optim.lr=0.00001',
+      ]),
+    );
     expect(train.argv.at(-1)).toBe('use_remove_padding=true');
     expect(verlAdapter.plan(job('sft'), o, { path: '/w/work/global_step_100', step: 100 })).toEqual(verlAdapter.plan(job('sft'), o));
-    const [, custom] = verlAdapter.plan(job('sft'), options({ launcher: ['torchrun', '--nnodes=2', '--nproc_per_node=8', '--rdzv_endpoint=h:29500'] }));
-    expect(custom.argv.slice(0, 6)).toEqual(['torchrun', '--nnodes=2', '--nproc_per_node=8', '--rdzv_endpoint=h:29500', '-m', 'verl.trainer.fsdp_sft_trainer']);
+    const [, custom] = verlAdapter.plan(
+      job('sft'),
+      options({ launcher: ['torchrun', '--nnodes=2', '--nproc_per_node=8', '--rdzv_endpoint=h:29500'] }),
+    );
+    expect(custom.argv.slice(0, 6)).toEqual([
+      'torchrun',
+      '--nnodes=2',
+      '--nproc_per_node=8',
+      '--rdzv_endpoint=h:29500',
+      '-m',
+      'verl.trainer.fsdp_sft_trainer',
+    ]);
   });
 
   it('paths Hydra would misread are quoted', () => {
@@ -72,11 +128,15 @@ describe('verlAdapter.plan', () => {
 describe('verlAdapter.parseLine', () => {
   it('console logger lines: step and train/loss (nan dropped, val lines ignored); saves name their checkpoint', () => {
     expect(parseFixture(verlAdapter, 'verl-sft.log')).toEqual([
-      { step: 1, loss: 1.9734081029891968 }, { step: 2, loss: 1.902 }, { step: 3 },
-      { step: 100, checkpoint: '/w/work/global_step_100' }, { step: 300, loss: 0.8123 },
+      { step: 1, loss: 1.9734081029891968 },
+      { step: 2, loss: 1.902 },
+      { step: 3 },
+      { step: 100, checkpoint: '/w/work/global_step_100' },
+      { step: 300, loss: 0.8123 },
     ]);
     expect(parseFixture(verlAdapter, 'verl-sft-resumed.log')).toEqual([
-      { step: 100, checkpoint: '/w/work/global_step_100' }, { step: 101, loss: 0.91 },
+      { step: 100, checkpoint: '/w/work/global_step_100' },
+      { step: 101, loss: 0.91 },
     ]);
   });
 });
@@ -109,18 +169,22 @@ describe('verl checkpoints: findResumePoint and verl_export.py agree on the trac
   mkdirSync(path.join(fakeVerl, 'verl', 'model_merger'), { recursive: true });
   writeFileSync(path.join(fakeVerl, 'verl', '__init__.py'), '');
   writeFileSync(path.join(fakeVerl, 'verl', 'model_merger', '__init__.py'), '');
-  writeFileSync(path.join(fakeVerl, 'verl', 'model_merger', '__main__.py'), [
-    'import json, os, sys',
-    'target = sys.argv[sys.argv.index("--target_dir") + 1]',
-    'os.makedirs(target, exist_ok=True)',
-    'json.dump(sys.argv[1:], open(os.path.join(target, "merge-argv.json"), "w"))',
-    'sys.exit(int(os.environ.get("FAKE_MERGE_EXIT", "0")))',
-  ].join('\n'));
-  const exportStep = (work: string, out: string) => verlAdapter.plan({ ...job('sft'), python: VENV_PYTHON, project: PROJECT_ROOT, workDir: work, hfOutput: out }, options())[2];
+  writeFileSync(
+    path.join(fakeVerl, 'verl', 'model_merger', '__main__.py'),
+    [
+      'import json, os, sys',
+      'target = sys.argv[sys.argv.index("--target_dir") + 1]',
+      'os.makedirs(target, exist_ok=True)',
+      'json.dump(sys.argv[1:], open(os.path.join(target, "merge-argv.json"), "w"))',
+      'sys.exit(int(os.environ.get("FAKE_MERGE_EXIT", "0")))',
+    ].join('\n'),
+  );
+  const exportStep = (work: string, out: string) =>
+    verlAdapter.plan({ ...job('sft'), python: VENV_PYTHON, project: PROJECT_ROOT, workDir: work, hfOutput: out }, options())[2];
   const run = (argv: string[], env: Record<string, string> = {}) =>
     execa(argv[0], argv.slice(1), { reject: false, env: { PYTHONPATH: fakeVerl, ...env } });
 
-  it('export merges the tracker\'s checkpoint into OUT.tmp with verl.model_merger, then renames it to OUT', async () => {
+  it("export merges the tracker's checkpoint into OUT.tmp with verl.model_merger, then renames it to OUT", async () => {
     const work = path.join(root, 'export');
     save(work, 300);
     save(work, 400, []); // newer but never completed
@@ -129,9 +193,18 @@ describe('verl checkpoints: findResumePoint and verl_export.py agree on the trac
     mkdirSync(`${out}.tmp`, { recursive: true }); // left by a killed merge
     const r = await run(exportStep(work, out).argv);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout.trim().replace('collab-loop-checkpoint ', ''))).toEqual({ path: path.join(work, 'global_step_300'), step: 300 });
+    expect(JSON.parse(r.stdout.trim().replace('collab-loop-checkpoint ', ''))).toEqual({
+      path: path.join(work, 'global_step_300'),
+      step: 300,
+    });
     expect(JSON.parse(readFileSync(path.join(out, 'merge-argv.json'), 'utf8'))).toEqual([
-      'merge', '--backend', 'fsdp', '--local_dir', path.join(work, 'global_step_300'), '--target_dir', `${out}.tmp`,
+      'merge',
+      '--backend',
+      'fsdp',
+      '--local_dir',
+      path.join(work, 'global_step_300'),
+      '--target_dir',
+      `${out}.tmp`,
     ]);
     expect(existsSync(`${out}.tmp`)).toBe(false);
   });
@@ -146,7 +219,9 @@ describe('verl checkpoints: findResumePoint and verl_export.py agree on the trac
     tracker(work, '7');
     const missing = await run(exportStep(work, out).argv);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr.trim()).toBe(`verl_export.py: ${path.join(work, 'latest_checkpointed_iteration.txt')} names step 7, but ${path.join(work, 'global_step_7')} is missing`);
+    expect(missing.stderr.trim()).toBe(
+      `verl_export.py: ${path.join(work, 'latest_checkpointed_iteration.txt')} names step 7, but ${path.join(work, 'global_step_7')} is missing`,
+    );
     save(work, 7);
     const failed = await run(exportStep(work, out).argv, { FAKE_MERGE_EXIT: '3' });
     expect(failed.exitCode).toBe(3);

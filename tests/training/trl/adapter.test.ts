@@ -7,32 +7,85 @@ import { trlAdapter, TRL_ENV } from '../../../activities/training/adapters/trl';
 import type { CommonTrainOptions, TrainJob } from '../../../activities/training/adapters/types';
 
 const job = (method: 'sft' | 'dpo'): TrainJob => ({
-  method, base: '/m/base', dataDir: '/w/data', dataFile: '/w/data/train.jsonl', workDir: '/w/work',
-  hfOutput: '/ckpt/iter-1', python: '/p/.venv/bin/python', project: '/p', seed: 7,
+  method,
+  base: '/m/base',
+  dataDir: '/w/data',
+  dataFile: '/w/data/train.jsonl',
+  workDir: '/w/work',
+  hfOutput: '/ckpt/iter-1',
+  python: '/p/.venv/bin/python',
+  project: '/p',
+  seed: 7,
 });
 const options: CommonTrainOptions = {
-  epochs: 1, batchSize: 4, gradientAccumulation: 2, maxLength: 512, saveSteps: 50, beta: 0.1, extraArgs: [],
+  epochs: 1,
+  batchSize: 4,
+  gradientAccumulation: 2,
+  maxLength: 512,
+  saveSteps: 50,
+  beta: 0.1,
+  extraArgs: [],
 };
 const common = [
-  '--model', '/m/base', '--data', '/w/data', '--output-dir', '/w/work', '--hf-output', '/ckpt/iter-1',
-  '--epochs', '1', '--batch-size', '4', '--gradient-accumulation', '2', '--max-length', '512', '--save-steps', '50', '--seed', '7',
+  '--model',
+  '/m/base',
+  '--data',
+  '/w/data',
+  '--output-dir',
+  '/w/work',
+  '--hf-output',
+  '/ckpt/iter-1',
+  '--epochs',
+  '1',
+  '--batch-size',
+  '4',
+  '--gradient-accumulation',
+  '2',
+  '--max-length',
+  '512',
+  '--save-steps',
+  '50',
+  '--seed',
+  '7',
 ];
 
 describe('trlAdapter.plan', () => {
   it('SFT: one train step running the wrapper with the venv python, offline', () => {
     const steps = trlAdapter.plan(job('sft'), { ...options, maxSteps: 6, learningRate: 1e-5, extraArgs: ['--warmup_ratio', '0.1'] });
-    expect(steps).toEqual([{
-      name: 'train',
-      argv: ['/p/.venv/bin/python', '/p/scripts/python/trl_train.py', '--method', 'sft', ...common,
-        '--max-steps', '6', '--learning-rate', '0.00001', '--warmup_ratio', '0.1'],
-      env: { HF_HUB_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false', PYTHONUNBUFFERED: '1' },
-    }]);
+    expect(steps).toEqual([
+      {
+        name: 'train',
+        argv: [
+          '/p/.venv/bin/python',
+          '/p/scripts/python/trl_train.py',
+          '--method',
+          'sft',
+          ...common,
+          '--max-steps',
+          '6',
+          '--learning-rate',
+          '0.00001',
+          '--warmup_ratio',
+          '0.1',
+        ],
+        env: { HF_HUB_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false', PYTHONUNBUFFERED: '1' },
+      },
+    ]);
   });
 
   it('DPO adds beta; a resume point adds --resume-from', () => {
     const [step] = trlAdapter.plan(job('dpo'), { ...options, beta: 0.25 }, { path: '/w/work/checkpoint-4', step: 4 });
-    expect(step.argv).toEqual(['/p/.venv/bin/python', '/p/scripts/python/trl_train.py', '--method', 'dpo', ...common,
-      '--beta', '0.25', '--resume-from', '/w/work/checkpoint-4']);
+    expect(step.argv).toEqual([
+      '/p/.venv/bin/python',
+      '/p/scripts/python/trl_train.py',
+      '--method',
+      'dpo',
+      ...common,
+      '--beta',
+      '0.25',
+      '--resume-from',
+      '/w/work/checkpoint-4',
+    ]);
     expect(step.env).toEqual(TRL_ENV);
   });
 

@@ -7,7 +7,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { trlAdapter } from '../../../activities/training/adapters/trl';
-import type { CommonTrainOptions, ResumePoint, TrainerProgress, TrainJob, TrainMethod, TrainStep } from '../../../activities/training/adapters/types';
+import type {
+  CommonTrainOptions,
+  ResumePoint,
+  TrainerProgress,
+  TrainJob,
+  TrainMethod,
+  TrainStep,
+} from '../../../activities/training/adapters/types';
 import { PROJECT_ROOT } from '../../../activities/subprocess/node-script';
 import { tinyModel, VENV_PYTHON } from '../../helpers/tiny-model';
 
@@ -22,33 +29,61 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const user = (content: string) => [{ role: 'user', content }];
 const assistant = (content: string) => [{ role: 'assistant', content }];
-const sftRows = Array.from({ length: 16 }, (_, i) =>
-  ({ prompt: user(`What is ${i} + ${i + 1}?`), completion: assistant(`${i} + ${i + 1} = ${2 * i + 1}. The answer is ${2 * i + 1}.`) }));
+const sftRows = Array.from({ length: 16 }, (_, i) => ({
+  prompt: user(`What is ${i} + ${i + 1}?`),
+  completion: assistant(`${i} + ${i + 1} = ${2 * i + 1}. The answer is ${2 * i + 1}.`),
+}));
 const dpoRows = Array.from({ length: 8 }, (_, i) => ({
   prompt: [{ role: 'system', content: 'Answer briefly.' }, ...user(`What is ${i} * 3?`)],
-  chosen: assistant(`The answer is ${3 * i}.`), rejected: assistant(`I think it is ${3 * i + 1}.`),
+  chosen: assistant(`The answer is ${3 * i}.`),
+  rejected: assistant(`I think it is ${3 * i + 1}.`),
 }));
 
 function trainJob(name: string, method: TrainMethod, rows: unknown[]): TrainJob {
   const dataDir = path.join(root, name, 'data');
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(path.join(dataDir, 'train.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeFileSync(path.join(dataDir, 'train.jsonl'), `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   return {
-    method, base, dataDir, dataFile: path.join(dataDir, 'train.jsonl'), workDir: path.join(root, name, 'work'),
-    hfOutput: path.join(root, name, 'final'), python: VENV_PYTHON, project: PROJECT_ROOT, seed: 1,
+    method,
+    base,
+    dataDir,
+    dataFile: path.join(dataDir, 'train.jsonl'),
+    workDir: path.join(root, name, 'work'),
+    hfOutput: path.join(root, name, 'final'),
+    python: VENV_PYTHON,
+    project: PROJECT_ROOT,
+    seed: 1,
   };
 }
 
 const options = (o: Partial<CommonTrainOptions>): CommonTrainOptions => ({
-  epochs: 1, batchSize: 2, gradientAccumulation: 1, maxLength: 256, saveSteps: 2, beta: 0.1, learningRate: 1e-3, extraArgs: [], ...o,
+  epochs: 1,
+  batchSize: 2,
+  gradientAccumulation: 1,
+  maxLength: 256,
+  saveSteps: 2,
+  beta: 0.1,
+  learningRate: 1e-3,
+  extraArgs: [],
+  ...o,
 });
 
-interface Run { exitCode?: number; signal?: string; stdout: string[]; stderr: string; parsed: TrainerProgress[] }
+interface Run {
+  exitCode?: number;
+  signal?: string;
+  stdout: string[];
+  stderr: string;
+  parsed: TrainerProgress[];
+}
 
 /** Runs a planned step in its own process group; `killWhen` SIGKILLs the whole group on a matching stdout line. */
 async function run(step: TrainStep, killWhen?: (p: TrainerProgress, line: string) => boolean): Promise<Run> {
   const child = execa(step.argv[0], step.argv.slice(1), {
-    env: step.env, detached: true, reject: false, stdin: 'ignore', cwd: PROJECT_ROOT,
+    env: step.env,
+    detached: true,
+    reject: false,
+    stdin: 'ignore',
+    cwd: PROJECT_ROOT,
   });
   const stdout: string[] = [];
   const parsed: TrainerProgress[] = [];
@@ -71,22 +106,39 @@ describe('TRL through trl_train.py (tiny model, CPU)', () => {
     const [step] = trlAdapter.plan(job, options({ maxSteps: 6 }));
     const r = await run(step);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.parsed.filter((p) => p.step !== undefined && p.loss !== undefined && !p.checkpoint).map((p) => p.step))
-      .toEqual([1, 2, 3, 4, 5, 6, 6]); // six progress lines, then the done line
-    expect(r.parsed.filter((p) => p.checkpoint).map((p) => p.checkpoint))
-      .toEqual([2, 4, 6].map((n) => path.join(job.workDir, `checkpoint-${n}`)));
+    expect(r.parsed.filter((p) => p.step !== undefined && p.loss !== undefined && !p.checkpoint).map((p) => p.step)).toEqual([
+      1, 2, 3, 4, 5, 6, 6,
+    ]); // six progress lines, then the done line
+    expect(r.parsed.filter((p) => p.checkpoint).map((p) => p.checkpoint)).toEqual(
+      [2, 4, 6].map((n) => path.join(job.workDir, `checkpoint-${n}`)),
+    );
     expect(event(r.stdout, 'done')).toEqual([expect.objectContaining({ path: job.hfOutput, step: 6, loss: expect.any(Number) })]);
-    for (const f of ['config.json', 'model.safetensors', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja'])
+    for (const f of [
+      'config.json',
+      'model.safetensors',
+      'generation_config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'chat_template.jinja',
+    ])
       expect(existsSync(path.join(job.hfOutput, f)), f).toBe(true);
     expect(existsSync(`${job.hfOutput}.tmp`)).toBe(false);
     expect(trlAdapter.findResumePoint(job.workDir)).toEqual({ path: path.join(job.workDir, 'checkpoint-6'), step: 6 });
     // The trained directory is a model the next iteration can load and chat with.
-    const load = await execa(VENV_PYTHON, ['-c', [
-      'import sys; from transformers import AutoModelForCausalLM, AutoTokenizer',
-      't = AutoTokenizer.from_pretrained(sys.argv[1]); m = AutoModelForCausalLM.from_pretrained(sys.argv[1])',
-      'x = t.apply_chat_template([{"role": "user", "content": "hi"}], add_generation_prompt=True, return_tensors="pt", return_dict=True)',
-      'print(m.generate(**x, max_new_tokens=2).shape[-1] > x["input_ids"].shape[-1])',
-    ].join('\n'), job.hfOutput], { env: step.env });
+    const load = await execa(
+      VENV_PYTHON,
+      [
+        '-c',
+        [
+          'import sys; from transformers import AutoModelForCausalLM, AutoTokenizer',
+          't = AutoTokenizer.from_pretrained(sys.argv[1]); m = AutoModelForCausalLM.from_pretrained(sys.argv[1])',
+          'x = t.apply_chat_template([{"role": "user", "content": "hi"}], add_generation_prompt=True, return_tensors="pt", return_dict=True)',
+          'print(m.generate(**x, max_new_tokens=2).shape[-1] > x["input_ids"].shape[-1])',
+        ].join('\n'),
+        job.hfOutput,
+      ],
+      { env: step.env },
+    );
     expect(String(load.stdout).trim().split('\n').pop()).toBe('True');
   });
 

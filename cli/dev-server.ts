@@ -22,7 +22,18 @@ export interface DevServerOptions {
 
 export function devServerArgs(o: DevServerOptions): string[] {
   const port = o.port ?? 7233;
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', path.join(o.stateDir, 'temporal.sqlite'), '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db-filename',
+    path.join(o.stateDir, 'temporal.sqlite'),
+    '--log-level',
+    'warn',
+  ];
   if (o.headless) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort ?? 8233));
   for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type]}`);
@@ -32,7 +43,10 @@ export function devServerArgs(o: DevServerOptions): string[] {
 export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect({ port, host });
-    const done = (ok: boolean) => { s.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
     s.setTimeout(timeoutMs, () => done(false));
     s.once('connect', () => done(true));
     s.once('error', () => done(false));
@@ -42,7 +56,9 @@ export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Pro
 export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
-  child?.once?.('exit', () => { exited = true; });
+  child?.once?.('exit', () => {
+    exited = true;
+  });
   while (Date.now() < deadline) {
     if (await portOpen(port)) return;
     if (exited) throw new Error(`the Temporal dev server exited before listening on ${port} (see its log)`);

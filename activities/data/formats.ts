@@ -1,4 +1,4 @@
-// Training files in the formats each trainer reads (one JSON object per line; seed brief A.8, trainers brief B).
+// Training files in the formats each trainer reads (one JSON object per line; collaborative-reasoner finetuning/, the fairseq2 configs).
 //
 // fairseq2 0.4 — `fairseq2 lm instruction_finetune` / `preference_finetune`, `dataset.path=<dir with the jsonl>`:
 //   SFT {"src","tgt","id"}; DPO {"src","tgt_chosen","tgt_rejected","id"}; src = Llama-3.1 template text
@@ -12,8 +12,7 @@
 //   only the turn (completion_only_loss is on by default; a plain {"messages"} row would also train on the
 //   partner's turns and the system prompt). `trl dpo`: conversational {"prompt","chosen","rejected"}.
 import { renderLlama31 } from './chat-template';
-import type { PreferencePair } from './preference-pairs';
-import type { SftExample } from './sft';
+import type { PreferencePair, SftExample } from './examples';
 
 // verl — fsdp_sft_trainer with data.multiturn: {"messages":[...]} like OpenRLHF's SFT rows (converted to parquet
 //   by the adapter's prepare step); verl trains SFT only. It has no per-message loss mask, so its loss also covers

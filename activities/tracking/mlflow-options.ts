@@ -1,0 +1,14 @@
+// The `tracking.mlflow` config section (MLflow); mlflow.ts is the client that reads it.
+import { z } from 'zod';
+import { envVarName } from '../../configs/fields';
+
+export const mlflowTrackingSchema = z.strictObject({
+  /** The tracking server, e.g. http://mlflow.internal:5000 (`mlflow server`). */
+  trackingUri: z.url({ message: 'must be a URL such as http://127.0.0.1:5000' }),
+  experiment: z.string().min(1).default('collab-loop'),
+  /** Env var holding a bearer token, for servers behind auth (MLflow's own client reads MLFLOW_TRACKING_TOKEN). */
+  tokenEnv: envVarName.optional(),
+  /** Upload the HTML report as the run's artifact `report.html` (needs `mlflow server` serving artifacts, its default). */
+  uploadReport: z.boolean().default(true),
+});
+export type MlflowTracking = z.infer<typeof mlflowTrackingSchema>;

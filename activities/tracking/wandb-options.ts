@@ -1,0 +1,16 @@
+// The `tracking.wandb` config section (Weights & Biases); wandb.ts is the client that reads it.
+import { z } from 'zod';
+import { envVarName } from '../../configs/fields';
+
+export const wandbTrackingSchema = z.strictObject({
+  project: z.string().min(1),
+  entity: z.string().min(1).optional(),
+  mode: z.enum(['offline', 'online']).default('offline'),
+  /** Where W&B writes its run directories; default <stateDir>/wandb. */
+  dir: z.string().optional(),
+  /** Env var holding the key, for `mode: online`. */
+  apiKeyEnv: envVarName.default('WANDB_API_KEY'),
+  /** Python with `wandb` installed; default the project's .venv. */
+  python: z.string().optional(),
+});
+export type WandbTracking = z.infer<typeof wandbTrackingSchema>;
