@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
-import { TRAINER_ADAPTERS } from '../activities/training/adapters';
+import { unsupportedMethod } from '../activities/training/adapters';
 import { loopConfigSchema, type LoopConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -97,11 +97,8 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if (recipeProblem) throw new ConfigError(file, recipeProblem.field, recipeProblem.message);
   if (out.trainer && !out.recipe.trainTasks)
     throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');
-  if (out.trainer && out.trainer.kind !== 'command') {
-    const methods: readonly string[] = TRAINER_ADAPTERS[out.trainer.kind].methods;
-    if (!methods.includes(out.trainer.method))
-      throw new ConfigError(file, 'trainer.method', `${out.trainer.kind} trains ${methods.join(' and ')} only, not ${out.trainer.method}`);
-  }
+  const unsupported = out.trainer && out.trainer.kind !== 'command' ? unsupportedMethod(out.trainer.kind, out.trainer.method) : undefined;
+  if (unsupported) throw new ConfigError(file, 'trainer.method', unsupported);
   return out;
 }
 

@@ -5,6 +5,7 @@ import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2'
 import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
 import { verlOptionsSchema } from '../activities/training/adapters/verl';
 import { trackingSchema } from '../activities/tracking/trackers';
+import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
 import { recipeSchema } from '../activities/recipes/registry';
 import { envVarName, externalEndpointSchema, positiveInt } from './fields';
 
@@ -91,17 +92,7 @@ const trainerCommon = {
   method: z.enum(['sft', 'dpo']).default('sft'),
   /** Python of the trainer's environment; defaults to the project's .venv/bin/python. */
   python: z.string().optional(),
-  learningRate: z.number().positive().optional(),
-  maxSteps: positiveInt.optional(),
-  epochs: z.number().positive().default(1),
-  batchSize: positiveInt.default(4),
-  gradientAccumulation: positiveInt.default(1),
-  maxLength: positiveInt.default(2048),
-  /** Resumable checkpoint every N optimizer steps (0: only at the end). */
-  saveSteps: z.number().int().min(0).default(50),
-  beta: z.number().positive().default(0.1),
-  extraArgs: z.array(z.string()).default([]),
-  launcher: z.array(z.string().min(1)).min(1).optional(),
+  ...commonTrainOptionsSchema.shape,
   env: z.record(z.string(), z.string()).default({}),
   heartbeatTimeoutSeconds: z.number().positive().default(300),
   timeoutHours: z.number().positive().default(48),

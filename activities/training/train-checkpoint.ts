@@ -22,7 +22,7 @@ import { trainedSimulatedPolicy, type SimulatedPolicyFile } from '../serving/sim
 import { PROJECT_ROOT } from '../subprocess/node-script';
 import { reapPidFile } from '../subprocess/process-group';
 import { renderCommand, TemplateError } from '../subprocess/template';
-import { TRAINER_ADAPTERS } from './adapters';
+import { planTraining, TRAINER_ADAPTERS, unsupportedMethod } from './adapters';
 import type { TrainJob, TrainStep } from './adapters/types';
 import { lossCurveFromLog } from './loss-curve';
 import { runTrainerStep } from './run-step';
@@ -85,16 +85,10 @@ function planCommand(
 
 function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJob): Planned {
   const adapter = TRAINER_ADAPTERS[t.kind];
-  if (!(adapter.methods as readonly string[]).includes(t.method))
-    throw ApplicationFailure.nonRetryable(
-      `trainer.method: ${t.kind} trains ${adapter.methods.join(' and ')} only, not ${t.method}`,
-      'ConfigError',
-    );
+  const unsupported = unsupportedMethod(t.kind, t.method);
+  if (unsupported) throw ApplicationFailure.nonRetryable(`trainer.method: ${unsupported}`, 'ConfigError');
   const resume = adapter.findResumePoint(job.workDir);
-  const steps = (adapter.plan as (j: TrainJob, o: unknown, r?: typeof resume) => TrainStep[])(job, t, resume).map((s) => ({
-    ...s,
-    env: { ...s.env, ...t.env },
-  }));
+  const steps = planTraining(t.kind, job, t, resume).map((s) => ({ ...s, env: { ...s.env, ...t.env } }));
   return {
     steps,
     parse: (l) => adapter.parseLine(l),

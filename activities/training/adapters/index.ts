@@ -1,15 +1,30 @@
 // The trainer adapters by config kind.
-import type { TrainerAdapter } from './types';
+import type { ResumePoint, TrainerAdapter, TrainJob, TrainMethod, TrainStep } from './types';
 import { trlAdapter } from './trl';
 import { fairseq2Adapter } from './fairseq2';
 import { openrlhfAdapter } from './openrlhf';
 import { verlAdapter } from './verl';
 
-export const TRAINER_ADAPTERS = {
+const ADAPTERS = {
   trl: trlAdapter,
   fairseq2: fairseq2Adapter,
   openrlhf: openrlhfAdapter,
   verl: verlAdapter,
-} as const satisfies Record<string, TrainerAdapter<never>>;
+} as const;
 
-export type AdapterKind = keyof typeof TRAINER_ADAPTERS;
+export type AdapterKind = keyof typeof ADAPTERS;
+type OptionsByKind = { [K in AdapterKind]: (typeof ADAPTERS)[K] extends TrainerAdapter<infer O> ? O : never };
+
+/** Each kind's adapter, typed so that a kind's options reach its own adapter without a cast. */
+export const TRAINER_ADAPTERS: { [K in AdapterKind]: TrainerAdapter<OptionsByKind[K]> } = ADAPTERS;
+
+/** The adapter's steps for a trainer section of kind K (the section carries the adapter's options). */
+export function planTraining<K extends AdapterKind>(kind: K, job: TrainJob, options: OptionsByKind[K], resume?: ResumePoint): TrainStep[] {
+  return TRAINER_ADAPTERS[kind].plan(job, options, resume);
+}
+
+/** Why an adapter cannot train with a method, or undefined when it can (the one check, for the loader and the stage). */
+export function unsupportedMethod(kind: AdapterKind, method: TrainMethod): string | undefined {
+  const { methods } = TRAINER_ADAPTERS[kind];
+  return methods.includes(method) ? undefined : `${kind} trains ${methods.join(' and ')} only, not ${method}`;
+}

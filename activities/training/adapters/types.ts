@@ -1,6 +1,8 @@
 // What every trainer adapter (TRL, fairseq2, OpenRLHF, verl) tells the train stage. An adapter is pure: it builds
 // argv lists, parses output lines and reads the trainer's own checkpoint layout; the train activity
 // (../train-checkpoint.ts) runs the steps as subprocesses, heartbeats progress and records lineage.
+import { z } from 'zod';
+import { positiveInt } from '../../../configs/fields';
 import type { TrainingDataFormat } from '../../data/formats';
 
 export type TrainMethod = 'sft' | 'dpo';
@@ -25,24 +27,26 @@ export interface TrainJob {
   seed: number;
 }
 
-/** Options common to every adapter (trainer section of the config); adapters read what applies to them. */
-export interface CommonTrainOptions {
-  learningRate?: number;
+/** Options common to every adapter (the trainer section of the config); adapters read what applies to them. The
+ *  config schema (configs/schema.ts) spreads this shape into every trainer kind, so the type is inferred once. */
+export const commonTrainOptionsSchema = z.object({
+  learningRate: z.number().positive().optional(),
   /** Stop after this many optimizer steps (CPU runs, smoke tests); otherwise `epochs`. */
-  maxSteps?: number;
-  epochs: number;
-  batchSize: number;
-  gradientAccumulation: number;
-  maxLength: number;
-  /** Save a resumable checkpoint every N steps (0: only at the end). */
-  saveSteps: number;
+  maxSteps: positiveInt.optional(),
+  epochs: z.number().positive().default(1),
+  batchSize: positiveInt.default(4),
+  gradientAccumulation: positiveInt.default(1),
+  maxLength: positiveInt.default(2048),
+  /** Save a resumable checkpoint every N optimizer steps (0: only at the end). */
+  saveSteps: z.number().int().min(0).default(50),
   /** DPO beta. */
-  beta: number;
+  beta: z.number().positive().default(0.1),
   /** Appended verbatim to the trainer's argv (the escape hatch for every other flag). */
-  extraArgs: string[];
+  extraArgs: z.array(z.string()).default([]),
   /** Prefix for the training command, e.g. ["deepspeed","--num_gpus","8"] or ["torchrun","--nproc_per_node=8"]. */
-  launcher?: string[];
-}
+  launcher: z.array(z.string().min(1)).min(1).optional(),
+});
+export type CommonTrainOptions = z.infer<typeof commonTrainOptionsSchema>;
 
 export interface TrainStep {
   /** 'prepare' (data conversion), 'train', 'export' (to a Hugging Face directory), … — shown in logs. */
