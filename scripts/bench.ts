@@ -1,6 +1,6 @@
 // `npm run bench`: throughput of the generation stage against a local OpenAI-compatible endpoint with a fixed
 // latency and capacity, as a ratio of that endpoint's ideal throughput (capacity ÷ latency); Temporal history
-// events per iteration; peak worker RSS. Figures are printed, never asserted.
+// events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -8,8 +8,10 @@ import path from 'node:path';
 import { loopConfigSchema } from '../configs/schema';
 import { resolveConfigPaths } from '../configs/load';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
-import { startOpenAICompatibleServer } from '../activities/serving/openai-compatible-server';
+import { startOpenAICompatibleServer, type Policy } from '../activities/serving/openai-compatible-server';
 import { createCoralSimulatedPolicy, loadCoralTasks } from '../activities/recipes/coral';
+import { createDebateSimulatedPolicy, loadDebateTasks } from '../activities/recipes/debate';
+import { recipeRuntime } from '../activities/recipes/runtime';
 import { iterationWorkflowId, loopWorkflowId, SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { TASK_QUEUES } from '../workflows/types';
 import { createWorkers, runWorkers } from '../workers/run-worker';
@@ -19,40 +21,36 @@ import { temporalCliPath } from '../cli/temporal-cli';
 const LATENCY_MS = 100;
 const CAPACITY = 32;
 
-export async function runBench(): Promise<void> {
-  installWorkerLogging('WARN');
+interface GenerationBench {
+  label: string;
+  /** The recipe section; evalTasks relative to the project. */
+  recipe: Record<string, unknown>;
+  policy: Policy;
+}
+
+/** One evaluation iteration of a recipe against the endpoint; prints its figures. */
+async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench): Promise<void> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-bench-'));
-  const tasksFile = path.join(PROJECT_ROOT, 'configs/tasks/coral-demo/mmlu_pro.jsonl');
   const server = await startOpenAICompatibleServer({
     modelName: 'bench-model',
-    policy: createCoralSimulatedPolicy({ tasks: loadCoralTasks(tasksFile, 'mmlu_pro'), skill: 0.6 }),
+    policy: b.policy,
     latencyMs: LATENCY_MS,
     capacity: CAPACITY,
   });
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalCliPath() }, searchAttributes: [...SEARCH_ATTRIBUTES] },
-  });
+  const runName = `bench-${b.label}`;
   try {
     const config = resolveConfigPaths(
       loopConfigSchema.parse({
-        name: 'bench',
+        name: runName,
         iterations: 1,
         seed: 1,
         stateDir,
         baseCheckpoint: path.join(PROJECT_ROOT, 'configs/checkpoints/sim-base'),
-        recipe: {
-          name: 'coral',
-          dataset: 'mmlu_pro',
-          evalTasks: tasksFile,
-          maxTurns: 6,
-          maxTokens: 256,
-          evalSamples: 20,
-          evalTemperature: 0.7,
-        },
+        recipe: b.recipe,
         server: { kind: 'external', endpoint: { baseUrl: `${server.url}/v1`, model: 'bench-model', maxConcurrency: 64 } },
         generation: { shardSize: 12, concurrency: 64 },
       }),
-      path.join(stateDir, 'bench.yaml'),
+      path.join(PROJECT_ROOT, 'bench.yaml'),
     );
     const workers = await createWorkers({ connection: env.nativeConnection });
     let first = 0;
@@ -67,36 +65,69 @@ export async function runBench(): Promise<void> {
       }
     }, 20);
     const t0 = performance.now();
-    const result = await runWorkers(
+    await runWorkers(
       workers,
       env.client.workflow.execute('trainingLoop', {
         taskQueue: TASK_QUEUES.workflows,
-        workflowId: loopWorkflowId('bench'),
-        args: [{ runName: 'bench', config, evalOnly: true }],
+        workflowId: loopWorkflowId(runName),
+        args: [{ runName, config, evalOnly: true }],
       }),
     );
     clearInterval(probe);
     const wall = (performance.now() - t0) / 1000;
     const genSeconds = (last - first) / 1000;
     const stats = server.stats();
-    const conversations = (result as { iterations: Array<{ metrics: Record<string, number> }> }).iterations[0].metrics.conversations;
+    const runtime = recipeRuntime(config);
+    const conversations = runtime.taskCount('eval') * runtime.samplesPerTask('eval');
     const ideal = CAPACITY / (LATENCY_MS / 1000);
     const callsPerS = stats.completed / genSeconds;
     const convPerS = conversations / genSeconds;
     const callsPerConv = stats.completed / conversations;
-    const iterHistory = await env.client.workflow.getHandle(iterationWorkflowId('bench', 0)).fetchHistory();
-    const loopHistory = await env.client.workflow.getHandle(loopWorkflowId('bench')).fetchHistory();
-    const rssMb = process.resourceUsage().maxRSS / 1024;
-    console.log(`\ncollab-loop bench — endpoint latency ${LATENCY_MS} ms, capacity ${CAPACITY} (ideal ${ideal.toFixed(0)} calls/s)`);
+    const iterHistory = await env.client.workflow.getHandle(iterationWorkflowId(runName, 0)).fetchHistory();
+    const loopHistory = await env.client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory();
+    console.log(`\n${b.label} — endpoint latency ${LATENCY_MS} ms, capacity ${CAPACITY} (ideal ${ideal.toFixed(0)} calls/s)`);
     console.log(`  conversations            ${conversations} (${callsPerConv.toFixed(2)} LLM calls each)`);
     console.log(`  generation time          ${genSeconds.toFixed(2)} s (whole eval iteration ${wall.toFixed(2)} s)`);
     console.log(`  LLM calls/s              ${callsPerS.toFixed(1)}   ratio to ideal ${(callsPerS / ideal).toFixed(3)}`);
     console.log(`  conversations/s          ${convPerS.toFixed(2)}   ratio to ideal ${(convPerS / (ideal / callsPerConv)).toFixed(3)}`);
     console.log(`  endpoint max in service  ${stats.maxInFlight} (capacity ${CAPACITY})`);
     console.log(`  history events          iteration ${iterHistory.events?.length ?? 0}, loop ${loopHistory.events?.length ?? 0}`);
-    console.log(`  peak worker RSS          ${rssMb.toFixed(0)} MiB (workers, endpoint and bench in one process)`);
   } finally {
     await server.close();
+  }
+}
+
+export async function runBench(): Promise<void> {
+  installWorkerLogging('WARN');
+  const coralTasks = path.join(PROJECT_ROOT, 'configs/tasks/coral-demo/mmlu_pro.jsonl');
+  const debateTasks = path.join(PROJECT_ROOT, 'configs/tasks/debate/math.jsonl');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: temporalCliPath() }, searchAttributes: [...SEARCH_ATTRIBUTES] },
+  });
+  console.log('\ncollab-loop bench: generation against a local OpenAI-compatible endpoint (SIMULATED policies)');
+  try {
+    await benchGeneration(env, {
+      label: 'coral',
+      recipe: {
+        name: 'coral',
+        dataset: 'mmlu_pro',
+        evalTasks: coralTasks,
+        maxTurns: 6,
+        maxTokens: 256,
+        evalSamples: 20,
+        evalTemperature: 0.7,
+      },
+      policy: createCoralSimulatedPolicy({ tasks: loadCoralTasks(coralTasks, 'mmlu_pro'), skill: 0.6 }),
+    });
+    await benchGeneration(env, {
+      label: 'debate',
+      recipe: { name: 'debate', dataset: 'math', evalTasks: debateTasks, agents: 3, rounds: 2, evalSamples: 20, maxTokens: 256 },
+      policy: createDebateSimulatedPolicy({ tasks: loadDebateTasks(debateTasks, 'math'), skill: 0.6 }) as Policy,
+    });
+    console.log(
+      `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process)`,
+    );
+  } finally {
     await env.teardown();
   }
   // ColBench scoring: the sandbox and the renderer, each against a bare baseline measured in the same run.
