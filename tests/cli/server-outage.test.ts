@@ -7,7 +7,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { isTransientServerError } from '../../cli/server-retry';
 import { cli, cliProcess } from '../helpers/cli';
-import { baseCheckpointIn, CONFIGS, STAND_IN_TRAINER, tempStateDir } from '../helpers/config';
+import { STAND_IN_TRAINER, tempStateDir, testConfigRaw } from '../helpers/config';
 import { startUiServer, type UiServer } from '../helpers/ui-server';
 import { waitUntil } from '../helpers/wait';
 
@@ -45,30 +45,20 @@ describe('a short server outage', () => {
     const file = path.join(stateDir, 'outage.yaml');
     writeFileSync(
       file,
-      stringify({
-        name: 'outage',
-        iterations: 1,
-        seed: 1,
-        stateDir: path.join(stateDir, 'run'),
-        baseCheckpoint: baseCheckpointIn(stateDir),
-        recipe: {
-          name: 'coral',
-          dataset: 'mmlu_pro',
-          evalTasks: path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'),
-          trainTasks: path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'),
-          maxTurns: 4,
-          limit: 4,
-          beamSize: 3,
-        },
-        server: { kind: 'simulator' },
-        trainer: {
-          kind: 'command',
-          method: 'dpo',
-          command: [...STAND_IN_TRAINER, '--fail-first', '1', '--fail-marker', marker],
-          maximumAttempts: 1,
-        },
-        generation: { shardSize: 4 },
-      }),
+      stringify(
+        testConfigRaw(stateDir, (c) => {
+          Object.assign(c, { name: 'outage', iterations: 1, seed: 1, stateDir: path.join(stateDir, 'run') });
+          c.recipe.limit = 4;
+          c.trainer = {
+            kind: 'command',
+            method: 'dpo',
+            command: [...STAND_IN_TRAINER, '--fail-first', '1', '--fail-marker', marker],
+            maximumAttempts: 1,
+          };
+          c.generation = { shardSize: 4 };
+          delete c.llm;
+        }),
+      ),
     );
     const waiter = cliProcess(['start', file, '--wait'], env);
     const waiterOut = collect(waiter);

@@ -41,7 +41,8 @@ export const STAND_IN_TRAINER = [
   '20',
 ];
 
-export function testConfig(stateDir: string, patch: (raw: Record<string, any>) => void = () => {}): LoopConfig {
+/** The test config as a user would write it (before validation), e.g. to save as a YAML file for the CLI. */
+export function testConfigRaw(stateDir: string, patch: (raw: Record<string, any>) => void = () => {}): Record<string, any> {
   const raw: Record<string, any> = {
     name: 'test',
     iterations: 2,
@@ -66,5 +67,9 @@ export function testConfig(stateDir: string, patch: (raw: Record<string, any>) =
     llm: { callRetries: 2, maxRetryDelaySeconds: 1 },
   };
   patch(raw);
-  return resolveConfigPaths(loopConfigSchema.parse(raw), path.join(stateDir, 'test.yaml'));
+  return raw;
+}
+
+export function testConfig(stateDir: string, patch: (raw: Record<string, any>) => void = () => {}): LoopConfig {
+  return resolveConfigPaths(loopConfigSchema.parse(testConfigRaw(stateDir, patch)), path.join(stateDir, 'test.yaml'));
 }
