@@ -6,10 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import path from 'node:path';
 import { trainingLoop } from '../workflows/loop';
-import { iterationWorkflowId, loopWorkflowId } from '../workflows/messages';
-import { writeFileSync } from 'node:fs';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { PROJECT_ROOT } from '../activities/subprocess/node-script';
+import { loopWorkflowId } from '../workflows/messages';
+import { recordHistoriesIfAsked } from './helpers/run-loop';
 import { TASK_QUEUES } from '../workflows/types';
 import { ArtifactStore } from '../activities/artifacts/store';
 import { loadColbenchTasks } from '../activities/recipes/colbench';
@@ -83,19 +81,6 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
     }
     expect(it0.nextCheckpoint).toBeTruthy();
 
-    // RECORD_HISTORIES=<tag>: this run's iteration and loop histories for tests/replay.test.ts.
-    const tag = process.env.RECORD_HISTORIES;
-    if (tag) {
-      for (const [kind, workflowId] of [
-        ['iteration', iterationWorkflowId(runName, 0)],
-        ['loop', loopWorkflowId(runName)],
-      ] as const) {
-        const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-        writeFileSync(
-          path.join(PROJECT_ROOT, 'tests', 'histories', `${kind}-colbench-${tag}.json`),
-          `{"workflowId": ${JSON.stringify(workflowId)}, "history": ${historyToJSON(history)}}`,
-        );
-      }
-    }
+    await recordHistoriesIfAsked(env, runName, 'colbench');
   });
 });

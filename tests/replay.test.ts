@@ -19,6 +19,8 @@ describe('replay of recorded histories', () => {
         'loop-coral.json',
         'iteration-colbench-recipe-needs.json',
         'loop-colbench-recipe-needs.json',
+        'iteration-debate-recipe-needs.json',
+        'loop-debate-recipe-needs.json',
       ]),
     );
   });

@@ -8,15 +8,13 @@ import { execa } from 'execa';
 import { existsSync, writeFileSync } from 'node:fs';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import path from 'node:path';
-import { trainingLoop, type LoopResult } from '../../workflows/loop';
 import { loopWorkflowId } from '../../workflows/messages';
-import { TASK_QUEUES, type LoopConfig } from '../../workflows/types';
 import { trackIteration } from '../../activities/tracking/track-iteration';
 import { LOGGED_TAG, RUN_TAG } from '../../activities/tracking/mlflow';
 import { parseConfigText } from '../../configs/load';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { startDevServer } from '../helpers/temporal';
-import { withWorkers } from '../helpers/workers';
+import { runLoop } from '../helpers/run-loop';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { startMlflowServer, type MlflowServer } from '../helpers/mlflow-server';
 import { cli } from '../helpers/cli';
@@ -79,16 +77,6 @@ async function wandbRuns(dir: string): Promise<WandbRunFiles[]> {
     .map((l) => JSON.parse(l) as WandbRunFiles);
 }
 
-async function runLoop(runName: string, config: LoopConfig): Promise<LoopResult> {
-  return withWorkers(env, () =>
-    env.client.workflow.execute(trainingLoop, {
-      taskQueue: TASK_QUEUES.workflows,
-      workflowId: loopWorkflowId(runName),
-      args: [{ runName, config }],
-    }),
-  );
-}
-
 describe('tracking: MLflow and Weights & Biases', () => {
   it('logs metrics per iteration, parameters, lineage, loss curves and the report; re-sending logs nothing twice', async () => {
     const stateDir = tempStateDir();
@@ -96,7 +84,7 @@ describe('tracking: MLflow and Weights & Biases', () => {
     const config = testConfig(stateDir, (c) => {
       c.tracking = { mlflow: { trackingUri: mlflow.url, experiment: 'loop-tests' }, wandb: { project: 'collab-loop-tests' } };
     });
-    const result = await runLoop(runName, config);
+    const result = await runLoop(env, runName, config);
     expect(result.iterations).toHaveLength(2);
     expect(result.trackingError).toBeUndefined();
     const [it0, it1] = result.iterations;
@@ -174,7 +162,7 @@ describe('tracking: MLflow and Weights & Biases', () => {
       c.iterations = 1;
       c.tracking = { mlflow: { trackingUri: mlflow.url, tokenEnv: 'COLLAB_LOOP_TEST_UNSET_TOKEN' } };
     });
-    const result = await runLoop(runName, config);
+    const result = await runLoop(env, runName, config);
     expect(result.iterations).toHaveLength(1);
     expect(result.trackingError).toBe(
       'tracking.mlflow.tokenEnv: environment variable COLLAB_LOOP_TEST_UNSET_TOKEN is not set on this worker',
@@ -190,6 +178,7 @@ describe('tracking: MLflow and Weights & Biases', () => {
     const runName = 'untracked';
     const before = (await allRuns()).length;
     const result = await runLoop(
+      env,
       runName,
       testConfig(stateDir, (c) => {
         c.iterations = 1;

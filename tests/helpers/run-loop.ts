@@ -1,0 +1,36 @@
+// Runs a loop to its end with in-process workers, and saves its histories for tests/replay.test.ts when asked.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
+import { trainingLoop, type LoopResult } from '../../workflows/loop';
+import { iterationWorkflowId, loopWorkflowId } from '../../workflows/messages';
+import { TASK_QUEUES, type LoopConfig } from '../../workflows/types';
+import { withWorkers } from './workers';
+
+export function runLoop(env: TestWorkflowEnvironment, runName: string, config: LoopConfig): Promise<LoopResult> {
+  return withWorkers(env, () =>
+    env.client.workflow.execute(trainingLoop, {
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: [{ runName, config }],
+    }),
+  );
+}
+
+/** RECORD_HISTORIES=<tag>: writes tests/histories/{iteration,loop}-<recipe>-<tag>.json from a finished run. */
+export async function recordHistoriesIfAsked(env: TestWorkflowEnvironment, runName: string, recipe: string): Promise<void> {
+  const tag = process.env.RECORD_HISTORIES;
+  if (!tag) return;
+  for (const [kind, workflowId] of [
+    ['iteration', iterationWorkflowId(runName, 0)],
+    ['loop', loopWorkflowId(runName)],
+  ] as const) {
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    writeFileSync(
+      path.join(PROJECT_ROOT, 'tests', 'histories', `${kind}-${recipe}-${tag}.json`),
+      `{"workflowId": ${JSON.stringify(workflowId)}, "history": ${historyToJSON(history)}}`,
+    );
+  }
+}
