@@ -148,8 +148,6 @@ export const loopConfigSchema = z.strictObject({
 });
 
 export type LoopConfig = z.infer<typeof loopConfigSchema>;
-export type { CoralRecipeConfig } from '../activities/recipes/coral/config';
-export type { ColbenchRecipeConfig } from '../activities/recipes/colbench/config';
 export type ServerConfig = z.infer<typeof serverSchema>;
 export type TrainerConfig = z.infer<typeof trainerSchema>;
 export type SimulatedAgentsConfig = z.infer<typeof simulatedAgentsSchema>;

@@ -8,9 +8,8 @@ import path from 'node:path';
 import { loopConfigSchema } from '../configs/schema';
 import { resolveConfigPaths } from '../configs/load';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
-import { startOpenAICompatibleServer, type Policy } from '../activities/serving/openai-compatible-server';
-import { createCoralSimulatedPolicy, loadCoralTasks } from '../activities/recipes/coral';
-import { createDebateSimulatedPolicy, loadDebateTasks } from '../activities/recipes/debate';
+import { startOpenAICompatibleServer } from '../activities/serving/openai-compatible-server';
+import { recipeDefinition, recipeSchema } from '../activities/recipes/registry';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import { iterationWorkflowId, loopWorkflowId, SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { TASK_QUEUES } from '../workflows/types';
@@ -23,20 +22,17 @@ const CAPACITY = 32;
 
 interface GenerationBench {
   label: string;
-  /** The recipe section; evalTasks relative to the project. */
+  /** The recipe section (evalTasks absolute); the endpoint answers from that recipe's SIMULATED policy. */
   recipe: Record<string, unknown>;
-  policy: Policy;
 }
 
 /** One evaluation iteration of a recipe against the endpoint; prints its figures. */
 async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench): Promise<void> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-bench-'));
-  const server = await startOpenAICompatibleServer({
-    modelName: 'bench-model',
-    policy: b.policy,
-    latencyMs: LATENCY_MS,
-    capacity: CAPACITY,
-  });
+  const recipe = recipeSchema.parse(b.recipe);
+  const definition = recipeDefinition(recipe.name);
+  const policy = definition.simulator.policy([{ file: recipe.evalTasks, kind: definition.simulator.taskKind(recipe) }], { skill: 0.6 });
+  const server = await startOpenAICompatibleServer({ modelName: 'bench-model', policy, latencyMs: LATENCY_MS, capacity: CAPACITY });
   const runName = `bench-${b.label}`;
   try {
     const config = resolveConfigPaths(
@@ -117,12 +113,10 @@ export async function runBench(): Promise<void> {
         evalSamples: 20,
         evalTemperature: 0.7,
       },
-      policy: createCoralSimulatedPolicy({ tasks: loadCoralTasks(coralTasks, 'mmlu_pro'), skill: 0.6 }),
     });
     await benchGeneration(env, {
       label: 'debate',
       recipe: { name: 'debate', dataset: 'math', evalTasks: debateTasks, agents: 3, rounds: 2, evalSamples: 20, maxTokens: 256 },
-      policy: createDebateSimulatedPolicy({ tasks: loadDebateTasks(debateTasks, 'math'), skill: 0.6 }) as Policy,
     });
     console.log(
       `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process)`,

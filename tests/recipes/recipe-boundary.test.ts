@@ -43,6 +43,18 @@ describe('recipes live in their folders', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("no file outside activities/recipes/ imports a recipe's folder: the registry is the way in", () => {
+    const recipesDir = path.join(PROJECT_ROOT, 'activities', 'recipes') + path.sep;
+    const folders = readdirSync(recipesDir).filter((d) => statSync(path.join(recipesDir, d)).isDirectory() && d !== 'shared');
+    expect(folders.length).toBeGreaterThanOrEqual(RECIPES.length - 1); // colbench holds two recipes
+    const reach = new RegExp(`from '[./]*(?:activities/)?recipes/(?:${folders.join('|')})[/']`);
+    const offenders = SOURCE_DIRS.flatMap((d) => sourceFiles(path.join(PROJECT_ROOT, d)))
+      .filter((f) => !f.startsWith(recipesDir))
+      .filter((f) => reach.test(readFileSync(f, 'utf8')))
+      .map((f) => path.relative(PROJECT_ROOT, f));
+    expect(offenders).toEqual([]);
+  });
+
   it('the registry is the one list: every recipe is in the config schema, once, under its own name', () => {
     expect(new Set(RECIPE_NAMES).size).toBe(RECIPES.length);
     const inSchema = recipeSchema.options.map((o) => (o.shape.name as { value: string }).value);
