@@ -187,6 +187,7 @@ export async function trainCheckpoint(
   };
   const hb = startHeartbeat(progress);
   const log = createWriteStream(logFile, { flags: 'a' });
+  let failed: string | undefined;
   if (planned.resumeFrom) log.write(`\n--- attempt ${ctx.info.attempt} resumes from ${planned.resumeFrom}\n`);
   try {
     for (const step of planned.steps) {
@@ -209,16 +210,17 @@ export async function trainCheckpoint(
           `trainer (${t.kind}): executable "${step.argv[0]}" not found — is the trainer installed here (trainer.python / trainer.launcher)?`,
           'TrainerConfigError',
         );
-      if (r.exitCode !== 0)
-        throw ApplicationFailure.create({
-          message: `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt}). Last lines of ${logFile}:\n${tail(logFile)}`,
-          type: 'TrainerFailed',
-        });
+      if (r.exitCode !== 0) {
+        failed = `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt})`;
+        break;
+      }
     }
   } finally {
     hb.stop();
     await new Promise((r) => log.end(r));
   }
+  // Read the log's tail only once the stream is closed: its last lines (often the error) may still be buffered.
+  if (failed) throw ApplicationFailure.create({ message: `${failed}. Last lines of ${logFile}:\n${tail(logFile)}`, type: 'TrainerFailed' });
   if (!existsSync(output))
     throw ApplicationFailure.create({
       message: `trainer finished but wrote no checkpoint at ${output}${t.kind === 'command' ? ' (does trainer.command use {output}?)' : ''}. Last lines of ${logFile}:\n${tail(logFile)}`,
