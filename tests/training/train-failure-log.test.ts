@@ -20,10 +20,12 @@ describe('a failing trainer', () => {
     });
     const dpo = new ArtifactStore(path.join(stateDir, 'artifacts')).putJsonl([{ prompt: 'p', chosen: 'a', rejected: 'b' }]);
     const env = new MockActivityEnvironment();
-    const err = await env
+    const err: Error = await env
       .run(trainCheckpoint, { runName: 'flood', iteration: 0, config, checkpoint: config.baseCheckpoint, data: { dpo } })
-      .catch((e) => e as Error);
-    expect(err).toBeInstanceOf(Error);
+      .then(
+        () => new Error('the trainer was expected to fail'),
+        (e: Error) => e,
+      );
     expect(err.message).toMatch(/^trainer train step exited with 3 \(attempt 1\)\. Last lines of .*train-iter-0\.log:/);
     expect(err.message.trimEnd().split('\n').at(-1)).toBe('FATAL: CUDA out of memory');
   });
