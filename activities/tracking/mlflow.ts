@@ -143,7 +143,7 @@ export async function logToMlflow(
     const metrics = [
       ...Object.entries(it.metrics).map(([key, value]) => ({ key, value, timestamp: it.time, step: it.step })),
       // The trainer's curve of this iteration, one metric per iteration so each curve keeps its own steps.
-      ...it.lossCurve.map((r) => ({ key: `train_loss/iter_${it.step}`, value: r.loss, timestamp: it.time, step: r.step })),
+      ...it.lossCurve().map((r) => ({ key: `train_loss/iter_${it.step}`, value: r.loss, timestamp: it.time, step: r.step })),
     ];
     for (let i = 0; i < metrics.length; i += MAX_METRICS)
       await api.request('POST', '/api/2.0/mlflow/runs/log-batch', { run_id: runId, metrics: metrics.slice(i, i + MAX_METRICS) });

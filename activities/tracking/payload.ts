@@ -11,7 +11,8 @@ export interface TrackedIteration {
   time: number;
   metrics: Record<string, number>;
   lineage: Record<string, string>;
-  lossCurve: Array<{ step: number; loss: number }>;
+  /** The trainer's loss per step, read from the artifact store only for the iterations a tracker still logs. */
+  lossCurve: () => Array<{ step: number; loss: number }>;
 }
 
 export interface TrackingPayload {
@@ -78,7 +79,7 @@ function lineage(s: IterationSummary): Record<string, string> {
   return l;
 }
 
-function lossCurve(s: IterationSummary): TrackedIteration['lossCurve'] {
+function lossCurve(s: IterationSummary): ReturnType<TrackedIteration['lossCurve']> {
   const ref = s.train?.lossCurve;
   if (!ref || !existsSync(ArtifactStore.pathOf(ref))) return [];
   return new ArtifactStore('').readJsonl<{ step: number; loss: number }>(ref).filter((r) => Number.isFinite(r.loss));
@@ -94,7 +95,7 @@ export function trackingPayload(runName: string, config: LoopConfig, iterations:
       time: endTime(s),
       metrics: iterationMetrics(s),
       lineage: lineage(s),
-      lossCurve: lossCurve(s),
+      lossCurve: () => lossCurve(s),
     })),
     final,
   };

@@ -41,7 +41,7 @@ export async function logToWandb(
     name: p.runName,
     group: p.recipe,
     params: p.params,
-    rows,
+    rows: rows.map((r) => ({ ...r, lossCurve: r.lossCurve() })),
     report: reportFile(),
     final: p.final,
   };
