@@ -1,10 +1,10 @@
 // Reads an experiment YAML, applies `--set key=value` overrides, validates it with the zod schema and resolves
 // paths. Every problem becomes one ConfigError naming the file and the field path — never a stack trace.
-import { recipeOf } from '../activities/recipes/runtime';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
+import { recipeOf } from '../activities/recipes/runtime';
 import { unsupportedMethod } from '../activities/training/adapters';
 import { loopConfigSchema, type LoopConfig } from './schema';
 

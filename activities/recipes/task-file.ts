@@ -70,3 +70,28 @@ export function parseTaskRows<T extends { id: string }>(content: string, file: s
   if (tasks.length === 0) throw new TaskFileError(file, 0, '', 'contains no tasks');
   return tasks;
 }
+
+/** The task files a recipe section names, and how many of their tasks it uses. */
+export interface SplitFiles {
+  evalTasks: string;
+  trainTasks?: string;
+  limit?: number;
+}
+
+/**
+ * A recipe's tasks per split: each file is read once per process and way of reading it (`kind`: a dataset, a
+ * ColBench kind), then cut to the section's `limit`. A split without a file has no tasks.
+ */
+export function splitTaskReader<T, K extends string>(
+  load: (file: string, kind: K) => T[],
+): (cfg: SplitFiles, split: 'eval' | 'train', kind: K) => T[] {
+  const cache = new Map<string, T[]>();
+  return (cfg, split, kind) => {
+    const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
+    if (!file) return [];
+    const key = `${file}#${kind}`;
+    let tasks = cache.get(key);
+    if (!tasks) cache.set(key, (tasks = load(file, kind)));
+    return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
+  };
+}

@@ -19,7 +19,7 @@
 //   the browser even when a request escapes interception.
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Route } from 'playwright-core';
 
-/** Launch flags (feasibility doc §4) plus the resolver rule that makes the no-network guarantee hold. */
+/** Launch flags (measured on this machine class) plus the resolver rule that makes the no-network guarantee hold. */
 export const CHROMIUM_ARGS: readonly string[] = [
   '--no-sandbox', // root in a container: Chromium's sandbox needs user namespaces we do not have
   '--disable-gpu',

@@ -2,15 +2,15 @@
 // server's API dialect. Pure (no processes here), so every argv is pinned by unit tests.
 //   transformers — `transformers serve <ckpt>` (transformers serve docs): pinned to one local checkpoint, the request's
 //                  `model` must equal that path string; readiness on /health (its /v1/models lists the hub cache).
-//   vllm         — `vllm serve <ckpt>` (B.5): --served-model-name chosen by us; the key from apiKeyEnv goes in the
+//   vllm         — `vllm serve <ckpt>` (vLLM docs, OpenAI-compatible server): --served-model-name chosen by us; the key from apiKeyEnv goes in the
 //                  VLLM_API_KEY environment variable, never in argv; `--generation-config vllm` so the checkpoint's
 //                  generation_config.json does not silently override the loop's decoding parameters.
 //   simulator    — the project's dry-run server answering from a SIMULATED policy (no weights).
 //   command      — any other server from a template.
-import { recipeOf } from '../recipes/runtime';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../configs/schema';
 import type { EndpointRef } from '../llm/client';
+import { recipeOf } from '../recipes/runtime';
 import { nodeScriptArgv, PROJECT_ROOT } from '../subprocess/node-script';
 import { renderCommand } from '../subprocess/template';
 

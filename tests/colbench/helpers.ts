@@ -4,45 +4,24 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Chat, ChatCall } from '../../activities/llm/types';
+import type { ChatCall } from '../../activities/llm/types';
+import type { RecordingChat } from '../helpers/simulated-chat';
 import {
   loadColbenchTasks,
   type CodeTestInput,
   type CodeTestResult,
   type ColbenchCodeTask,
   type ColbenchHtmlTask,
-  type ColbenchSimulatedPolicy,
 } from '../../activities/recipes/colbench';
+
+export type { RecordingChat };
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const TASK_DIR = path.join(ROOT, 'configs/tasks/colbench');
 export const backendTasks = (): ColbenchCodeTask[] => loadColbenchTasks(path.join(TASK_DIR, 'backend.jsonl'), 'code');
 export const htmlTasks = (): ColbenchHtmlTask[] => loadColbenchTasks(path.join(TASK_DIR, 'html.jsonl'), 'html');
 
-export type RecordingChat = Chat & { calls: ChatCall[] };
-
-/** A Chat that answers with the simulated policy, recording every call it receives. */
-export function simulatedChat(policy: ColbenchSimulatedPolicy, model = 'sim-model'): RecordingChat {
-  const calls: ChatCall[] = [];
-  const chat = async (call: ChatCall) => {
-    calls.push(call);
-    const r = policy({
-      model,
-      messages: call.messages,
-      n: call.n ?? 1,
-      seed: call.decoding.seed,
-      temperature: call.decoding.temperature,
-      maxTokens: call.decoding.maxTokens,
-    });
-    return {
-      texts: r.texts,
-      finishReasons: r.texts.map(() => 'stop'),
-      usage: { promptTokens: r.promptTokens, completionTokens: r.completionTokens.reduce((a, b) => a + b, 0) },
-      cached: false,
-    };
-  };
-  return Object.assign(chat, { calls });
-}
+export { simulatedChat } from '../helpers/simulated-chat';
 
 /** A Chat that replies from a list (one entry per call; an array = n texts; an Error is thrown), recording calls. */
 export function scriptedChat(replies: Array<string | string[] | Error>, usage = { promptTokens: 10, completionTokens: 5 }): RecordingChat {

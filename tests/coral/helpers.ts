@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Chat, ChatCall } from '../../activities/llm/types';
-import { loadCoralTasks, type CoralDataset, type CoralSimulatedPolicy, type CoralTask } from '../../activities/recipes/coral';
+import { loadCoralTasks, type CoralDataset, type CoralTask } from '../../activities/recipes/coral';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES = path.join(ROOT, 'tests/fixtures/coral');
@@ -15,28 +15,7 @@ export function fixtureTasks(dataset: CoralDataset): CoralTask[] {
   return loadCoralTasks(file, dataset);
 }
 
-/** A Chat that answers with the simulated policy, recording every call it receives. */
-export function simulatedChat(policy: CoralSimulatedPolicy, model = 'sim-model'): Chat & { calls: ChatCall[] } {
-  const calls: ChatCall[] = [];
-  const chat = async (call: ChatCall) => {
-    calls.push(call);
-    const r = policy({
-      model,
-      messages: call.messages,
-      n: call.n ?? 1,
-      seed: call.decoding.seed,
-      temperature: call.decoding.temperature,
-      maxTokens: call.decoding.maxTokens,
-    });
-    return {
-      texts: r.texts,
-      finishReasons: r.texts.map(() => 'stop'),
-      usage: { promptTokens: r.promptTokens, completionTokens: r.completionTokens.reduce((a, b) => a + b, 0) },
-      cached: false,
-    };
-  };
-  return Object.assign(chat, { calls });
-}
+export { simulatedChat } from '../helpers/simulated-chat';
 
 /** A Chat that replies from a list (one reply per call, n copies), recording calls. */
 export function scriptedChat(

@@ -14,19 +14,14 @@ import { agentSystemPrompt } from './prompts';
 import { colbenchConversationView } from './report-view';
 import { scoreCodeTrajectory, scoreHtmlTrajectory, type CodeScore, type HtmlScore } from './scoring';
 import { pairsFromRanking, rankCandidates, sampleCandidates, turnStates } from './sweet-rl';
-import { loadColbenchTasks, type ColbenchCodeTask, type ColbenchHtmlTask, type ColbenchTask } from './tasks';
+import { loadColbenchTasks, type ColbenchCodeTask, type ColbenchHtmlTask, type ColbenchKind, type ColbenchTask } from './tasks';
+import { splitTaskReader } from '../task-file';
 
-const taskCache = new Map<string, ColbenchTask[]>();
+const readSplit = splitTaskReader((file, kind: ColbenchKind): ColbenchTask[] => loadColbenchTasks(file, kind));
 
 export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
   const kind = cfg.name === 'colbench-code' ? 'code' : 'html';
-  const tasksFor = (split: Split): ColbenchTask[] => {
-    const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
-    if (!file) return [];
-    let tasks = taskCache.get(`${file}#${kind}`);
-    if (!tasks) taskCache.set(`${file}#${kind}`, (tasks = loadColbenchTasks(file, kind)));
-    return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
-  };
+  const tasksFor = (split: Split): ColbenchTask[] => readSplit(cfg, split, kind);
   const taskOf = (split: Split, id: string) => {
     const t = tasksFor(split).find((x) => x.id === id);
     if (!t) throw new Error(`colbench: record for unknown task ${id}`);

@@ -12,7 +12,7 @@
 //    answer with something else), plus seeded noise.
 // All randomness is seeded by the request itself (model, messages, seed — ignored at temperature 0 — and the
 // candidate index): the same request always gets the same reply, while n candidates differ. No timers, no I/O.
-import type { SimulatedReply, SimulatedRequest } from '../coral/simulated-policy';
+import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { extractHtml } from './agent-reply';
 import {
@@ -233,7 +233,7 @@ function critic(task: ColbenchTask | undefined, prompt: string, rand: () => numb
 }
 
 export function createColbenchSimulatedPolicy(o: ColbenchSimulatedPolicyOptions): ColbenchSimulatedPolicy {
-  if (!(o.skill >= 0 && o.skill <= 1)) throw new Error(`simulated policy: "skill" must be a number in [0, 1], got ${o.skill}`);
+  checkOdds({ skill: o.skill });
   const byProblem = new Map(o.tasks.map((t) => [t.problem, t]));
   const findIn = (text: string, heading: string) => byProblem.get(sectionAfter(text, heading));
 

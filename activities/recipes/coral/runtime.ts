@@ -11,17 +11,10 @@ import { buildPreferencePairs } from './preference-pairs';
 import { coralConversationView } from './report-view';
 import { buildSftExamples } from './sft';
 import { loadCoralTasks, type CoralTask } from './tasks';
+import { splitTaskReader } from '../task-file';
 
-const taskCache = new Map<string, CoralTask[]>();
-
-function tasksFor(cfg: CoralRecipeConfig, split: Split): CoralTask[] {
-  const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
-  if (!file) return [];
-  const key = `${file}#${cfg.dataset}`;
-  let tasks = taskCache.get(key);
-  if (!tasks) taskCache.set(key, (tasks = loadCoralTasks(file, cfg.dataset)));
-  return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
-}
+const readSplit = splitTaskReader(loadCoralTasks);
+const tasksFor = (cfg: CoralRecipeConfig, split: Split): CoralTask[] => readSplit(cfg, split, cfg.dataset);
 
 export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
   return {

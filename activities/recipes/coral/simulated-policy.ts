@@ -14,22 +14,10 @@ import { gradeMathAnswer } from '../shared/math-equivalence';
 import { matchesGold, tomMatches, tomGold } from './match';
 import { EXTRACTOR_RESPONSE_MARKER, EXTRACTOR_SYSTEM_PROMPT, extractorTaskBlock, openingMessage, STUDENT_VIEW_PREAMBLE } from './prompts';
 import { hashSeed, seededRandom } from '../../seeded-random';
+import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { isMultipleChoice, optionLetter, type CoralDataset, type CoralTask } from './tasks';
 
-/** Structurally the dry-run server's request (its `messages` are untyped JSON). */
-export interface SimulatedRequest {
-  model: string;
-  messages: ReadonlyArray<{ role: string; content: unknown }>;
-  n: number;
-  seed?: number;
-  temperature: number;
-  maxTokens?: number;
-}
-export interface SimulatedReply {
-  texts: string[];
-  promptTokens: number;
-  completionTokens: number[];
-}
+export type { SimulatedReply, SimulatedRequest };
 export type CoralSimulatedPolicy = (req: SimulatedRequest) => SimulatedReply;
 
 export interface CoralSimulatedPolicyOptions {
@@ -123,11 +111,7 @@ function datasetFromDemand(prompt: string): CoralDataset {
 
 export function createCoralSimulatedPolicy(o: CoralSimulatedPolicyOptions): CoralSimulatedPolicy {
   const agreeability = o.agreeability ?? 0.6;
-  for (const [name, v] of [
-    ['skill', o.skill],
-    ['agreeability', agreeability],
-  ] as const)
-    if (!(v >= 0 && v <= 1)) throw new Error(`simulated policy: "${name}" must be a number in [0, 1], got ${v}`);
+  checkOdds({ skill: o.skill, agreeability });
   // Exact prompt texts → task: O(1) lookups, and ToM tasks that share a question but not a story stay apart.
   const byOpening = new Map(o.tasks.map((t) => [openingMessage(t), t]));
   const byExtractorBlock = new Map(o.tasks.map((t) => [extractorTaskBlock(t), t]));

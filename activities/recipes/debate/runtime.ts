@@ -9,8 +9,9 @@ import { debateMetrics } from './metrics';
 import { firstRoundPrompt } from './prompts';
 import { debateConversationView } from './report-view';
 import { loadDebateTasks, type DebateTask } from './tasks';
+import { splitTaskReader } from '../task-file';
 
-const taskCache = new Map<string, DebateTask[]>();
+const readSplit = splitTaskReader(loadDebateTasks);
 
 /** Agents and rounds a mode plays: single = one answer, majority = N independent answers, debate = N × R. */
 export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number } {
@@ -20,14 +21,7 @@ export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number
 }
 
 export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
-  const tasksFor = (split: Split): DebateTask[] => {
-    const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
-    if (!file) return [];
-    const key = `${file}#${cfg.dataset}`;
-    let tasks = taskCache.get(key);
-    if (!tasks) taskCache.set(key, (tasks = loadDebateTasks(file, cfg.dataset)));
-    return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
-  };
+  const tasksFor = (split: Split): DebateTask[] => readSplit(cfg, split, cfg.dataset);
   const { agents, rounds } = shape(cfg);
   return {
     taskCount: (split) => tasksFor(split).length,

@@ -3,7 +3,7 @@
 // later round, it goes with the other agents' most common answer with probability `agreeability` (conformity),
 // else keeps its own (or, in round 0, gives a wrong one). The summariser restates the listed answers. Training
 // raises `skill` (activities/serving/simulated-skill.ts), so trained agents answer — and correct — better.
-import type { SimulatedReply, SimulatedRequest } from '../coral/simulated-policy';
+import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { parseAnswer } from './answers';
 import { PROMPT_MARKERS, firstRoundPrompt } from './prompts';
@@ -40,11 +40,7 @@ const summaryAnswers = (summary: string) => [...summary.matchAll(/reaches (.+?)\
 
 export function createDebateSimulatedPolicy(o: DebateSimulatedPolicyOptions): (req: SimulatedRequest) => SimulatedReply {
   const agreeability = o.agreeability ?? 0.6;
-  for (const [name, v] of [
-    ['skill', o.skill],
-    ['agreeability', agreeability],
-  ] as const)
-    if (!(v >= 0 && v <= 1)) throw new Error(`simulated policy: "${name}" must be a number in [0, 1], got ${v}`);
+  checkOdds({ skill: o.skill, agreeability });
   const byFirstPrompt = new Map(o.tasks.map((t) => [firstRoundPrompt(t.dataset, t.problem), t]));
 
   const answerFor = (task: DebateTask, msgs: Array<{ role: string; content: string }>, rand: () => number): string => {
