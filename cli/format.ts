@@ -2,6 +2,7 @@
 import { stageTimesLine } from '../workflows/details';
 import { iterationLabel } from '../workflows/iteration-label';
 import { fmtNum, metricsTable } from '../workflows/metrics-table';
+import { roleChainLines } from '../workflows/role-chains';
 import type { IterationSummary } from '../workflows/types';
 import type { RunStatus } from './runs';
 
@@ -30,8 +31,9 @@ export function renderStatus(s: RunStatus): string {
       lines.push(
         `  progress: shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live} done (${live} in running shards) · tokens ${it.tokens}`,
       );
-    if (it.train?.step !== undefined)
-      lines.push(`  train: step ${it.train.step}${it.train.loss !== undefined ? ` · loss ${fmtNum(it.train.loss)}` : ''}`);
+    const trainers = s.training?.length ? s.training : it.train?.step !== undefined ? [{ step: it.train.step, loss: it.train.loss }] : [];
+    for (const t of trainers)
+      lines.push(`  train${t.role ? ` ${t.role}` : ''}: step ${t.step}${t.loss !== undefined ? ` · loss ${fmtNum(t.loss)}` : ''}`);
     if (it.metrics)
       lines.push(
         `  metrics: ${Object.entries(it.metrics)
@@ -39,7 +41,8 @@ export function renderStatus(s: RunStatus): string {
           .join(' ')}`,
       );
     if (it.attention) {
-      lines.push(`  NEEDS ATTENTION in stage "${it.attention.stage}" (since ${it.attention.since}):`);
+      const roles = it.attention.roles ? ` (${it.attention.roles.length > 1 ? 'roles' : 'role'} ${it.attention.roles.join(', ')})` : '';
+      lines.push(`  NEEDS ATTENTION in stage "${it.attention.stage}"${roles} (since ${it.attention.since}):`);
       lines.push(
         ...it.attention.error
           .split('\n')
@@ -51,12 +54,17 @@ export function renderStatus(s: RunStatus): string {
   }
   if (loop.trackingError) lines.push(`  tracking failed (the run went on without it): ${loop.trackingError}`);
   if (loop.done.length) lines.push('', metricsTable(loop.done));
+  const roles = roleChainLines(loop.done);
+  if (roles.length > 1) lines.push('', 'model roles:', ...roles.map((l) => `  ${l}`));
   return lines.join('\n');
 }
 
-/** Which weights each iteration served and trained: the lineage chain in a few lines. */
+/** Which weights each iteration served and trained: the lineage chain in a few lines, then each model role's chain
+ *  when the run has several roles. */
 export function lineageLines(rows: IterationSummary[]): string {
-  return rows
+  const roles = roleChainLines(rows);
+  const perRole = roles.length > 1 ? `\n  model roles:\n${roles.map((l) => `    ${l}`).join('\n')}` : '';
+  return `${rows
     .map((r) => {
       const probe = r.probe
         ? ` · probe ${r.probe.prompts} prompts, ${r.probe.completionTokens} tokens, answers ${r.probe.answersSha256.slice(0, 12)}`
@@ -66,5 +74,5 @@ export function lineageLines(rows: IterationSummary[]): string {
         : '';
       return `  iter ${r.iteration}: served ${r.checkpoint}${probe}${next}`;
     })
-    .join('\n');
+    .join('\n')}${perRole}`;
 }

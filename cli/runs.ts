@@ -73,11 +73,19 @@ export interface ShardInFlight {
   total: number;
 }
 
+/** A trainer running now (heartbeat details): its model role when the iteration trains several. */
+export interface TrainerInFlight {
+  role?: string;
+  step: number;
+  loss?: number;
+}
+
 export interface RunStatus {
   workflowStatus: string;
   loop: LoopStatus;
   iteration?: IterationStatus;
   inFlight: ShardInFlight[];
+  training?: TrainerInFlight[];
   result?: LoopResult;
 }
 
@@ -112,6 +120,7 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
   }
   let iteration: IterationStatus | undefined;
   const inFlight: ShardInFlight[] = [];
+  const training: TrainerInFlight[] = [];
   if (workflowStatus === 'RUNNING') {
     const child = client.workflow.getHandle(iterationWorkflowId(runName, loop.iteration));
     try {
@@ -120,15 +129,19 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
       for (const pa of cd.raw.pendingActivities ?? []) {
         const p = pa.heartbeatDetails?.payloads?.[0];
         if (!p) continue;
-        const d = defaultPayloadConverter.fromPayload<Partial<ShardInFlight & { step: number; loss: number }>>(p as never);
+        const d = defaultPayloadConverter.fromPayload<Partial<ShardInFlight & TrainerInFlight>>(p as never);
         if (typeof d?.done === 'number' && typeof d.total === 'number') inFlight.push({ done: d.done, total: d.total });
-        if (typeof d?.step === 'number' && iteration) iteration.train = { step: d.step, loss: d.loss };
+        if (typeof d?.step === 'number' && iteration) {
+          iteration.train = { step: d.step, loss: d.loss };
+          training.push({ role: d.role, step: d.step, loss: d.loss });
+        }
       }
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err; // between iterations: no child yet
     }
   }
-  return { workflowStatus, loop, iteration, inFlight, result };
+  training.sort((a, b) => (a.role ?? '').localeCompare(b.role ?? ''));
+  return { workflowStatus, loop, iteration, inFlight, training, result };
 }
 
 /** getRunStatus through short server outages (see server-retry.ts). */

@@ -16,3 +16,27 @@ export const externalEndpointSchema = z.strictObject({
   maxConcurrency: positiveInt.default(32),
 });
 export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
+
+/** A field that moved to the `models:` section (model roles): naming it is an error that says where it went. */
+export const movedToModels = (role: string) =>
+  z
+    .undefined({
+      error: `moved to the models section: write it as models: { ${role}: { kind: external, endpoint: {...} } } (or kind: frozen / trained)`,
+    })
+    .optional();
+
+/**
+ * How one model role of a recipe is played (the `models:` section, keyed by role):
+ *   trained  — served by the loop from its own checkpoint and trained every iteration (starts from `from`, default
+ *              baseCheckpoint); each trained role has its own checkpoint chain;
+ *   frozen   — served by the loop from a fixed checkpoint (default baseCheckpoint), never trained;
+ *   external — an endpoint the loop does not manage.
+ * Roles the config leaves out get the kind their recipe declares.
+ */
+export const modelRoleSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('trained'), from: z.string().min(1).optional() }),
+  z.strictObject({ kind: z.literal('frozen'), checkpoint: z.string().min(1).optional() }),
+  z.strictObject({ kind: z.literal('external'), endpoint: externalEndpointSchema }),
+]);
+export type ModelRole = z.infer<typeof modelRoleSchema>;
+export type RoleKind = ModelRole['kind'];

@@ -89,10 +89,22 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if (out.trainer?.python) out.trainer.python = exe(out.trainer.python);
   if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable)
     out.server.executable = exe(out.server.executable);
+  for (const m of Object.values(out.models)) {
+    if (m.kind === 'trained' && m.from) m.from = abs(m.from);
+    if (m.kind === 'frozen' && m.checkpoint) m.checkpoint = abs(m.checkpoint);
+  }
   if (out.tracking?.wandb?.dir) out.tracking.wandb.dir = abs(out.tracking.wandb.dir);
   if (out.tracking?.wandb?.python) out.tracking.wandb.python = exe(out.tracking.wandb.python);
   if (out.iterations > 1 && !out.trainer)
     throw new ConfigError(file, 'trainer', `is required when iterations > 1 (nothing would produce the next checkpoint)`);
+  const roles = Object.keys(recipeOf(out).roles(out.recipe));
+  for (const role of Object.keys(out.models))
+    if (!roles.includes(role))
+      throw new ConfigError(
+        file,
+        `models.${role}`,
+        `recipe ${out.recipe.name} has no role "${role}" here (its roles: ${roles.join(', ')})`,
+      );
   const recipeProblem = recipeOf(out).check?.(out.recipe, { trainerMethod: out.trainer?.method });
   if (recipeProblem) throw new ConfigError(file, recipeProblem.field, recipeProblem.message);
   if (out.trainer && !out.recipe.trainTasks)

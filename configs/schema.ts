@@ -7,7 +7,7 @@ import { verlOptionsSchema } from '../activities/training/adapters/verl';
 import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
 import { recipeSchema } from '../activities/recipes/registry';
-import { envVarName, externalEndpointSchema, positiveInt } from './fields';
+import { envVarName, externalEndpointSchema, modelRoleSchema, positiveInt } from './fields';
 
 export { externalEndpointSchema };
 
@@ -131,6 +131,8 @@ export const loopConfigSchema = z.strictObject({
   /** Initial checkpoint (a directory). The deploy stage serves it in iteration 0. */
   baseCheckpoint: z.string().min(1),
   server: serverSchema,
+  /** How each model role of the recipe is played (see modelRoleSchema); roles left out get the recipe's default. */
+  models: z.record(z.string(), modelRoleSchema).default({}),
   agents: simulatedAgentsSchema.optional(),
   trainer: trainerSchema.optional(),
   generation: z
@@ -151,6 +153,6 @@ export type LoopConfig = z.infer<typeof loopConfigSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
 export type TrainerConfig = z.infer<typeof trainerSchema>;
 export type SimulatedAgentsConfig = z.infer<typeof simulatedAgentsSchema>;
-export type { ExternalEndpoint } from './fields';
+export type { ExternalEndpoint, ModelRole } from './fields';
 export type LlmConfig = z.infer<typeof llmSchema>;
 export type TrackingConfig = z.infer<typeof trackingSchema>;

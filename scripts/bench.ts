@@ -6,7 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loopConfigSchema } from '../configs/schema';
-import { resolveConfigPaths } from '../configs/load';
+import { loadConfig, resolveConfigPaths } from '../configs/load';
+import type { LoopResult } from '../workflows/loop';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
 import { startOpenAICompatibleServer } from '../activities/serving/openai-compatible-server';
 import { recipeDefinition, recipeSchema } from '../activities/recipes/registry';
@@ -93,6 +94,33 @@ async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench)
   }
 }
 
+/** The documented debate dry run (configs/debate.dry-run.yaml: six trained roles, parallel stand-in trainers, one
+ *  simulator per distinct checkpoint): what a society of models costs in workflow history per iteration. */
+async function benchModelRoles(env: TestWorkflowEnvironment): Promise<void> {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-bench-'));
+  const { config, runName } = loadConfig(path.join(PROJECT_ROOT, 'configs/debate.dry-run.yaml'), { overrides: [`stateDir=${stateDir}`] });
+  const workers = await createWorkers({ connection: env.nativeConnection });
+  const t0 = performance.now();
+  const result = (await runWorkers(
+    workers,
+    env.client.workflow.execute('trainingLoop', {
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: [{ runName, config }],
+    }),
+  )) as LoopResult;
+  const wall = (performance.now() - t0) / 1000;
+  const events = async (id: string) => (await env.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
+  const perIteration = await Promise.all(result.iterations.map((it) => events(iterationWorkflowId(runName, it.iteration))));
+  const roles = Object.values(result.iterations[0].models ?? {});
+  const trained = roles.filter((m) => m.kind === 'trained').length;
+  console.log(`
+debate model roles — configs/debate.dry-run.yaml (${result.iterations.length} iterations, simulator, stand-in trainer)`);
+  console.log(`  model roles             ${roles.length} (${trained} trained, each its own checkpoint chain)`);
+  console.log(`  history events          ${perIteration.map((n, i) => `iteration ${i} ${n}`).join(', ')} (one train activity per role)`);
+  console.log(`  whole loop              ${wall.toFixed(1)} s`);
+}
+
 export async function runBench(): Promise<void> {
   installWorkerLogging('WARN');
   const coralTasks = path.join(PROJECT_ROOT, 'configs/tasks/coral-demo/mmlu_pro.jsonl');
@@ -118,6 +146,7 @@ export async function runBench(): Promise<void> {
       label: 'debate',
       recipe: { name: 'debate', dataset: 'math', evalTasks: debateTasks, agents: 3, rounds: 2, evalSamples: 20, maxTokens: 256 },
     });
+    await benchModelRoles(env);
     console.log(
       `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process)`,
     );

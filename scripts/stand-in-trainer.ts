@@ -22,6 +22,8 @@ const { values: a } = parseArgs({
     'spawn-child-pidfile': { type: 'string' },
     'fail-first': { type: 'string', default: '0' },
     'fail-marker': { type: 'string' },
+    role: { type: 'string', default: '' },
+    'fail-role': { type: 'string' },
   },
 });
 
@@ -31,8 +33,9 @@ function die(msg: string): never {
 }
 if (!a.base || !a.data || !a.output) die('--base, --data and --output are required');
 
-// Test hook: fail the first N attempts (counted in a marker file) to exercise retries and "needs attention".
-if (a['fail-marker']) {
+// Test hook: fail the first N attempts (counted in a marker file) to exercise retries and "needs attention" —
+// of every run, or only of the model role --fail-role (given --role {role}).
+if (a['fail-marker'] && (a['fail-role'] === undefined || a['fail-role'] === a.role)) {
   const n = existsSync(a['fail-marker']) ? Number(readFileSync(a['fail-marker'], 'utf8')) : 0;
   writeFileSync(a['fail-marker'], String(n + 1));
   if (n < Number(a['fail-first'])) {

@@ -56,6 +56,32 @@ describe('config validation', () => {
     expect(errorOf(() => loadConfig(demo, { overrides: ['trainer.method=dpo', 'recipe.beamSize=1'] })).field).toBe('recipe.beamSize');
   });
 
+  it("model roles: endpoint fields that moved say where to; unknown roles name the recipe's roles; paths resolve", () => {
+    const ep = ['kind=external', 'endpoint.baseUrl=http://127.0.0.1:8000/v1', 'endpoint.model=m'];
+    // Fields of the single-model era name their new place instead of "unknown field".
+    const moved = errorOf(() => loadConfig(demo, { overrides: ['recipe.extractor.baseUrl=http://127.0.0.1:8000/v1'] }));
+    expect(moved.field).toBe('recipe.extractor');
+    expect(moved.message).toMatch(/recipe\.extractor: moved to the models section: write it as models: \{ extractor: \{ kind: external/);
+    const debate = path.join(PROJECT_ROOT, 'configs', 'debate.dry-run.yaml');
+    expect(errorOf(() => loadConfig(debate, { overrides: ['recipe.summarizer.model=m'] })).field).toBe('recipe.summarizer');
+    const colbench = path.join(PROJECT_ROOT, 'configs', 'colbench-code.dry-run.yaml');
+    expect(errorOf(() => loadConfig(colbench, { overrides: ['recipe.human.endpoint.model=m'] })).field).toBe('recipe.human.endpoint');
+    expect(errorOf(() => loadConfig(colbench, { overrides: ['recipe.data.critic.model=m'] })).field).toBe('recipe.data.critic');
+    // The new place works; a role the recipe does not have is named with the ones it has.
+    const { config } = loadConfig(demo, { overrides: ep.map((o) => `models.extractor.${o}`) });
+    expect(config.models.extractor).toMatchObject({ kind: 'external', endpoint: { model: 'm' } });
+    const unknown = errorOf(() => loadConfig(demo, { overrides: ['models.critic_0.kind=trained'] }));
+    expect(unknown.message).toMatch(/models\.critic_0: recipe coral has no role "critic_0" here \(its roles: agent, extractor\)/);
+    // A frozen role's checkpoint is relative to the config file, like every path.
+    const frozen = loadConfig(debate, {
+      overrides: ['recipe.summarize=true', 'models.summarizer.kind=frozen', 'models.summarizer.checkpoint=checkpoints/sim-base'],
+    });
+    expect(frozen.config.models.summarizer).toEqual({
+      kind: 'frozen',
+      checkpoint: path.join(PROJECT_ROOT, 'configs/checkpoints/sim-base'),
+    });
+  });
+
   it('--set overrides keep their YAML type and retry --set revalidates', () => {
     const { config } = loadConfig(demo, { overrides: ['recipe.maxTurns=3', 'recipe.compat=seed'] });
     expect(config.recipe.maxTurns).toBe(3);

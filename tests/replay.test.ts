@@ -21,6 +21,10 @@ describe('replay of recorded histories', () => {
         'loop-colbench-recipe-needs.json',
         'iteration-debate-recipe-needs.json',
         'loop-debate-recipe-needs.json',
+        // Model roles: six trained debate roles (parallel train activities), CoRal's agent + frozen extractor.
+        'iteration-debate-model-roles.json',
+        'iteration-coral-model-roles.json',
+        'iteration-colbench-model-roles.json',
       ]),
     );
   });

@@ -7,11 +7,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { trainingLoop } from '../workflows/loop';
 import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, pauseSignal } from '../workflows/messages';
-import { TASK_QUEUES } from '../workflows/types';
+import { TASK_QUEUES, type LoopConfig } from '../workflows/types';
 import { isAlive } from '../activities/subprocess/process-group';
 import { startDevServer } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from './helpers/config';
+import { DEBATE_ROLES, debateTestRecipe } from './helpers/debate';
 import { cli } from './helpers/cli';
 import { waitUntil } from './helpers/wait';
 import { waitQuiescent } from './helpers/quiescent';
@@ -24,6 +25,22 @@ afterAll(async () => {
   await env?.teardown();
 });
 const cliEnv = () => ({ TEMPORAL_ADDRESS: env.address });
+const startLoop = (runName: string, config: LoopConfig) =>
+  env.client.workflow.start(trainingLoop, {
+    taskQueue: TASK_QUEUES.workflows,
+    workflowId: loopWorkflowId(runName),
+    args: [{ runName, config }],
+  });
+/** The iteration's status once a stage needs attention. */
+const attentionOf = (runName: string) =>
+  waitUntil(
+    async () => {
+      const s = await env.client.workflow.getHandle(iterationWorkflowId(runName, 0)).query(iterationStatusQuery);
+      return s.attention ? s : undefined;
+    },
+    90_000,
+    'needs attention',
+  );
 
 describe('stage control', () => {
   it('a trainer failing 3 times leaves the run needing attention; retry after the fix completes it', async () => {
@@ -36,20 +53,8 @@ describe('stage control', () => {
     });
     const runName = 'attention';
     await withWorkers(env, async () => {
-      const handle = await env.client.workflow.start(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows,
-        workflowId: loopWorkflowId(runName),
-        args: [{ runName, config }],
-      });
-      const child = env.client.workflow.getHandle(iterationWorkflowId(runName, 0));
-      const st = await waitUntil(
-        async () => {
-          const s = await child.query(iterationStatusQuery);
-          return s.attention ? s : undefined;
-        },
-        90_000,
-        'needs attention',
-      );
+      const handle = await startLoop(runName, config);
+      const st = await attentionOf(runName);
       expect(st.attention!.stage).toBe('train');
       expect(st.attention!.error).toContain('simulated crash (attempt 3)'); // the log tail names the last attempt
       expect(readFileSync(marker, 'utf8')).toBe('3');
@@ -71,6 +76,87 @@ describe('stage control', () => {
     });
   });
 
+  it('a debate role whose training exhausts its retries needs attention by name; retry trains only that role', async () => {
+    const stateDir = tempStateDir();
+    const marker = path.join(stateDir, 'fail-count');
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      c.recipe = debateTestRecipe();
+      c.trainer.method = 'sft';
+      c.trainer.command = [
+        ...STAND_IN_TRAINER,
+        '--role',
+        '{role}',
+        '--fail-role',
+        'critic_1',
+        '--fail-first',
+        '2',
+        '--fail-marker',
+        marker,
+      ];
+      c.trainer.maximumAttempts = 2;
+    });
+    const runName = 'role-attention';
+    await withWorkers(env, async () => {
+      const handle = await startLoop(runName, config);
+      const st = await attentionOf(runName);
+      expect(st.attention).toMatchObject({ stage: 'train', roles: ['critic_1'] });
+      expect(st.attention!.error).toMatch(/^training critic_1 failed; critic_1: .*simulated crash \(attempt 2\)/s);
+      const status = await cli(['status', runName], cliEnv());
+      expect(status.stdout).toContain('NEEDS ATTENTION in stage "train" (role critic_1)');
+      // The other five roles finished while critic_1 failed.
+      const done = (role: string) => existsSync(path.join(stateDir, 'checkpoints', runName, 'iter-1', role, 'collab-loop-checkpoint.json'));
+      const others = DEBATE_ROLES.filter((r) => r !== 'critic_1');
+      expect(others.filter(done)).toEqual(others);
+      expect(done('critic_1')).toBe(false);
+
+      const retry = await cli(['retry', runName], cliEnv());
+      expect(retry.all).toContain('retrying from stage train');
+      const result = await handle.result();
+      expect(result.iterations[0].models!.critic_1.nextCheckpoint).toBe(path.join(stateDir, 'checkpoints', runName, 'iter-1', 'critic_1'));
+      expect(readFileSync(marker, 'utf8')).toBe('3'); // critic_1 alone ran again
+      // Each other role's trainer ran once: the retry did not train it again.
+      for (const role of others) {
+        const log = readFileSync(path.join(stateDir, 'logs', runName, `train-iter-0-${role}.log`), 'utf8');
+        expect(log.match(/^done: skill/gm), role).toHaveLength(1);
+      }
+    });
+  });
+
+  it("stop during debate's parallel training kills every role's trainer and its children", async () => {
+    const stateDir = tempStateDir();
+    const pidFile = (role: string) => path.join(stateDir, `trainer-pids-${role}.json`);
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      c.recipe = debateTestRecipe();
+      c.trainer.method = 'sft';
+      c.trainer.command = [...STAND_IN_TRAINER, '--steps', '100000', '--spawn-child-pidfile', pidFile('{role}')];
+    });
+    const runName = 'stop-during-roles';
+    await withWorkers(env, async () => {
+      const handle = await startLoop(runName, config);
+      // As many trainers as the gpu queue's slots (4) run at once.
+      const running = await waitUntil(
+        async () => {
+          const started = DEBATE_ROLES.filter((r) => existsSync(pidFile(r)));
+          return (
+            started.length >= 4 && started.map((r) => JSON.parse(readFileSync(pidFile(r), 'utf8')) as { trainer: number; child: number })
+          );
+        },
+        90_000,
+        'four trainers started',
+      );
+      for (const p of running) expect(isAlive(p.trainer) && isAlive(p.child)).toBe(true);
+      const stop = await cli(['stop', runName], cliEnv());
+      expect(stop.exitCode).toBe(0);
+      const result = await handle.result();
+      expect(result.stopped).toBe(true);
+      // Every role's process group is gone when the run says it stopped, and no role left a finished checkpoint.
+      for (const p of running) expect(isAlive(p.trainer) || isAlive(p.child)).toBe(false);
+      expect(DEBATE_ROLES.filter((r) => existsSync(path.join(stateDir, 'checkpoints', runName, 'iter-1', r)))).toEqual([]);
+    });
+  });
+
   it('stop during training kills the trainer and its children, and cleans up', async () => {
     const stateDir = tempStateDir();
     const pidFile = path.join(stateDir, 'trainer-pids.json');
@@ -80,11 +166,7 @@ describe('stage control', () => {
     });
     const runName = 'stop-during-train';
     await withWorkers(env, async () => {
-      const handle = await env.client.workflow.start(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows,
-        workflowId: loopWorkflowId(runName),
-        args: [{ runName, config }],
-      });
+      const handle = await startLoop(runName, config);
       const pids = await waitUntil(
         async () => existsSync(pidFile) && (JSON.parse(readFileSync(pidFile, 'utf8')) as { trainer: number; child: number }),
         90_000,

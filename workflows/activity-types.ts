@@ -1,11 +1,11 @@
 // The activity signatures the workflows schedule. Types only: workflows never import activity code.
 import type {
   ArtifactRef,
+  BuiltData,
   DeployResult,
   EndpointRef,
   IterationInput,
   IterationSummary,
-  LlmUsage,
   LoopConfig,
   ShardInput,
   ShardResult,
@@ -21,7 +21,9 @@ export interface StageContext {
 }
 
 export interface CollabActivities {
-  deployCheckpoint(input: StageContext & { checkpoint: string }): Promise<DeployResult>;
+  /** `checkpoints` (each trained role's chain so far) asks for one server per distinct checkpoint of the served
+   *  roles; without it (iterations before model roles) one server plays every role. */
+  deployCheckpoint(input: StageContext & { checkpoint: string; checkpoints?: Record<string, string> }): Promise<DeployResult>;
   undeployCheckpoint(input: StageContext): Promise<boolean>;
   /** Before recipe-needs-v1; kept for iterations recorded before it. */
   planShards(input: { config: LoopConfig; evalOnly: boolean }): Promise<ShardSpec[]>;
@@ -33,13 +35,16 @@ export interface CollabActivities {
   ): Promise<{ metrics: Record<string, number>; manifest: ArtifactRef }>;
   /** Recipes that run agent code or render pages score each shard on the sandbox queue. */
   scoreShard(input: StageContext & { split: ShardSpec['split']; shard: ShardResult }): Promise<ShardResult>;
-  /** `agent`: the served endpoint, for recipes whose data needs model calls (SWEET-RL). */
+  /** `agent` (and `roles`, each served role's endpoint): for recipes whose data needs model calls (SWEET-RL). */
   buildTrainingData(
-    input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef },
-  ): Promise<{ sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef; usage?: LlmUsage }>;
+    input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef; roles?: Record<string, EndpointRef> },
+  ): Promise<BuiltData>;
   /** Logs the finished iterations (metrics, params, lineage, report) to the config's `tracking:` trackers. Idempotent. */
   trackIteration(input: { runName: string; config: LoopConfig; iterations: IterationSummary[]; final: boolean }): Promise<void>;
-  trainCheckpoint(input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef } }): Promise<TrainResult>;
+  /** `role`: set when an iteration trains several roles; each then has its own directories and checkpoint chain. */
+  trainCheckpoint(
+    input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef }; role?: string },
+  ): Promise<TrainResult>;
 }
 
 export type { IterationInput };

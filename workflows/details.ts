@@ -16,7 +16,7 @@ function attentionLines(runName: string, a: Attention, errorLines: number): stri
     lines.length === 1 ? [`\`${lines[0].replace(/`/g, "'")}\``] : ['~~~text', ...lines.map((l) => l.replace(/^~{3,}/, '~~')), '~~~'];
   return [
     '',
-    `⚠️ **needs attention** in \`${a.stage}\` since ${a.since}`,
+    `⚠️ **needs attention** in \`${a.stage}\`${a.roles ? ` (${a.roles.length > 1 ? 'roles' : 'role'} ${a.roles.join(', ')})` : ''} since ${a.since}`,
     '',
     ...error,
     '',
@@ -62,6 +62,8 @@ export interface LoopView {
   current?: IterationProgress;
   /** A tracker that could not be written (the loop goes on; the user should know). */
   trackingError?: string;
+  /** Each model role's checkpoint chain (role-chains.ts), when the run has several roles. */
+  models?: string[];
 }
 
 /** Metrics so far: the CLI's table, verbatim in a code block (the UI's markdown tables have no cell padding). */
@@ -80,6 +82,7 @@ export function renderLoopDetails(v: LoopView): string {
     if (c.metrics)
       lines.push('', `metrics of iteration ${c.iteration}:`, '', ...Object.entries(c.metrics).map(([k, m]) => `- ${k}: ${fmt(m)}`));
   }
+  if (v.models && v.models.length > 1) lines.push('', 'model roles:', '', ...v.models.map((m) => `- ${m}`));
   if (v.trackingError) lines.push('', `⚠️ tracking: ${v.trackingError}`);
   lines.push(...metricsBlock(v.done));
   return lines.join('\n');

@@ -45,12 +45,14 @@ import {
   STAGES,
   TASK_QUEUES,
   type ArtifactRef,
+  type BuiltData,
   type DeployResult,
   type IterationInput,
   type IterationStatus,
   type IterationSummary,
   type LlmUsage,
   type LoopConfig,
+  type RoleLineage,
   type ShardResult,
   type ShardSpec,
   type Stage,
@@ -129,11 +131,49 @@ class RestartFrom {
   constructor(readonly stage: Stage) {}
 }
 
-function describeFailure(err: unknown): { message: string; type?: string } {
+/** The failure's message and type, and the model roles it names (the train stage's failures carry them). */
+function describeFailure(err: unknown): { message: string; type?: string; roles?: string[] } {
   let cause: unknown = err;
   while (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
-  if (cause instanceof ApplicationFailure) return { message: cause.message, type: cause.type ?? undefined };
+  if (cause instanceof ApplicationFailure) {
+    const roles = cause.details?.[0];
+    return { message: cause.message, type: cause.type ?? undefined, ...(Array.isArray(roles) ? { roles: roles as string[] } : {}) };
+  }
   return { message: cause instanceof Error ? cause.message : String(cause) };
+}
+
+/** The trained roles whose datasets hold rows for the trainer's method (the others keep their checkpoint). */
+const trainableRoles = (roles: NonNullable<BuiltData['roles']>, config: LoopConfig) =>
+  Object.keys(roles).filter((r) => (config.trainer?.method === 'dpo' ? roles[r].dpo : roles[r].sft));
+
+/** Every role's link of its chain this iteration (IterationSummary.models). */
+function roleLineage(
+  deployed: DeployResult,
+  data: BuiltData | undefined,
+  trained: Map<string, TrainResult>,
+  config: LoopConfig,
+): Record<string, RoleLineage> {
+  const trainable = data?.roles ? trainableRoles(data.roles, config) : [];
+  return Object.fromEntries(
+    Object.entries(deployed.roles ?? {}).map(([role, d]) => {
+      const t = trained.get(role);
+      const rows = data?.roles?.[role];
+      const dataset = config.trainer?.method === 'dpo' ? rows?.dpo : rows?.sft;
+      const lineage: RoleLineage = {
+        kind: d.kind,
+        ...(d.checkpoint ? { checkpoint: d.checkpoint } : { model: d.endpoint.model }),
+        ...(dataset ? { dataset } : {}),
+        ...(t
+          ? {
+              nextCheckpoint: t.checkpoint,
+              train: { finalLoss: t.finalLoss, steps: t.steps, resumedFromStep: t.resumedFromStep, lossCurve: t.lossCurve },
+            }
+          : {}),
+        ...(rows && !trainable.includes(role) ? { skipped: 'no examples' } : {}),
+      };
+      return [role, lineage];
+    }),
+  );
 }
 
 /** Frozen: how iterations recorded before the recipe-needs-v1 patch chose their queues (every recipe then known
@@ -146,6 +186,9 @@ function legacyNeeds(recipe: string): RecipeNeeds {
 export async function iterationWorkflow(input: IterationInput): Promise<IterationSummary> {
   let config = input.config;
   const { runName, iteration, checkpoint, evalOnly } = input;
+  // Model roles (several served checkpoints, one trained model per trained role) came with this patch; iterations
+  // recorded before it served and trained one model.
+  const modelRoles = patched('model-roles-v1');
   const status: IterationStatus = {
     iteration,
     stage: 'deploy',
@@ -199,8 +242,12 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   let shards: ShardSpec[] | undefined;
   const shardResults = new Map<string, ShardResult>();
   let evaluation: { metrics: Record<string, number>; manifest: ArtifactRef } | undefined;
-  let data: { sft?: ArtifactRef; dpo?: ArtifactRef; manifest: ArtifactRef; usage?: LlmUsage } | undefined;
+  let data: BuiltData | undefined;
   let trained: TrainResult | undefined;
+  /** Per trained role, kept across retries of the train stage: a retry trains only the roles that failed. */
+  const trainedRoles = new Map<string, TrainResult>();
+  const servedEndpoints = () =>
+    deployed?.roles ? { roles: Object.fromEntries(Object.entries(deployed.roles).map(([r, d]) => [r, d.endpoint])) } : {};
 
   const shardKey = (s: ShardSpec) => `${s.split}-${s.index}`;
   const resultsOf = (split: ShardSpec['split']) =>
@@ -217,7 +264,11 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
 
   const stageBodies: Record<Stage, () => Promise<void>> = {
     deploy: async () => {
-      deployed = await run(activities(config).deploy, 'deployCheckpoint', deploySummary(config, checkpoint), { ...ctx(), checkpoint });
+      deployed = await run(activities(config).deploy, 'deployCheckpoint', deploySummary(config, checkpoint, input.checkpoints), {
+        ...ctx(),
+        checkpoint,
+        ...(modelRoles ? { checkpoints: input.checkpoints ?? {} } : {}),
+      });
       undeployed = false;
       const probe = deployed.served?.probe;
       if (probe) Object.assign(status.stages!.deploy!, { calls: probe.prompts, cachedCalls: 0, tokens: probe.completionTokens });
@@ -237,7 +288,12 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       const lane = async () => {
         while (next < pending.length) {
           const shard = pending[next++];
-          let r = await run(llm, 'runShard', shardSummary('shard', shard, perSplit(shard)), { ...ctx(), shard, agent: deployed!.endpoint });
+          let r = await run(llm, 'runShard', shardSummary('shard', shard, perSplit(shard)), {
+            ...ctx(),
+            shard,
+            agent: deployed!.endpoint,
+            ...servedEndpoints(),
+          });
           if (needs!.sandboxScoring)
             r = await run(activities(config).sandbox, 'scoreShard', shardSummary('score shard', shard, perSplit(shard)), {
               ...ctx(),
@@ -272,6 +328,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     },
     'build-data': async () => {
       if (!wantsTrainData) return;
+      trainedRoles.clear(); // new data: every role trains again (a finished trainer on the same data returns at once)
       const trainShards = resultsOf('train');
       const summary = buildDataSummary(
         config,
@@ -283,6 +340,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
             checkpoint,
             shards: trainShards,
             agent: deployed!.endpoint,
+            ...servedEndpoints(),
           })
         : await run(activities(config).cpu, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards });
       if (data.usage) Object.assign(status.stages!['build-data']!, data.usage);
@@ -293,7 +351,40 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
     },
     train: async () => {
       if (evalOnly || !config.trainer || !data) return;
-      trained = await run(activities(config).train, 'trainCheckpoint', trainSummary(config), { ...ctx(), checkpoint, data });
+      if (!(modelRoles && data.roles && deployed?.roles)) {
+        trained = await run(activities(config).train, 'trainCheckpoint', trainSummary(config), { ...ctx(), checkpoint, data });
+        return;
+      }
+      // One trainer per trained role that has examples, in parallel as far as the gpu queue's slots allow; each
+      // resumes from its own last checkpoint after a crash, and a retry trains only the roles that failed.
+      const roles = data.roles;
+      const several = Object.keys(roles).length > 1;
+      const pending = trainableRoles(roles, config).filter((r) => !trainedRoles.has(r));
+      const proxy = activities(config).train;
+      const settled = await Promise.allSettled(
+        pending.map(async (role) => {
+          const result = await run(proxy, 'trainCheckpoint', trainSummary(config, several ? role : undefined), {
+            ...ctx(),
+            checkpoint: deployed!.roles![role].checkpoint!,
+            data: roles[role],
+            ...(several ? { role } : {}),
+          });
+          trainedRoles.set(role, result);
+        }),
+      );
+      const failed = pending.filter((_, i) => settled[i].status === 'rejected');
+      const reasons = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+      const cancelled = reasons.find(isCancellation);
+      if (cancelled) throw cancelled;
+      if (failed.length) {
+        const first = describeFailure(reasons[0]);
+        throw ApplicationFailure.create({
+          message: several ? `training ${failed.join(', ')} failed; ${failed[0]}: ${first.message}` : first.message,
+          type: first.type,
+          details: [failed],
+        });
+      }
+      trained = deployed.primaryRole ? trainedRoles.get(deployed.primaryRole) : undefined;
     },
   };
 
@@ -320,9 +411,9 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       } catch (err) {
         stats.ms += Date.now() - started;
         if (isCancellation(err)) throw err;
-        const { message, type } = describeFailure(err);
+        const { message, type, roles } = describeFailure(err);
         log.warn('stage needs attention', { stage, message, type });
-        status.attention = { stage, error: message, failureType: type, since: new Date().toISOString() };
+        status.attention = { stage, error: message, failureType: type, since: new Date().toISOString(), ...(roles ? { roles } : {}) };
         upsertSearchAttributes([{ key: NeedsAttentionKey, value: true }]);
         publish();
         tellLoop();
@@ -390,11 +481,13 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
         }
       : {}),
     stages: status.stages,
+    ...(deployed?.roles ? { models: roleLineage(deployed, data, trainedRoles, config) } : {}),
     manifests: {
       ...(deployed ? { deploy: deployed.manifest } : {}),
       ...(evaluation ? { evaluate: evaluation.manifest } : {}),
       ...(data ? { 'build-data': data.manifest } : {}),
       ...(trained ? { train: trained.manifest } : {}),
+      ...Object.fromEntries([...trainedRoles].filter(([r]) => r !== deployed?.primaryRole).map(([r, t]) => [`train-${r}`, t.manifest])),
     },
   };
 }

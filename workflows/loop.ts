@@ -18,6 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { CollabActivities } from './activity-types';
 import { renderLoopDetails } from './details';
+import { roleChainLines } from './role-chains';
 import { iterationWorkflow } from './iteration';
 import {
   iterationProgressSignal,
@@ -76,6 +77,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
         iterations: input.config.iterations,
         checkpoint: state.checkpoint,
         paused: !!state.paused,
+        models: state.done.length ? roleChainLines(state.done) : [],
         stopped,
         done: state.done,
         current,
@@ -143,6 +145,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
             config: input.config,
             iteration: state.iteration,
             checkpoint: state.checkpoint,
+            ...(state.checkpoints ? { checkpoints: state.checkpoints } : {}),
             evalOnly: !!input.evalOnly,
           },
         ],
@@ -158,6 +161,13 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
     const summary = await childScope.run(() => child!.result());
     state.done.push(summary);
     if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
+    // Each trained role's chain goes on from what it trained into (or what it served, when it had no examples).
+    if (summary.models)
+      state.checkpoints = Object.fromEntries(
+        Object.entries(summary.models).flatMap(([role, m]) =>
+          m.kind === 'trained' && m.checkpoint ? [[role, m.nextCheckpoint ?? m.checkpoint]] : [],
+        ),
+      );
     state.iteration++;
   } catch (err) {
     if (stopped && isCancellation(err)) {

@@ -5,7 +5,11 @@ import type { LoopConfig, ShardSpec } from './types';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export const deploySummary = (config: LoopConfig, checkpoint: string) => `deploy ${config.server.kind} · ${checkpointName(checkpoint)}`;
+/** `checkpoints`: each trained role's checkpoint, when the roles have chains of their own. */
+export function deploySummary(config: LoopConfig, checkpoint: string, checkpoints: Record<string, string> = {}): string {
+  const distinct = new Set(Object.values(checkpoints)).size;
+  return `deploy ${config.server.kind} · ${distinct > 1 ? `${distinct} trained checkpoints` : checkpointName(checkpoint)}`;
+}
 export const undeploySummary = (config: LoopConfig) => `undeploy ${config.server.kind}`;
 export const planSummary = (config: LoopConfig) =>
   `plan shards · ${config.recipe.name} · ${plural(config.generation.shardSize, 'task')} per shard`;
@@ -20,13 +24,14 @@ export const evaluateSummary = (conversations: number) => `evaluate · ${plural(
 export const buildDataSummary = (config: LoopConfig, conversations: number) =>
   `build ${config.trainer?.method ?? 'training'} data · ${plural(conversations, 'conversation')}`;
 
-export function trainSummary(config: LoopConfig): string {
+/** `role`: the model role, when an iteration trains several. */
+export function trainSummary(config: LoopConfig, role?: string): string {
   const t = config.trainer;
   if (!t) return 'train';
   // A command trainer's length is whatever its template says; an adapter's is maxSteps or epochs.
   const length =
     t.maxSteps !== undefined ? ` · ${plural(t.maxSteps, 'step')}` : t.kind === 'command' ? '' : ` · ${plural(t.epochs, 'epoch')}`;
-  return `train ${t.method} · ${t.kind}${length}`;
+  return `train ${role ? `${role} · ` : ''}${t.method} · ${t.kind}${length}`;
 }
 
 export const trackSummary = (iterations: number, final: boolean) => `track ${plural(iterations, 'iteration')}${final ? ' · final' : ''}`;

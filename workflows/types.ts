@@ -35,10 +35,37 @@ export interface IterationSummary {
   /** The served checkpoint's probe (see ProbeResult). */
   probe?: ProbeResult;
   /** Trainer's final loss and steps, when this iteration trained; `lossCurve`: JSONL rows {step, loss}. */
-  train?: { finalLoss?: number; steps?: number; resumedFromStep?: number; lossCurve?: ArtifactRef };
+  train?: TrainOutcome;
   /** Time and LLM accounting per stage (absent in runs recorded before it existed). */
   stages?: Partial<Record<Stage, StageStats>>;
   manifests: Record<string, ArtifactRef>;
+  /** Every model role this iteration: what played it and, for trained roles, what trained it into what (absent in
+   *  runs recorded before model roles; the top-level checkpoint fields are the primary role's). */
+  models?: Record<string, RoleLineage>;
+}
+
+export type RoleKind = 'trained' | 'frozen' | 'external';
+
+/** Trainer outcome of one role (or of the one model of runs recorded before model roles). */
+export interface TrainOutcome {
+  finalLoss?: number;
+  steps?: number;
+  resumedFromStep?: number;
+  lossCurve?: ArtifactRef;
+}
+
+/** One role in one iteration: a link of its checkpoint chain. */
+export interface RoleLineage {
+  kind: RoleKind;
+  /** The checkpoint served for it (trained, frozen), or the external endpoint's model. */
+  checkpoint?: string;
+  model?: string;
+  /** Trained roles: the rows it trained on and the checkpoint they made. */
+  dataset?: ArtifactRef;
+  nextCheckpoint?: string;
+  train?: TrainOutcome;
+  /** Why a trained role kept its checkpoint this iteration (e.g. no examples). */
+  skipped?: string;
 }
 
 /** LLM calls a stage made: `calls` includes the `cachedCalls` answered from the durable request cache. */
@@ -57,7 +84,10 @@ export interface StageStats extends Partial<LlmUsage> {
 
 export interface LoopState {
   iteration: number;
+  /** The primary role's checkpoint (the one model of single-model recipes). */
   checkpoint: string;
+  /** Each trained role's current checkpoint, once an iteration has served it (absent before model roles). */
+  checkpoints?: Record<string, string>;
   done: IterationSummary[];
 }
 
@@ -66,11 +96,15 @@ export interface IterationInput {
   config: LoopConfig;
   iteration: number;
   checkpoint: string;
+  /** Each trained role's checkpoint (LoopState.checkpoints). */
+  checkpoints?: Record<string, string>;
   evalOnly: boolean;
 }
 
 export interface Attention {
   stage: Stage;
+  /** The model role whose work failed (train stage with several trained roles). */
+  roles?: string[];
   error: string;
   failureType?: string;
   since: string;
@@ -130,6 +164,8 @@ export interface ShardInput {
   config: LoopConfig;
   shard: ShardSpec;
   agent: EndpointRef;
+  /** The endpoint serving each served role (absent in iterations deployed before model roles: `agent` plays all). */
+  roles?: Record<string, EndpointRef>;
 }
 
 export interface ShardResult {
@@ -152,12 +188,32 @@ export interface ProbeResult {
 }
 
 export interface DeployResult {
-  /** Who plays the agents: the served model, or the simulated policy when the config has `agents:`. */
+  /** Who plays the primary role: its served model, or the simulated policy when the config has `agents:`. */
   endpoint: EndpointRef;
-  /** The checkpoint's own server (absent for simulator and external servers). */
+  /** The primary checkpoint's own server (absent for simulator and external servers). */
   served?: { endpoint: EndpointRef; probe?: ProbeResult };
   serverId?: string;
   manifest: ArtifactRef;
+  /** Every role: who plays it and from which checkpoint (absent for deploys of one model, before model roles). */
+  roles?: Record<string, DeployedRole>;
+  /** The role whose chain is the loop's checkpoint: the first trained role (else the first role). */
+  primaryRole?: string;
+}
+
+export interface DeployedRole {
+  kind: RoleKind;
+  endpoint: EndpointRef;
+  checkpoint?: string;
+  probe?: ProbeResult;
+}
+
+/** The build-data stage's datasets: the primary role's at the top, every trained role's under `roles`. */
+export interface BuiltData {
+  sft?: ArtifactRef;
+  dpo?: ArtifactRef;
+  roles?: Record<string, { sft?: ArtifactRef; dpo?: ArtifactRef }>;
+  manifest: ArtifactRef;
+  usage?: LlmUsage;
 }
 
 export interface TrainResult {

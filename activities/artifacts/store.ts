@@ -11,6 +11,8 @@ export interface StageManifest {
   run: string;
   iteration: number;
   stage: string;
+  /** The model role a train manifest is for, when an iteration trains several. */
+  role?: string;
   inputs: Record<string, ArtifactRef | string | number | null>;
   params: Record<string, unknown>;
   outputs: Record<string, unknown>;

@@ -29,8 +29,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const cache = requestCacheFor(config.stateDir);
   const usage = newUsageCounter();
   const chatOpts = { cache, llm: config.llm, usage, signal };
-  const agent = createChat({ ...chatOpts, endpoint: input.agent });
-  const chats = roleChats(roleEndpoints(config, input.agent), (endpoint) => createChat({ ...chatOpts, endpoint }));
+  const chats = roleChats(roleEndpoints(config, input.agent, input.roles), (endpoint) => createChat({ ...chatOpts, endpoint }));
   const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
   const services = generationServices(store, recipeNeeds(config).rendering);
 
@@ -49,7 +48,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     while (next < jobs.length && errors.length === 0 && !signal.aborted) {
       const i = next++;
       try {
-        records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], agent, chats, services });
+        records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], chats, services });
         progress.done++;
         progress.calls = usage.calls;
         progress.cachedCalls = usage.cachedCalls;

@@ -1,14 +1,50 @@
-// The model roles a recipe declares besides the served agent (CoRal's extractor, ColBench's human and critic), each
-// played by the endpoint the config names for it or, by default, by the served agent.
+// The model roles of a run: the roles its recipe declares, each played as the config's `models:` section says
+// (trained / frozen / external) or, where it is silent, as the recipe's default. One place resolves them for the
+// deploy, generate, build-data and train stages.
 import type { LoopConfig } from '../../configs/schema';
+import type { ExternalEndpoint, RoleKind } from '../../configs/fields';
 import { recipeOf } from '../recipes/runtime';
 import { externalEndpointRef, type EndpointRef } from './client';
 import type { Chat } from './types';
 
-/** The endpoint of each role the recipe declares: the one its config names, else the served agent's. */
-export function roleEndpoints(config: LoopConfig, agent: EndpointRef): Record<string, EndpointRef> {
+export type ResolvedRole = { kind: 'trained' | 'frozen'; checkpoint: string } | { kind: 'external'; endpoint: ExternalEndpoint };
+
+/** The config's roles, in the recipe's order. A trained role plays `current[role]` (its chain so far) or, before
+ *  its first training, `models.<role>.from`, else `primary` (the loop's checkpoint: the base in iteration 0, and
+ *  the one trained checkpoint of runs recorded before roles had chains of their own). */
+export function modelRoles(
+  config: Pick<LoopConfig, 'recipe' | 'models' | 'baseCheckpoint'>,
+  primary: string,
+  current: Record<string, string> = {},
+): Record<string, ResolvedRole> {
+  const out: Record<string, ResolvedRole> = {};
+  for (const [role, fallback] of Object.entries(recipeOf(config).roles(config.recipe))) {
+    const m = config.models?.[role] ?? { kind: fallback };
+    out[role] =
+      m.kind === 'external'
+        ? { kind: 'external', endpoint: m.endpoint }
+        : m.kind === 'trained'
+          ? { kind: 'trained', checkpoint: current[role] ?? m.from ?? primary }
+          : { kind: 'frozen', checkpoint: m.checkpoint ?? config.baseCheckpoint };
+  }
+  return out;
+}
+
+export const rolesOfKind = (roles: Record<string, ResolvedRole>, kind: RoleKind): string[] =>
+  Object.keys(roles).filter((r) => roles[r].kind === kind);
+
+/** The endpoint of every role: external ones from the config, served ones from the deploy stage (`served`), and in
+ *  iterations deployed before roles were served separately, the one served `agent`. */
+export function roleEndpoints(
+  config: LoopConfig,
+  agent: EndpointRef,
+  served: Record<string, EndpointRef> = {},
+): Record<string, EndpointRef> {
   return Object.fromEntries(
-    Object.entries(recipeOf(config).roles(config.recipe)).map(([role, e]) => [role, e ? externalEndpointRef(e) : agent]),
+    Object.entries(modelRoles(config, '')).map(([role, r]) => [
+      role,
+      r.kind === 'external' ? externalEndpointRef(r.endpoint) : (served[role] ?? agent),
+    ]),
   );
 }
 
@@ -16,3 +52,7 @@ export function roleEndpoints(config: LoopConfig, agent: EndpointRef): Record<st
 export function roleChats(endpoints: Record<string, EndpointRef>, make: (e: EndpointRef) => Chat): Record<string, Chat> {
   return Object.fromEntries(Object.entries(endpoints).map(([role, e]) => [role, make(e)]));
 }
+
+/** The role whose chain is the loop's checkpoint: the first trained role, else the first role. */
+export const primaryRole = (roles: Record<string, ResolvedRole>): string | undefined =>
+  rolesOfKind(roles, 'trained')[0] ?? Object.keys(roles)[0];

@@ -1,7 +1,6 @@
 // What the generic stages (shards, scoring, evaluation, data building, the simulator, the CLI) need from a recipe.
 // Each recipe folder exports one RecipeDefinition; activities/recipes/registry.ts lists them, one line each.
 import type { z } from 'zod';
-import type { ExternalEndpoint } from '../../configs/fields';
 import type { Chat, ChatMessage } from '../llm/types';
 import type { ConversationView } from '../report/conversation-view';
 import type { Policy } from '../serving/openai-compatible-server';
@@ -10,13 +9,17 @@ import type { RunCodeTests } from './colbench/services';
 
 export type Split = 'eval' | 'train';
 
+/** The role of the one policy CoRal and ColBench train (the other roles talk to it). */
+export const AGENT_ROLE = 'agent';
+
+/** What a role is when the config does not say: trained by the loop, or served frozen at its checkpoint. */
+export type RoleDefault = 'trained' | 'frozen';
+
 export interface TaskRun {
   split: Split;
   taskIndex: number;
   sampleIndex: number;
-  /** The served policy. */
-  agent: Chat;
-  /** Every other role the recipe declares (`RecipeDefinition.roles`), e.g. CoRal's extractor, ColBench's human. */
+  /** A chat per role the recipe declares (`RecipeDefinition.roles`), each played as the config's models section says. */
   chats: Record<string, Chat>;
   services: GenerationServices;
 }
@@ -37,9 +40,15 @@ export interface ScoringServices {
   saveImage: (png: Buffer) => Promise<string>;
 }
 
-export interface TrainingData {
+/** Rows for one trained role, in the trainer's format. */
+export interface RoleTrainingData {
   sft: string[];
   dpo: string[];
+}
+
+export interface TrainingData {
+  /** Role → the rows that train it (only roles the config trains are trained; the others' rows are dropped). */
+  byRole: Record<string, RoleTrainingData>;
   counts: Record<string, number>;
 }
 
@@ -58,14 +67,14 @@ export interface RecipeRuntime {
   /** Recipes whose records need untrusted code run or pages rendered before metrics (sandbox queue). */
   scoreRecords?(split: Split, records: unknown[], services: ScoringServices): Promise<unknown[]>;
   /** Recipes whose training data needs model calls (SWEET-RL: candidates from the agent, ranks from a critic). */
-  buildDataWithModels?(records: unknown[], models: { agent: Chat; chats: Record<string, Chat> }): Promise<TrainingData>;
+  buildDataWithModels?(records: unknown[], chats: Record<string, Chat>): Promise<TrainingData>;
 }
 
 /** What an iteration must do for a recipe, beyond generating and evaluating (the workflow reads it from planIteration). */
 export interface RecipeNeeds {
   /** Records are scored on the sandbox queue before metrics (agent code runs, pages render). */
   sandboxScoring: boolean;
-  /** Building the training data calls models (the served agent and other roles), so it runs on the llm queue. */
+  /** Building the training data calls models (the recipe's roles), so it runs on the llm queue. */
   modelsForData: boolean;
   /** Generation renders pages (Chromium on the worker that runs shards). */
   rendering: boolean;
@@ -75,8 +84,9 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   name: C['name'];
   /** The config's `recipe:` section for this recipe; its `name` is the literal above. */
   schema: z.ZodType<C> & z.ZodObject;
-  /** Model roles besides the served agent, each with the endpoint the config gives it (undefined: the agent's). */
-  roles(cfg: C): Record<string, ExternalEndpoint | undefined>;
+  /** The model roles this configuration plays, in order, each with the kind it gets when the config's `models:`
+   *  section leaves it out. The first trained role is the run's primary model (its chain is the loop's checkpoint). */
+  roles(cfg: C): Record<string, RoleDefault>;
   needs(cfg: C): RecipeNeeds;
   /** The metric the recipe's paper leads with (one of `runtime().metrics`' keys). */
   headlineMetric: string;

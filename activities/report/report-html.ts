@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import type { LoopConfig } from '../../configs/schema';
 import { fmtNum } from '../../workflows/metrics-table';
-import type { ArtifactRef, IterationSummary } from '../../workflows/types';
+import { chainText, roleChains } from '../../workflows/role-chains';
+import type { ArtifactRef, IterationSummary, TrainOutcome } from '../../workflows/types';
 import { ArtifactStore } from '../artifacts/store';
 import { recipeRuntime } from '../recipes/runtime';
 import { conversationBrowser, sampleViews } from './conversation-browser';
@@ -50,21 +51,29 @@ function metricPlots(rows: IterationSummary[]): string {
   return `<div class="plots">${figures.join('')}</div>\n<table class="metrics">${table}</table>`;
 }
 
+/** Every training run of an iteration: one per trained role when it trained several, else the one model's. */
+function trainRuns(r: IterationSummary): Array<{ label: string; train: TrainOutcome; next?: string }> {
+  const roles = Object.entries(r.models ?? {}).filter(([, m]) => m.train);
+  if (roles.length > 1)
+    return roles.map(([role, m]) => ({ label: `iter ${r.iteration} ${role}`, train: m.train!, next: m.nextCheckpoint }));
+  return r.train ? [{ label: `iter ${r.iteration}`, train: r.train, next: r.nextCheckpoint }] : [];
+}
+
 function lossPlot(rows: IterationSummary[]): string {
-  const trained = rows.filter((r) => r.train);
-  if (!trained.length) return note('No iteration trained.');
+  const runs = rows.flatMap((r) => trainRuns(r).map((t) => ({ ...t, iteration: r.iteration })));
+  if (!runs.length) return note('No iteration trained.');
   const series: Series[] = [];
   const missing: string[] = [];
-  for (const r of trained) {
-    if (!r.train!.lossCurve) {
-      missing.push(`iter ${r.iteration}`);
+  for (const t of runs) {
+    if (!t.train.lossCurve) {
+      missing.push(t.label);
       continue;
     }
-    const curve = reader.readJsonl<{ step: number; loss: number }>(r.train!.lossCurve);
+    const curve = reader.readJsonl<{ step: number; loss: number }>(t.train.lossCurve);
     series.push({
-      name: `iter ${r.iteration} → ${r.nextCheckpoint?.split('/').pop() ?? 'next checkpoint'}`,
+      name: `${t.label} → ${t.next?.split('/').pop() ?? 'next checkpoint'}`,
       points: curve.map((p) => [p.step, p.loss]),
-      attrs: { 'data-iteration': r.iteration },
+      attrs: { 'data-iteration': t.iteration },
     });
   }
   const plot = series.length
@@ -74,15 +83,35 @@ function lossPlot(rows: IterationSummary[]): string {
     plot +
     (missing.length
       ? note(
-          `Loss per step not recorded for ${missing.join(', ')} (a run recorded before it existed); final losses: ${trained.map((r) => `iter ${r.iteration} ${fmtNum(r.train!.finalLoss)}`).join(', ')}.`,
+          `Loss per step not recorded for ${missing.join(', ')} (a run recorded before it existed); final losses: ${runs.map((t) => `${t.label} ${fmtNum(t.train.finalLoss)}`).join(', ')}.`,
         )
       : '')
   );
 }
 
+/** Each model role's checkpoint chain, and per iteration the rows and trainer run that extended it. */
+function roleTable(rows: IterationSummary[]): string {
+  const chains = roleChains(rows);
+  if (chains.length < 2) return '';
+  const cell = (r: IterationSummary, role: string) => {
+    const m = r.models?.[role];
+    if (!m) return '<td>-</td>';
+    if (m.skipped) return `<td>kept (${esc(m.skipped)})</td>`;
+    if (!m.train) return `<td>served</td>`;
+    return `<td>${m.dataset?.rows ?? '?'} rows · ${m.train.steps ?? '?'} steps · loss ${fmtNum(m.train.finalLoss)}${m.train.resumedFromStep ? ` (resumed from step ${m.train.resumedFromStep})` : ''}</td>`;
+  };
+  return `<table class="model-roles"><tr><th>role</th><th>kind</th><th>checkpoints</th>${rows.map((r) => `<th>iter ${r.iteration}</th>`).join('')}</tr>
+${chains
+  .map(
+    (c) =>
+      `<tr data-role="${esc(c.role)}"><td>${esc(c.role)}</td><td>${c.kind}</td><td><code>${esc(chainText(c))}</code></td>${rows.map((r) => cell(r, c.role)).join('')}</tr>`,
+  )
+  .join('\n')}</table>`;
+}
+
 function lineage(rows: IterationSummary[]): string {
   const ds = (label: string, ref?: ArtifactRef) => (ref ? ` · ${label} ${ref.rows} rows (sha256 ${ref.sha256.slice(0, 12)})` : '');
-  return `<ul class="lineage">${rows.map((r) => `<li>iteration ${r.iteration}: served <code>${esc(r.checkpoint)}</code>${ds('SFT', r.datasets?.sft)}${ds('DPO', r.datasets?.dpo)}${r.probe ? ` · probe: served <code>${esc(r.probe.model)}</code>, ${r.probe.prompts} prompts, answers sha256 ${r.probe.answersSha256.slice(0, 12)}` : ''}${r.train ? ` · trained ${r.train.steps ?? '?'} steps, final loss ${fmtNum(r.train.finalLoss)}${r.train.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''}` : ''}${r.nextCheckpoint ? ` → <code>${esc(r.nextCheckpoint)}</code>` : ''}</li>`).join('\n')}</ul>`;
+  return `${roleTable(rows)}<ul class="lineage">${rows.map((r) => `<li>iteration ${r.iteration}: served <code>${esc(r.checkpoint)}</code>${ds('SFT', r.datasets?.sft)}${ds('DPO', r.datasets?.dpo)}${r.probe ? ` · probe: served <code>${esc(r.probe.model)}</code>, ${r.probe.prompts} prompts, answers sha256 ${r.probe.answersSha256.slice(0, 12)}` : ''}${r.train ? ` · trained ${r.train.steps ?? '?'} steps, final loss ${fmtNum(r.train.finalLoss)}${r.train.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''}` : ''}${r.nextCheckpoint ? ` → <code>${esc(r.nextCheckpoint)}</code>` : ''}</li>`).join('\n')}</ul>`;
 }
 
 /** The evaluation records of one iteration, through its evaluate manifest (which lists the scored shard refs). */

@@ -1,18 +1,21 @@
-// Deploy and undeploy stages: serve the iteration's checkpoint behind an OpenAI-compatible endpoint.
-// One server per (run, iteration, role), on a free port, health-checked with a timeout. Servers run detached in
+// Deploy and undeploy stages: serve the iteration's checkpoints behind OpenAI-compatible endpoints — one server
+// per distinct checkpoint the served model roles play (roles that share a checkpoint share its server), each on a
+// free port, health-checked with a timeout and probed. Servers run detached in
 // their own process group with a pid file, so a retry on another worker reuses a healthy server or reaps a dead
-// one, and undeploy (or the workflow's cleanup) kills every tree. Roles:
+// one, and undeploy (or the workflow's cleanup) kills every tree. Per checkpoint:
 //   model  — the checkpoint itself (transformers / vllm / command), or the simulator when server.kind is simulator;
 //   agents — only with `agents:` in the config: a SIMULATED policy plays the conversations (dry runs on CPU), while
 //            the model server is still started, health-checked and probed, so trained weights really are served.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { DeployResult } from '../../workflows/types';
+import type { DeployResult, ProbeResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
 import { externalEndpointRef, type EndpointRef } from '../llm/client';
-import { writeFileAtomic } from '../artifacts/store';
+import { sha256Hex, writeFileAtomic } from '../artifacts/store';
+import { modelRoles, primaryRole } from '../llm/roles';
 import { writeStageManifest } from '../manifest';
 import { isAlive, killProcessGroup, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
 import { TemplateError } from '../subprocess/template';
@@ -24,7 +27,8 @@ import { probeServedModel } from './probe';
 
 export const SIMULATED_POLICY_FILE = 'simulated-policy.json';
 
-type Role = 'model' | 'agents';
+/** `model` / `agents` (the primary checkpoint's servers) or `model-<hash>` / `agents-<hash>` (another checkpoint's). */
+type Role = string;
 
 interface ServerRecord {
   pid: number;
@@ -130,7 +134,7 @@ async function startServer(
 }
 
 /** The simulated policy for a checkpoint: its own simulated-policy.json, else the config's initial one. */
-function agentsPolicyFile(c: StageContext, checkpoint: string): string {
+function agentsPolicyFile(c: StageContext, checkpoint: string, key: string): string {
   const own = path.join(checkpoint, SIMULATED_POLICY_FILE);
   if (existsSync(own)) return own;
   const a = c.config.agents;
@@ -139,35 +143,36 @@ function agentsPolicyFile(c: StageContext, checkpoint: string): string {
       `checkpoint ${checkpoint} has no ${SIMULATED_POLICY_FILE}: the simulator serves only simulator checkpoints (or add an agents: section)`,
       'ConfigError',
     );
-  const file = path.join(serversDir(c), `iter-${c.iteration}.agents-policy.json`);
+  const file = path.join(serversDir(c), `iter-${c.iteration}.agents-policy${key}.json`);
   writeFileAtomic(file, JSON.stringify({ skill: a.skill, agreeability: a.agreeability }));
   return file;
 }
 
-export async function deployCheckpoint(input: StageContext & { checkpoint: string }): Promise<DeployResult> {
-  const { config, checkpoint } = input;
+interface Served {
+  /** Who plays the roles served from this checkpoint: its model, or the simulated agents. */
+  endpoint: EndpointRef;
+  model: EndpointRef;
+  probe?: ProbeResult;
+  pid: number;
+  argv: string[];
+  logFile: string;
+  reused: boolean;
+}
+
+/** Serves one checkpoint (and, with `agents:`, its simulated agents). `key` tells apart the servers of one
+ *  iteration: '' for the primary checkpoint (files `iter-<k>.model.json`), `-<hash>` for the others. */
+async function serveCheckpoint(input: StageContext, checkpoint: string, key: string): Promise<Served> {
+  const { config } = input;
   const s = config.server;
-  if (s.kind === 'external') {
-    const endpoint = externalEndpointRef(s.endpoint);
-    const manifest = writeStageManifest(config.stateDir, {
-      run: input.runName,
-      iteration: input.iteration,
-      stage: 'deploy',
-      inputs: { checkpoint },
-      params: { server: s },
-      outputs: { model: endpoint },
-    });
-    return { endpoint, manifest };
-  }
+  if (s.kind === 'external') throw new Error('serveCheckpoint: external servers are not deployed');
   if (!existsSync(checkpoint)) throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} does not exist`, 'ConfigError');
   const identity = checkpointIdentity(checkpoint);
-
   let launch: ServerLaunch;
   try {
     launch =
       s.kind === 'simulator'
         ? simulatorLaunch(config, checkpoint, await freePort(), {
-            policyFile: agentsPolicyFile(input, checkpoint),
+            policyFile: agentsPolicyFile(input, checkpoint, key),
             latencyMs: s.latencyMs,
             capacity: s.capacity,
             maxConcurrency: s.maxConcurrency,
@@ -177,35 +182,102 @@ export async function deployCheckpoint(input: StageContext & { checkpoint: strin
     if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`server.command: ${err.message}`, 'ConfigError');
     throw err;
   }
-  const model = await startServer(input, 'model', launch, `${launch.endpoint.model}@${identity}`, s.readyTimeoutSeconds);
+  const model = await startServer(input, `model${key}`, launch, `${launch.endpoint.model}@${identity}`, s.readyTimeoutSeconds);
   const probe = s.kind !== 'simulator' && s.probe ? await probeServedModel(input, model.endpoint, s.probe) : undefined;
-
   let agents = model;
   if (config.agents && s.kind !== 'simulator') {
     const a = config.agents;
     const simLaunch = simulatorLaunch(config, checkpoint, await freePort(), {
-      policyFile: agentsPolicyFile(input, checkpoint),
+      policyFile: agentsPolicyFile(input, checkpoint, key),
       latencyMs: a.latencyMs,
       maxConcurrency: a.maxConcurrency,
     });
-    agents = await startServer(input, 'agents', simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60);
+    agents = await startServer(input, `agents${key}`, simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60);
   }
+  return {
+    endpoint: agents.endpoint,
+    model: model.endpoint,
+    probe,
+    pid: model.pid,
+    argv: launch.argv,
+    logFile: model.logFile,
+    reused: model.reused,
+  };
+}
+
+const serverKey = (checkpoint: string) => `-${sha256Hex(path.resolve(checkpoint)).slice(0, 8)}`;
+
+export async function deployCheckpoint(
+  input: StageContext & { checkpoint: string; checkpoints?: Record<string, string> },
+): Promise<DeployResult> {
+  const { config, checkpoint } = input;
+  const s = config.server;
+  setMaxListeners(0, Context.current().cancellationSignal); // servers start and probe in parallel, each listening
+  // Iterations deployed before model roles: one server for every role.
+  const roles = input.checkpoints ? modelRoles(config, checkpoint, input.checkpoints) : undefined;
+  const primary = roles ? primaryRole(roles) : undefined;
+  const servedRoles = roles ? Object.keys(roles).filter((r) => roles[r].kind !== 'external') : [];
+  const checkpointOf = (role: string) => (roles![role] as { checkpoint: string }).checkpoint;
+  // The primary role's checkpoint (the loop's) first; then every other distinct checkpoint a served role plays.
+  const primaryCheckpoint = primary && roles![primary].kind !== 'external' ? checkpointOf(primary) : checkpoint;
+  const distinct = [...new Set([primaryCheckpoint, ...servedRoles.map(checkpointOf)])];
+
+  let servers: Map<string, Served> | undefined;
+  let external: EndpointRef | undefined;
+  if (s.kind === 'external') external = externalEndpointRef(s.endpoint);
+  else if (!roles || servedRoles.length) {
+    const keys = distinct.map((c) => (c === primaryCheckpoint ? '' : serverKey(c)));
+    const started = await Promise.all(distinct.map((c, i) => serveCheckpoint(input, c, keys[i])));
+    servers = new Map(distinct.map((c, i) => [c, started[i]]));
+  }
+  const servedEndpoint = (c: string) => external ?? servers!.get(c)!.endpoint;
+  const deployedRoles = roles
+    ? Object.fromEntries(
+        Object.entries(roles).map(([role, r]) => [
+          role,
+          r.kind === 'external'
+            ? { kind: r.kind, endpoint: externalEndpointRef(r.endpoint) }
+            : { kind: r.kind, checkpoint: r.checkpoint, endpoint: servedEndpoint(r.checkpoint), probe: servers?.get(r.checkpoint)?.probe },
+        ]),
+      )
+    : undefined;
+  const main = servers?.get(primaryCheckpoint);
+  const endpoint = primary && deployedRoles ? deployedRoles[primary].endpoint : (external ?? main!.endpoint);
   const manifest = writeStageManifest(config.stateDir, {
     run: input.runName,
     iteration: input.iteration,
     stage: 'deploy',
     inputs: { checkpoint },
     params: {
+      ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
       server: s,
       agents: config.agents ?? null,
-      argv: launch.argv,
-      port: Number(new URL(model.endpoint.baseUrl).port),
-      logFile: model.logFile,
-      reused: model.reused,
+      ...(main ? { argv: main.argv, port: Number(new URL(main.model.baseUrl).port), logFile: main.logFile, reused: main.reused } : {}),
     },
-    outputs: { model: model.endpoint, agents: agents.endpoint, probe: probe ?? null },
+    outputs: {
+      model: main?.model ?? endpoint,
+      agents: endpoint,
+      probe: main?.probe ?? null,
+      ...(deployedRoles ? { roles: deployedRoles } : {}),
+      ...(servers && servers.size > 1
+        ? {
+            servers: [...servers].map(([c, v]) => ({
+              checkpoint: c,
+              model: v.model,
+              agents: v.endpoint,
+              argv: v.argv,
+              logFile: v.logFile,
+            })),
+          }
+        : {}),
+    },
   });
-  return { endpoint: agents.endpoint, served: { endpoint: model.endpoint, probe }, serverId: String(model.pid), manifest };
+  return {
+    endpoint,
+    ...(main ? { served: { endpoint: main.model, probe: main.probe }, serverId: String(main.pid) } : {}),
+    manifest,
+    ...(deployedRoles ? { roles: deployedRoles, primaryRole: primary } : {}),
+  };
 }
 
 export async function undeployCheckpoint(input: StageContext): Promise<boolean> {

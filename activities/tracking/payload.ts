@@ -62,6 +62,8 @@ function iterationMetrics(s: IterationSummary): Record<string, number> {
   const m: Record<string, number> = { ...s.metrics, tokens: s.tokens };
   if (s.train?.steps !== undefined) m.train_steps = s.train.steps;
   if (s.train?.finalLoss !== undefined) m.train_final_loss = s.train.finalLoss;
+  for (const [role, r] of Object.entries(s.models ?? {}))
+    if (r.train?.finalLoss !== undefined) m[`train_final_loss.${role}`] = r.train.finalLoss;
   for (const [stage, st] of Object.entries(s.stages ?? {})) {
     m[`${stage}_seconds`] = st!.ms / 1000;
     if (st!.calls !== undefined) m[`${stage}_llm_calls`] = st!.calls;
@@ -75,6 +77,13 @@ function lineage(s: IterationSummary): Record<string, string> {
   if (s.datasets?.sft) l.sft_data = s.datasets.sft.uri;
   if (s.datasets?.dpo) l.dpo_data = s.datasets.dpo.uri;
   if (s.probe) l.probe_answers_sha256 = s.probe.answersSha256;
+  // Each model role's link of its chain (debate's six trained roles), beside the primary role's above.
+  for (const [role, m] of Object.entries(s.models ?? {})) {
+    const served = m.checkpoint ?? m.model;
+    if (served) l[`role.${role}.checkpoint`] = served;
+    if (m.nextCheckpoint) l[`role.${role}.next_checkpoint`] = m.nextCheckpoint;
+    if (m.dataset) l[`role.${role}.data`] = m.dataset.uri;
+  }
   for (const [stage, ref] of Object.entries(s.manifests)) l[`manifest.${stage}`] = ref.uri;
   return l;
 }

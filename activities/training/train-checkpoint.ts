@@ -34,6 +34,8 @@ export interface TrainProgress {
   checkpoint?: string;
   resumedFromStep?: number;
   attempt: number;
+  /** The model role it trains (iterations that train several). */
+  role?: string;
 }
 
 const DEFAULT_PROGRESS = /\bstep[\s=:]+(?<step>\d+)\b.*?\bloss[\s=:]+(?<loss>-?[0-9.]+(?:e[-+]?\d+)?)/i;
@@ -109,17 +111,26 @@ async function trainerVersion(argv: string[] | undefined): Promise<string> {
         .pop()})`;
 }
 
+/** Where one training job works and writes: per iteration, and per role when an iteration trains several. */
+export function trainPaths(stateDir: string, runName: string, iteration: number, role?: string) {
+  const sub = (...p: string[]) => path.join(...p, ...(role ? [role] : []));
+  const suffix = role ? `-${role}` : '';
+  return {
+    root: sub(stateDir, 'train', runName, `iter-${iteration}`),
+    output: sub(stateDir, 'checkpoints', runName, `iter-${iteration + 1}`),
+    logFile: path.join(stateDir, 'logs', runName, `train-iter-${iteration}${suffix}.log`),
+    pidFile: path.join(stateDir, 'trainers', runName, `iter-${iteration}${suffix}.json`),
+  };
+}
+
 export async function trainCheckpoint(
-  input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef } },
+  input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef }; role?: string },
 ): Promise<TrainResult> {
   const t = input.config.trainer;
   if (!t) throw ApplicationFailure.nonRetryable('no trainer section in the config', 'ConfigError');
   const ctx = Context.current();
   const { stateDir } = input.config;
-  const root = path.join(stateDir, 'train', input.runName, `iter-${input.iteration}`);
-  const output = path.join(stateDir, 'checkpoints', input.runName, `iter-${input.iteration + 1}`);
-  const logFile = path.join(stateDir, 'logs', input.runName, `train-iter-${input.iteration}.log`);
-  const pidFile = path.join(stateDir, 'trainers', input.runName, `iter-${input.iteration}.json`);
+  const { root, output, logFile, pidFile } = trainPaths(stateDir, input.runName, input.iteration, input.role);
   for (const d of [root, path.dirname(output), path.dirname(logFile)]) mkdirSync(d, { recursive: true });
   // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt.
   await reapPidFile(pidFile);
@@ -175,6 +186,7 @@ export async function trainCheckpoint(
             project: PROJECT_ROOT,
             method: t.method,
             python: job.python,
+            role: input.role ?? '',
           },
           prev?.checkpoint,
         )
@@ -182,6 +194,7 @@ export async function trainCheckpoint(
 
   const progress: TrainProgress = {
     attempt: ctx.info.attempt,
+    ...(input.role ? { role: input.role } : {}),
     checkpoint: planned.resumeFrom ?? prev?.checkpoint,
     resumedFromStep: planned.resumedFromStep,
   };
@@ -244,6 +257,7 @@ export async function trainCheckpoint(
     run: input.runName,
     iteration: input.iteration,
     stage: 'train',
+    ...(input.role ? { role: input.role } : {}),
     inputs: { checkpoint: input.checkpoint, data: primary },
     params: { trainer: t, argv, version },
     outputs: {
@@ -258,6 +272,7 @@ export async function trainCheckpoint(
   const lineage = {
     run: input.runName,
     iteration: input.iteration,
+    ...(input.role ? { role: input.role } : {}),
     baseCheckpoint: input.checkpoint,
     method: t.method,
     trainer: t.kind,

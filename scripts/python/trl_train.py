@@ -215,6 +215,8 @@ def main(argv=None):
         model=args.model, args=config, train_dataset=datasets.Dataset.from_list(rows),
         processing_class=tokenizer, callbacks=[progress],
     )
+    if len(trainer.train_dataset) == 0:  # TRL drops rows longer than max_length; the sampler would fail cryptically
+        fail(f"{data_file}: none of its {len(rows)} rows fits in --max-length {args.max_length} tokens (raise trainer.maxLength)")
     result = trainer.train(resume_from_checkpoint=args.resume_from or None)
 
     final = os.path.abspath(args.hf_output)

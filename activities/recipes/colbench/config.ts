@@ -1,7 +1,7 @@
 // ColBench's two `recipe:` sections, colbench-code and colbench-html (composed by configs/schema.ts through the
 // registry).
 import { z } from 'zod';
-import { externalEndpointSchema, positiveInt } from '../../../configs/fields';
+import { movedToModels, positiveInt } from '../../../configs/fields';
 
 /** ColBench (SWEET-RL's benchmark): an agent, a simulated human who sees the hidden reference, at most 10 turns. */
 const colbenchCommon = {
@@ -16,10 +16,10 @@ const colbenchCommon = {
   evalTemperature: z.number().min(0).max(2).default(0),
   trainTemperature: z.number().min(0).max(2).default(1),
   topP: z.number().gt(0).max(1).default(1),
-  /** The simulated human (an LLM); default: the endpoint that plays the agent. */
+  /** The simulated human (an LLM) is the model role `human` (models section); here only how it is sampled. */
   human: z
     .strictObject({
-      endpoint: externalEndpointSchema.optional(),
+      endpoint: movedToModels('human'),
       temperature: z.number().min(0).max(2).default(0),
       maxTokens: positiveInt.default(512),
     })
@@ -33,8 +33,8 @@ const colbenchCommon = {
       candidates: z.number().int().min(2).default(16),
       candidateTemperature: z.number().min(0).max(2).default(1),
       pairsPerTurn: positiveInt.default(4),
-      /** The judge critic; default: the human's endpoint. */
-      critic: externalEndpointSchema.optional(),
+      /** The judge critic is the model role `critic` (models section). */
+      critic: movedToModels('critic'),
       criticMaxTokens: positiveInt.default(256),
     })
     .prefault({}),

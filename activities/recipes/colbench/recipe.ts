@@ -1,6 +1,6 @@
 // ColBench as the loop sees it: two recipes (backend code, frontend html) with the same roles — the simulated human
 // and the critic that ranks SWEET-RL candidates — scored on the sandbox queue. Nothing outside this folder names them.
-import type { RecipeDefinition } from '../types';
+import { AGENT_ROLE, type RecipeDefinition } from '../types';
 import { colbenchCodeRecipeSchema, colbenchHtmlRecipeSchema, type ColbenchRecipeConfig } from './config';
 import { colbenchRuntime } from './runtime';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
@@ -14,8 +14,9 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
   return {
     name,
     schema,
-    // The human defaults to the agent's endpoint (the simulator plays both in dry runs); the critic to the human's.
-    roles: (cfg) => ({ human: cfg.human.endpoint, critic: cfg.data.critic ?? cfg.human.endpoint }),
+    // The trained agent; the simulated human and (SWEET-RL only) the critic that ranks candidates, frozen by default —
+    // in the paper both are larger models behind their own endpoints (models: {human: {kind: external, ...}}).
+    roles: (cfg) => ({ [AGENT_ROLE]: 'trained', human: 'frozen', ...(cfg.data.method === 'sweet-rl' ? { critic: 'frozen' } : {}) }),
     // Backend: all hidden tests pass; frontend: similarity of the final render to the reference.
     headlineMetric: kind === 'code' ? 'success_rate' : 'mean_similarity',
     needs: (cfg) => ({ sandboxScoring: true, modelsForData: cfg.data.method === 'sweet-rl', rendering: kind === 'html' }),

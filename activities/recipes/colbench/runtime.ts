@@ -3,7 +3,7 @@
 // SWEET-RL step pairs (needs the agent and a critic, so built with models) or the MT-DPO / RFT baselines.
 import type { ColbenchRecipeConfig } from './config';
 import type { Chat } from '../../llm/types';
-import type { RecipeRuntime, ScoringServices, Split, TrainingData } from '../types';
+import { AGENT_ROLE, type RecipeRuntime, type ScoringServices, type Split, type TrainingData } from '../types';
 import type { TrainingDataFormat } from '../../data/formats';
 import { formatPreferences, formatSft } from '../../data/formats';
 import { agentMessages } from './agent-view';
@@ -37,17 +37,20 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     const pairs = multiTurnDpoPairs(records, scores, seed, kind === 'html' ? { mode: 'all-pairs' } : {});
     // MT-DPO rows are whole conversations (OpenRLHF implicit prompt); the trainers read them as preference rows.
     const dpo = format === 'verl' ? [] : pairs.map((p) => JSON.stringify(trajectoryDpoRow(p)));
-    return { sft: formatSft(sft, format), dpo, counts: { sft_examples: sft.length, trajectory_pairs: pairs.length } };
+    return {
+      byRole: { [AGENT_ROLE]: { sft: formatSft(sft, format), dpo } },
+      counts: { sft_examples: sft.length, trajectory_pairs: pairs.length },
+    };
   };
 
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
-    runTask: ({ split, taskIndex, sampleIndex, agent, chats, services }) =>
+    runTask: ({ split, taskIndex, sampleIndex, chats, services }) =>
       runColbenchEpisode({
         task: tasksFor(split)[taskIndex],
         kind,
-        agent,
+        agent: chats[AGENT_ROLE],
         human: chats.human,
         render: services.render,
         saveImage: services.saveImage,
@@ -99,24 +102,23 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     buildData: (records) => baselineData(records as ColbenchTrajectory[]),
     ...(cfg.data.method === 'sweet-rl'
       ? {
-          buildDataWithModels: async (records: unknown[], models: { agent: Chat; chats: Record<string, Chat> }): Promise<TrainingData> => {
+          buildDataWithModels: async (records: unknown[], chats: Record<string, Chat>): Promise<TrainingData> => {
             const trajectories = records as ColbenchTrajectory[];
             const states = turnStates(trajectories, tasksFor('train'), { fraction: cfg.data.fraction });
             const ranked = await Promise.all(
               states.map(async (state) => {
-                const c = await sampleCandidates(state, models.agent, cfg.data.candidates, {
+                const c = await sampleCandidates(state, chats[AGENT_ROLE], cfg.data.candidates, {
                   temperature: cfg.data.candidateTemperature,
                   topP: cfg.topP,
                   maxTokens: cfg.maxTokens,
                 });
-                return rankCandidates(state, c.texts, models.chats.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
+                return rankCandidates(state, c.texts, chats.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
               }),
             );
             const pairs = pairsFromRanking(ranked, cfg.data.pairsPerTurn, seed);
             const base = baselineData(trajectories);
             return {
-              sft: base.sft,
-              dpo: formatPreferences(pairs, format),
+              byRole: { [AGENT_ROLE]: { sft: base.byRole[AGENT_ROLE].sft, dpo: formatPreferences(pairs, format) } },
               counts: {
                 turn_states: states.length,
                 step_pairs: pairs.length,

@@ -1,6 +1,6 @@
 // CoRal's `recipe:` section (configs/schema.ts composes it with the other recipes' through the registry).
 import { z } from 'zod';
-import { externalEndpointSchema, positiveInt } from '../../../configs/fields';
+import { movedToModels, positiveInt } from '../../../configs/fields';
 import { CORAL_DATASETS } from './tasks';
 
 export const coralRecipeSchema = z.strictObject({
@@ -22,7 +22,8 @@ export const coralRecipeSchema = z.strictObject({
   /** Tree sampling width d (candidates per turn); DPO pairs need d > 1. */
   beamSize: positiveInt.default(5),
   limit: positiveInt.optional(),
-  extractor: externalEndpointSchema.optional(),
+  /** The belief extractor is the model role `extractor` (models section). */
+  extractor: movedToModels('extractor'),
   extractorMaxTokens: positiveInt.default(32),
   data: z
     .strictObject({

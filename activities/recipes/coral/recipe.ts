@@ -1,7 +1,7 @@
 // CoRal as the loop sees it: its config section, its one extra role (the belief extractor), its runtime, its
 // simulator and its `score` command. Nothing outside this folder names CoRal.
 import { jsonlRows } from '../task-file';
-import { ScoreInputError, type RecipeDefinition } from '../types';
+import { AGENT_ROLE, ScoreInputError, type RecipeDefinition } from '../types';
 import { coralRecipeSchema, type CoralRecipeConfig } from './config';
 import { coralRuntime } from './runtime';
 import { scoreCoralRecord } from './score';
@@ -11,8 +11,8 @@ import { CORAL_DATASETS, isCoralDataset, loadCoralTasks } from './tasks';
 export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
   name: 'coral',
   schema: coralRecipeSchema,
-  // The extractor reads each turn's belief; by default the served model extracts its own.
-  roles: (cfg) => ({ extractor: cfg.extractor }),
+  // The agents are one trained policy; the extractor reads each turn's belief, frozen at the base model by default.
+  roles: () => ({ [AGENT_ROLE]: 'trained', extractor: 'frozen' }),
   headlineMetric: 'agreement_correctness',
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => coralRuntime(cfg, o.seed, o.format),

@@ -1,7 +1,7 @@
 // Glue between CoRal's pure logic (this folder) and the generic stages: which tasks, which decoding per split,
 // which metrics, which data builders.
 import type { CoralRecipeConfig } from './config';
-import type { RecipeRuntime, Split } from '../types';
+import { AGENT_ROLE, type RecipeRuntime, type Split } from '../types';
 import { runCoralConversation, type CoralConversation } from './conversation';
 import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
 import { agentView } from './agent-view';
@@ -20,10 +20,10 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
   return {
     taskCount: (split) => tasksFor(cfg, split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
-    runTask: ({ split, taskIndex, sampleIndex, agent, chats }) =>
+    runTask: ({ split, taskIndex, sampleIndex, chats }) =>
       runCoralConversation({
         task: tasksFor(cfg, split)[taskIndex],
-        agent,
+        agent: chats[AGENT_ROLE],
         extractor: chats.extractor,
         sampleIndex,
         mode: cfg.mode,
@@ -49,8 +49,7 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
       const sft = buildSftExamples(convs, { maxPerTask: cfg.data.maxPerTask });
       const pairs = buildPreferencePairs(convs, { maxPerTask: cfg.data.maxPerTask, maxPairsPerTurn: cfg.data.maxPairsPerTurn, seed });
       return {
-        sft: formatSft(sft, format),
-        dpo: formatPreferences(pairs, format),
+        byRole: { [AGENT_ROLE]: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
         counts: { sft_examples: sft.length, preference_pairs: pairs.length },
       };
     },

@@ -1,6 +1,6 @@
 // Debate's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { externalEndpointSchema, positiveInt } from '../../../configs/fields';
+import { movedToModels, positiveInt } from '../../../configs/fields';
 import { DEBATE_DATASETS } from './tasks';
 
 export const debateRecipeSchema = z.strictObject({
@@ -19,8 +19,8 @@ export const debateRecipeSchema = z.strictObject({
   rounds: positiveInt.default(2),
   /** Later rounds see a summary of the other agents' answers (a summariser call) instead of the answers themselves. */
   summarize: z.boolean().default(false),
-  /** The summariser; default: the served model (the seed keeps it at the base model). */
-  summarizer: externalEndpointSchema.optional(),
+  /** The summariser is the model role `summarizer` (models section; frozen at the base model, as in the seed). */
+  summarizer: movedToModels('summarizer'),
   /**
    * fixed: a problem no agent answered counts as wrong; seed: it is left out of the accuracy's denominator, as the
    * seed's eval_math.py does.

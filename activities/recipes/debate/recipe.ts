@@ -1,7 +1,7 @@
 // Debate as the loop sees it: its config section, its roles (a generator and a critic per agent, and the
 // summariser), its runtime, its simulator and its `score` command. Nothing outside this folder names debate.
 import { jsonlRows } from '../task-file';
-import { ScoreInputError, type RecipeDefinition } from '../types';
+import { ScoreInputError, type RecipeDefinition, type RoleDefault } from '../types';
 import { debateRecipeSchema, type DebateRecipeConfig } from './config';
 import { criticRole, generatorRole, SUMMARIZER_ROLE } from './debate';
 import { parseAnswer, isCorrect } from './answers';
@@ -13,15 +13,14 @@ import { majorityVote } from './vote';
 export const debateRecipe: RecipeDefinition<DebateRecipeConfig> = {
   name: 'debate',
   schema: debateRecipeSchema,
-  // Every role is played by the served model until roles get checkpoints of their own.
+  // A society of trained models: agent n's round 0 is its generator, its later rounds its critic (each with its own
+  // checkpoint chain); the summariser stays at the base model, as in the seed.
   roles: (cfg) => {
     const { agents, rounds } = shape(cfg);
-    const roles: Record<string, undefined | DebateRecipeConfig['summarizer']> = {};
-    for (let n = 0; n < agents; n++) {
-      roles[generatorRole(n)] = undefined;
-      if (rounds > 1) roles[criticRole(n)] = undefined;
-    }
-    if (cfg.summarize && rounds > 1 && agents > 1) roles[SUMMARIZER_ROLE] = cfg.summarizer;
+    const roles: Record<string, RoleDefault> = {};
+    for (let n = 0; n < agents; n++) roles[generatorRole(n)] = 'trained';
+    if (rounds > 1) for (let n = 0; n < agents; n++) roles[criticRole(n)] = 'trained';
+    if (cfg.summarize && rounds > 1 && agents > 1) roles[SUMMARIZER_ROLE] = 'frozen';
     return roles;
   },
   headlineMetric: 'accuracy',

@@ -45,9 +45,9 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         maintainedPerCorrected: cfg.data.maintainedPerCorrected,
         seed,
       });
-      // One trained model per iteration for now: every role's examples go to it (each role keeps its own count).
-      const all = Object.values(data.examples).flat();
-      return { sft: formatSft(all, format), dpo: [], counts: { ...data.counts, sft_examples: all.length } };
+      // Each role learns from its own examples only.
+      const byRole = Object.fromEntries(Object.entries(data.examples).map(([role, ex]) => [role, { sft: formatSft(ex, format), dpo: [] }]));
+      return { byRole, counts: data.counts };
     },
     describeRecord: (split, record) => {
       const r = record as DebateRecord;

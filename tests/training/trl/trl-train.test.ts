@@ -182,4 +182,17 @@ describe('TRL through trl_train.py (tiny model, CPU)', () => {
     expect(r.stdout.join('\n')).not.toContain('Traceback');
     expect(existsSync(job.hfOutput)).toBe(false);
   });
+
+  it('rows all longer than maxLength: exit 2 and one line saying to raise trainer.maxLength, no traceback', async () => {
+    // A debate critic's whole conversation is long; TRL drops rows over max_length, leaving nothing to train on.
+    const long = sftRows.slice(0, 3).map((r) => ({ ...r, prompt: user(`${'Answer of another agent: 12. '.repeat(40)}Which is right?`) }));
+    const job = trainJob('too-long', 'sft', long);
+    const r = await run(trlAdapter.plan(job, options({ maxSteps: 1, maxLength: 32 }))[0]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `trl_train.py: ${job.dataFile}: none of its 3 rows fits in --max-length 32 tokens (raise trainer.maxLength)`,
+    );
+    expect(r.stderr).not.toContain('Traceback');
+    expect(existsSync(job.hfOutput)).toBe(false);
+  });
 });

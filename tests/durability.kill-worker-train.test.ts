@@ -1,0 +1,113 @@
+// The durability promise for a society of trained models: SIGKILL the worker while the debate's generator and
+// critic roles train in parallel, start a new one, and every role finishes — each role that had saved a checkpoint
+// resumes from its OWN last checkpoint (its own directory, a step after 0), never from step 1.
+// The trainer is the STAND-IN trainer (scripts/stand-in-trainer.ts: a real subprocess that saves a checkpoint every
+// 4 steps and resumes from {resume_from}); no model weights here.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { trainingLoop } from '../workflows/loop';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { iterationWorkflowId, loopWorkflowId } from '../workflows/messages';
+import { TASK_QUEUES } from '../workflows/types';
+import { startDevServer } from './helpers/temporal';
+import { STAND_IN_TRAINER, tempStateDir, testConfig } from './helpers/config';
+import { DEBATE_ROLES, debateTestRecipe } from './helpers/debate';
+import { cliProcess } from './helpers/cli';
+import { waitUntil } from './helpers/wait';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const ROLES = DEBATE_ROLES;
+
+/** Role → step of the checkpoint each running trainer last announced in its heartbeat details. */
+async function announcedCheckpoints(runName: string): Promise<Record<string, number>> {
+  const d = await env.client.workflow
+    .getHandle(iterationWorkflowId(runName, 0))
+    .describe()
+    .catch(() => undefined);
+  const out: Record<string, number> = {};
+  for (const pa of d?.raw.pendingActivities ?? []) {
+    const p = pa.heartbeatDetails?.payloads?.[0];
+    if (!p) continue;
+    const h = defaultPayloadConverter.fromPayload<{ role?: string; checkpoint?: string }>(p as never);
+    const step = Number(/step-(\d+)$/.exec(h?.checkpoint ?? '')?.[1] ?? 0);
+    if (h?.role && step > 0) out[h.role] = step;
+  }
+  return out;
+}
+
+describe('worker killed with SIGKILL while six roles train in parallel', () => {
+  it('resumes each role from its own last checkpoint', async () => {
+    const stateDir = tempStateDir();
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      c.recipe = debateTestRecipe();
+      // 200 steps of 50 ms, a checkpoint every 4: long enough to be killed mid-way, whatever the machine.
+      c.trainer = {
+        kind: 'command',
+        method: 'sft',
+        command: [...STAND_IN_TRAINER, '--steps', '200', '--step-ms', '50'],
+        heartbeatTimeoutSeconds: 3,
+      };
+    });
+    const runName = 'kill-train';
+    const partial = (role: string) => path.join(stateDir, 'checkpoints', runName, 'iter-1', `${role}.partial`);
+    const savedSteps = (role: string) =>
+      existsSync(partial(role)) ? readdirSync(partial(role)).map((d) => Number(/^step-(\d+)$/.exec(d)?.[1] ?? 0)) : [];
+    const workerEnv = { TEMPORAL_ADDRESS: env.address };
+    const first = cliProcess(['worker'], workerEnv);
+    const handle = await env.client.workflow.start(trainingLoop, {
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: [{ runName, config }],
+    });
+    // Kill once as many roles as the gpu queue runs at once (4 slots) have each reported a saved checkpoint in a
+    // heartbeat (a command trainer resumes from the last checkpoint it announced, as the server last heard it).
+    let announced: Record<string, number> = {};
+    await waitUntil(
+      async () => {
+        announced = await announcedCheckpoints(runName);
+        return Object.keys(announced).length >= 4;
+      },
+      120_000,
+      'four roles announced a checkpoint',
+    );
+    first.kill('SIGKILL');
+    await first;
+    const second = cliProcess(['worker'], workerEnv);
+    try {
+      const result = await handle.result();
+      const models = result.iterations[0].models!;
+      let resumed = 0;
+      for (const role of ROLES) {
+        expect(models[role].nextCheckpoint, role).toBe(path.join(stateDir, 'checkpoints', runName, 'iter-1', role));
+        expect(models[role].train?.steps, role).toBe(200);
+        if (!announced[role]) continue; // not yet started when the worker died: it had nothing to resume
+        const log = readFileSync(path.join(stateDir, 'logs', runName, `train-iter-0-${role}.log`), 'utf8');
+        // The retried attempt resumed from a checkpoint in this role's own directory, saved before the kill…
+        const m = /resuming from (\S+) at step (\d+)/.exec(log);
+        expect(m, `${role} resumed`).not.toBeNull();
+        expect(m![1]).toBe(path.join(partial(role), `step-${m![2]}`));
+        const step = Number(m![2]);
+        expect(step).toBeGreaterThanOrEqual(announced[role]);
+        expect(step).toBeLessThanOrEqual(Math.max(...savedSteps(role)));
+        // …and went on from the next step, not from step 1.
+        const after = log.slice(m!.index);
+        expect(Number(/\bstep (\d+)\/200/.exec(after)?.[1])).toBe(step + 1);
+        resumed++;
+      }
+      expect(resumed).toBeGreaterThanOrEqual(4);
+    } finally {
+      second.kill('SIGTERM');
+      await second;
+    }
+  });
+});
