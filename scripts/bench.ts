@@ -2,6 +2,7 @@
 // latency and capacity, as a ratio of that endpoint's ideal throughput (capacity ÷ latency); Temporal history
 // events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,29 @@ interface GenerationBench {
   label: string;
   /** The recipe section (evalTasks absolute); the endpoint answers from that recipe's SIMULATED policy. */
   recipe: Record<string, unknown>;
+  /** Also build training data (the train split: CollabLLM's candidates, futures and judges), not only evaluate. */
+  build?: boolean;
+}
+
+/** Calls and conversations of one split's shards, read back from the iteration's history (ShardResult of runShard). */
+async function splitUsage(env: TestWorkflowEnvironment, workflowId: string, split: 'eval' | 'train') {
+  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const decode = (p: unknown) => defaultPayloadConverter.fromPayload<Record<string, unknown>>(p as never);
+  const splitOf = new Map<string, string>();
+  let calls = 0;
+  let conversations = 0;
+  for (const e of events) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s?.activityType?.name === 'runShard' && s.input?.payloads?.[0])
+      splitOf.set(String(e.eventId), (decode(s.input.payloads[0]).shard as { split: string }).split);
+    const done = e.activityTaskCompletedEventAttributes;
+    if (done?.result?.payloads?.[0] && splitOf.get(String(done.scheduledEventId)) === split) {
+      const r = decode(done.result.payloads[0]) as { calls: number; conversations: number };
+      calls += r.calls;
+      conversations += r.conversations;
+    }
+  }
+  return { calls, conversations };
 }
 
 /** One evaluation iteration of a recipe against the endpoint; prints its figures. */
@@ -67,7 +91,7 @@ async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench)
       env.client.workflow.execute('trainingLoop', {
         taskQueue: TASK_QUEUES.workflows,
         workflowId: loopWorkflowId(runName),
-        args: [{ runName, config, evalOnly: true }],
+        args: [{ runName, config, evalOnly: !b.build }],
       }),
     );
     clearInterval(probe);
@@ -75,7 +99,8 @@ async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench)
     const genSeconds = (last - first) / 1000;
     const stats = server.stats();
     const runtime = recipeRuntime(config);
-    const conversations = runtime.taskCount('eval') * runtime.samplesPerTask('eval');
+    const splits = b.build ? (['eval', 'train'] as const) : (['eval'] as const);
+    const conversations = splits.reduce((a, split) => a + runtime.taskCount(split) * runtime.samplesPerTask(split), 0);
     const ideal = CAPACITY / (LATENCY_MS / 1000);
     const callsPerS = stats.completed / genSeconds;
     const convPerS = conversations / genSeconds;
@@ -89,6 +114,12 @@ async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench)
     console.log(`  conversations/s          ${convPerS.toFixed(2)}   ratio to ideal ${(convPerS / (ideal / callsPerConv)).toFixed(3)}`);
     console.log(`  endpoint max in service  ${stats.maxInFlight} (capacity ${CAPACITY})`);
     console.log(`  history events          iteration ${iterHistory.events?.length ?? 0}, loop ${loopHistory.events?.length ?? 0}`);
+    if (b.build) {
+      const built = await splitUsage(env, iterationWorkflowId(runName, 0), 'train');
+      console.log(
+        `  built conversations      ${built.conversations}: ${(built.calls / built.conversations).toFixed(1)} LLM calls each (candidates, futures, judges)`,
+      );
+    }
   } finally {
     await server.close();
   }
@@ -145,6 +176,20 @@ export async function runBench(): Promise<void> {
     await benchGeneration(env, {
       label: 'debate',
       recipe: { name: 'debate', dataset: 'math', evalTasks: debateTasks, agents: 3, rounds: 2, evalSamples: 20, maxTokens: 256 },
+    });
+    await benchGeneration(env, {
+      label: 'collabllm-build',
+      build: true,
+      recipe: {
+        name: 'collabllm',
+        task: 'math',
+        evalTasks: path.join(PROJECT_ROOT, 'configs/tasks/collabllm/math.jsonl'),
+        trainTasks: path.join(PROJECT_ROOT, 'configs/tasks/collabllm/math.jsonl'),
+        candidates: 3,
+        maxMessages: 10,
+        evalSamples: 4,
+        trainSamples: 8,
+      },
     });
     await benchModelRoles(env);
     console.log(

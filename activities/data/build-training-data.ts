@@ -61,6 +61,7 @@ export async function buildTrainingData(
         : `no preference pairs: no turn of the ${records.length} sampled conversations had both a correct and an incorrect candidate (raise recipe.beamSize or trainSamples)`,
       'EmptyDataset',
     );
+  const extra = Object.fromEntries(Object.entries(data.extra ?? {}).map(([name, lines]) => [name, toRef(lines) ?? null]));
   const primary = primaryRole(resolved);
   const { sft, dpo } = (primary && roles[primary]) || {};
   const perRole = trained.length > 1 ? roles : {};
@@ -79,6 +80,7 @@ export async function buildTrainingData(
           [`${r}_dpo`, d.dpo ?? null],
         ]),
       ),
+      ...extra,
       ...data.counts,
     },
     tokens: { prompt: counter.promptTokens, completion: counter.completionTokens },

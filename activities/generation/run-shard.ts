@@ -31,7 +31,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const chatOpts = { cache, llm: config.llm, usage, signal };
   const chats = roleChats(roleEndpoints(config, input.agent, input.roles), (endpoint) => createChat({ ...chatOpts, endpoint }));
   const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
-  const services = generationServices(store, recipeNeeds(config).rendering);
+  const services = generationServices(store, recipeNeeds(config));
 
   const samples = runtime.samplesPerTask(shard.split);
   const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];

@@ -10,9 +10,11 @@ const PNG = '.png';
 const render = async (html: string) => (await import('../render/browser-pool')).renderHtml(html);
 const imageSaver = (store: ArtifactStore) => async (png: Buffer) => store.put(png, { ext: PNG }).uri;
 
-export function generationServices(store: ArtifactStore, renders: boolean): GenerationServices {
-  if (!renders) return {};
-  return { render, saveImage: imageSaver(store) };
+export function generationServices(store: ArtifactStore, needs: { rendering: boolean; unitTests?: boolean }): GenerationServices {
+  return {
+    ...(needs.rendering ? { render, saveImage: imageSaver(store) } : {}),
+    ...(needs.unitTests ? { runUnitTests: async (input) => (await import('../sandbox/unit-tests')).runUnitTests(input) } : {}),
+  };
 }
 
 export function scoringServices(store: ArtifactStore): ScoringServices {

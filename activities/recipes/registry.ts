@@ -2,11 +2,12 @@
 // schema, the CLI, the activities and the workflow learn everything else from its RecipeDefinition.
 import { z } from 'zod';
 import { colbenchCodeRecipe, colbenchHtmlRecipe } from './colbench/recipe';
+import { collabllmRecipe } from './collabllm/recipe';
 import { coralRecipe } from './coral/recipe';
 import { debateRecipe } from './debate/recipe';
 import type { RecipeDefinition } from './types';
 
-export const RECIPES = [coralRecipe, colbenchCodeRecipe, colbenchHtmlRecipe, debateRecipe] as const;
+export const RECIPES = [coralRecipe, colbenchCodeRecipe, colbenchHtmlRecipe, debateRecipe, collabllmRecipe] as const;
 
 type Schemas = (typeof RECIPES)[number]['schema'];
 

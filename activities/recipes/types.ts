@@ -6,6 +6,7 @@ import type { ConversationView } from '../report/conversation-view';
 import type { Policy } from '../serving/openai-compatible-server';
 import type { TrainingDataFormat } from '../data/formats';
 import type { RunCodeTests } from './colbench/services';
+import type { RunUnitTests } from '../sandbox/unit-tests';
 
 export type Split = 'eval' | 'train';
 
@@ -28,6 +29,8 @@ export interface TaskRun {
 export interface GenerationServices {
   render?: (html: string) => Promise<Buffer>;
   saveImage?: (png: Buffer) => Promise<string>;
+  /** Runs code against unittest source in the Python sandbox (CollabLLM's pass_rate inside the reward). */
+  runUnitTests?: RunUnitTests;
 }
 
 /** What scoring on the sandbox queue provides (ColBench: run tests on code, render and compare pages). */
@@ -50,6 +53,8 @@ export interface TrainingData {
   /** Role → the rows that train it (only roles the config trains are trained; the others' rows are dropped). */
   byRole: Record<string, RoleTrainingData>;
   counts: Record<string, number>;
+  /** Further datasets the recipe publishes (name → JSONL rows), kept as artifacts beside the trainer's rows. */
+  extra?: Record<string, string[]>;
 }
 
 export interface RecipeRuntime {
@@ -78,6 +83,8 @@ export interface RecipeNeeds {
   modelsForData: boolean;
   /** Generation renders pages (Chromium on the worker that runs shards). */
   rendering: boolean;
+  /** Generation runs unit tests in the Python sandbox (on the worker that runs shards). */
+  unitTests?: boolean;
 }
 
 export interface RecipeDefinition<C extends { name: string } = { name: string }> {

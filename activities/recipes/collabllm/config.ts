@@ -1,0 +1,79 @@
+// CollabLLM's `recipe:` section (composed by configs/schema.ts through the registry).
+import { z } from 'zod';
+import { positiveInt } from '../../../configs/fields';
+
+/** The metrics a multiturn-aware reward can weigh (metrics.ts). */
+export const COLLAB_METRICS = ['accuracy', 'interactivity', 'token_amount', 'bleu', 'pass_rate'] as const;
+export type CollabMetric = (typeof COLLAB_METRICS)[number];
+
+export const collabllmRecipeSchema = z.strictObject({
+  name: z.literal('collabllm'),
+  /** math: question answering (accuracy); document: document editing (BLEU); code: code generation (pass rate). */
+  task: z.enum(['math', 'document', 'code']),
+  evalTasks: z.string().min(1),
+  trainTasks: z.string().min(1).optional(),
+  limit: positiveInt.optional(),
+  /**
+   * collab: the policy as trained (iteration 0 is the base model); base: the policy with no system prompt; proactive:
+   * the policy prompted to collaborate (the paper's "proactive base"). Only evaluation differs between them.
+   */
+  mode: z.enum(['collab', 'base', 'proactive']).default('collab'),
+  /** Messages per conversation, both roles (the seed's max_total_turns, 14). */
+  maxMessages: positiveInt.default(14),
+  /** Candidate assistant turns per state while building data (the seed: 2; its examples: 3). */
+  candidates: z.number().int().min(2).default(2),
+  /** Simulated futures per candidate (the seed's num_samples, 3) and their length in messages (max_new_turns, 4). */
+  futures: positiveInt.default(3),
+  window: positiveInt.default(4),
+  /** Metric → weight of the multiturn-aware reward (negative allowed); default per task (the seed's examples). */
+  weights: z.partialRecord(z.enum(COLLAB_METRICS), z.number()).optional(),
+  /**
+   * weighted-mean: Σ weight × score per future, averaged over futures (the method as published); clamped: per
+   * metric mean × weight clamped to [−1, 1], summed (verl's CollabLLM reward manager).
+   */
+  aggregation: z.enum(['weighted-mean', 'clamped']).default('weighted-mean'),
+  evalSamples: positiveInt.default(1),
+  trainSamples: positiveInt.default(1),
+  temperature: z.number().min(0).max(2).default(0.8),
+  topP: z.number().gt(0).max(1).default(1),
+  maxTokens: positiveInt.default(1024),
+  user: z
+    .strictObject({
+      temperature: z.number().min(0).max(2).default(1),
+      maxTokens: positiveInt.default(1024),
+      /** Re-asks when the simulator's reply is not the JSON it was asked for (the seed: up to 10). */
+      parseRetries: z.number().int().min(0).default(3),
+    })
+    .prefault({}),
+  judge: z
+    .strictObject({
+      maxTokens: positiveInt.default(512),
+      parseRetries: z.number().int().min(0).default(3),
+    })
+    .prefault({}),
+  data: z
+    .strictObject({
+      /** Preference pairs whose chosen and rejected rewards differ by less are dropped (the seed's minimum_gap). */
+      minGap: z.number().min(0).default(0.02),
+      /** SFT keeps a conversation only if this metric of its last turn's best candidate reaches `sftFloor.min`. */
+      sftFloor: z.strictObject({ metric: z.enum(COLLAB_METRICS), min: z.number() }).optional(),
+    })
+    .prefault({}),
+  sandbox: z
+    .strictObject({
+      timeoutSeconds: z.number().positive().default(10),
+      slots: positiveInt.default(2),
+    })
+    .prefault({}),
+});
+
+export type CollabllmRecipeConfig = z.infer<typeof collabllmRecipeSchema>;
+
+/** The seed's weights per task (its README examples): the task's success metric, interactivity for math, a token cost. */
+export const DEFAULT_WEIGHTS: Record<CollabllmRecipeConfig['task'], Partial<Record<CollabMetric, number>>> = {
+  math: { accuracy: 1, interactivity: 0.5, token_amount: -0.5 },
+  document: { bleu: 1, token_amount: -0.1 },
+  code: { pass_rate: 1, token_amount: -0.5 },
+};
+
+export const weightsOf = (cfg: CollabllmRecipeConfig) => cfg.weights ?? DEFAULT_WEIGHTS[cfg.task];

@@ -1,0 +1,297 @@
+// ★ THE DATA-BUILDING LOOP and the evaluation conversation (the seed's collabllm/datagen and collaborative
+// simulation, paper §3): the user simulator writes the first message from the hidden goal; then, until `maxMessages`
+// or the simulator ends the chat, the policy samples `candidates` assistant turns, each is scored by its multiturn-
+// aware reward (`futures` simulated continuations of `window` messages — simulator and *current policy* — scored by
+// the weighted metrics), every candidate is kept, the best is appended, and the next user message is taken from the
+// best candidate's longest future. Futures of a candidate run concurrently; every call goes through the caller's
+// Chat (the durable request cache), with a sampleKey per (task, sample, turn, candidate, future, step).
+import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
+import { hashSeed } from '../../seeded-random';
+import type { CollabMetric } from './config';
+import type { MetricOutcome } from './metrics';
+import { PROACTIVE_SYSTEM_PROMPT } from './prompts';
+import { multiturnReward, type Aggregation, type FutureOutcome } from './reward';
+import { scoreConversation, type ScoreContext } from './score-conversation';
+import type { CollabTask } from './tasks';
+import { simulateUserTurn } from './user-simulator';
+
+export interface CollabChats {
+  assistant: Chat;
+  user: Chat;
+  judge: Chat;
+  extractor: Chat;
+}
+
+export interface CollabSettings {
+  maxMessages: number;
+  candidates: number;
+  futures: number;
+  window: number;
+  weights: Partial<Record<CollabMetric, number>>;
+  aggregation: Aggregation;
+  /** The assistant's system prompt: none (collab, base) or the collaborative one (proactive). */
+  proactive: boolean;
+  assistant: Decoding;
+  user: Decoding & { parseRetries: number };
+  judge: { maxTokens: number; parseRetries: number };
+  seed: number;
+}
+
+export interface Future {
+  /** The messages after the candidate: user, assistant, … (at most `window`). */
+  messages: ChatMessage[];
+  terminated: boolean;
+  /** Why the simulation failed (the simulator's reply could not be read): the future is not scored. */
+  failed?: string;
+  metrics: Partial<Record<CollabMetric, MetricOutcome>>;
+}
+
+export interface Candidate {
+  completion: string;
+  /** The multiturn-aware reward; absent when no future could be scored (never 0 for a failed judge). */
+  score?: number;
+  usedFutures: number;
+  missingFutures: number;
+  perMetric: Record<string, number>;
+  futures: Future[];
+}
+
+export interface CollabTurn {
+  /** The conversation up to this state (ends with a user message), as the assistant sees it. */
+  prompt: ChatMessage[];
+  candidates: Candidate[];
+  /** Index of the appended candidate; absent when none could be scored. */
+  best?: number;
+}
+
+export type Ending = 'terminated' | 'max-messages' | 'simulator-failed' | 'no-scored-candidate';
+
+export interface CollabBuildRecord {
+  kind: 'build';
+  taskId: string;
+  sampleIndex: number;
+  turns: CollabTurn[];
+  /** The conversation as built (best candidates, user messages), without the system prompt. */
+  conversation: ChatMessage[];
+  ending: Ending;
+  simulatorFailures: number;
+  missingScores: number;
+  usage: TokenUsage;
+}
+
+export interface CollabEvalRecord {
+  kind: 'eval';
+  taskId: string;
+  sampleIndex: number;
+  conversation: ChatMessage[];
+  ending: Ending;
+  metrics: Partial<Record<CollabMetric, MetricOutcome>>;
+  simulatorFailures: number;
+  usage: TokenUsage;
+}
+
+const add = (u: TokenUsage, v: TokenUsage) => {
+  u.promptTokens += v.promptTokens;
+  u.completionTokens += v.completionTokens;
+};
+const systemFor = (s: CollabSettings): ChatMessage[] => (s.proactive ? [{ role: 'system', content: PROACTIVE_SYSTEM_PROMPT }] : []);
+
+interface Ctx {
+  task: CollabTask;
+  chats: CollabChats;
+  s: CollabSettings;
+  score: ScoreContext;
+  usage: TokenUsage;
+  failures: { simulator: number; missing: number };
+}
+
+async function assistantTurn(c: Ctx, history: ChatMessage[], key: string): Promise<string> {
+  const out = await c.chats.assistant({
+    messages: [...systemFor(c.s), ...history],
+    decoding: { ...c.s.assistant, seed: hashSeed(c.s.seed, c.task.id, key) },
+    sampleKey: key,
+  });
+  add(c.usage, out.usage);
+  return out.texts[0] ?? '';
+}
+
+/** What the simulator holds as its goal: the single-turn prompt, plus the answer a math question expects (a document
+ *  task's prompt already carries the reference article; a code task's user does not write the code). */
+export const hiddenGoal = (task: CollabTask) =>
+  task.kind === 'math' ? `${task.prompt}\n\nThe answer you are looking for: ${task.answer}` : task.prompt;
+
+async function userTurn(c: Ctx, history: ChatMessage[], key: string) {
+  const { parseRetries, ...decoding } = c.s.user;
+  const t = await simulateUserTurn({
+    chat: c.chats.user,
+    task: { description: c.task.description, goal: hiddenGoal(c.task) },
+    history,
+    decoding: { ...decoding, seed: hashSeed(c.s.seed, c.task.id, key) },
+    parseRetries,
+    key,
+  });
+  add(c.usage, t.usage);
+  if (t.kind === 'failed') c.failures.simulator++;
+  return t;
+}
+
+/** One simulated continuation after `candidate`: user, assistant, … for `window` messages or until termination. */
+async function simulateFuture(c: Ctx, history: ChatMessage[], key: string): Promise<Future> {
+  const messages: ChatMessage[] = [];
+  for (let step = 0; messages.length < c.s.window; step++) {
+    const at = [...history, ...messages];
+    if (step % 2 === 0) {
+      const u = await userTurn(c, at, `${key}/u${step}`);
+      if (u.kind === 'failed') return { messages, terminated: false, failed: u.reason, metrics: {} };
+      if (u.text) messages.push({ role: 'user', content: u.text });
+      if (u.kind === 'terminate') return { messages, terminated: true, metrics: {} };
+    } else messages.push({ role: 'assistant', content: await assistantTurn(c, at, `${key}/a${step}`) });
+  }
+  return { messages, terminated: false, metrics: {} };
+}
+
+async function scoreCandidate(c: Ctx, prompt: ChatMessage[], completion: string, key: string): Promise<Candidate> {
+  const withCandidate: ChatMessage[] = [...prompt, { role: 'assistant', content: completion }];
+  const metrics = Object.keys(c.s.weights) as CollabMetric[];
+  const futures = await Promise.all(
+    Array.from({ length: c.s.futures }, async (_, f): Promise<Future> => {
+      const future = await simulateFuture(c, withCandidate, `${key}/f${f}`);
+      if (future.failed) return future;
+      const scored = await scoreConversation([...withCandidate, ...future.messages], prompt.length, metrics, c.score, `${key}/f${f}/judge`);
+      add(c.usage, scored.usage);
+      return { ...future, metrics: scored.metrics };
+    }),
+  );
+  const outcomes: FutureOutcome[] = futures.map((f) =>
+    f.failed ? { failed: f.failed } : { metrics: f.metrics as Record<string, MetricOutcome> },
+  );
+  const reward = multiturnReward(outcomes, c.s.weights as Record<string, number>, c.s.aggregation);
+  c.failures.missing += reward.missingFutures;
+  return {
+    completion,
+    ...(reward.score !== undefined ? { score: reward.score } : {}),
+    usedFutures: reward.usedFutures,
+    missingFutures: reward.missingFutures,
+    perMetric: reward.perMetric,
+    futures,
+  };
+}
+
+/** The candidate with the highest reward (the first on ties); undefined when none was scored. */
+function bestOf(candidates: readonly Candidate[]): number | undefined {
+  let best: number | undefined;
+  candidates.forEach((x, i) => {
+    if (x.score !== undefined && (best === undefined || x.score > candidates[best].score!)) best = i;
+  });
+  return best;
+}
+
+const newCtx = (task: CollabTask, chats: CollabChats, s: CollabSettings, score: ScoreContext): Ctx => ({
+  task,
+  chats,
+  s,
+  score,
+  usage: { promptTokens: 0, completionTokens: 0 },
+  failures: { simulator: 0, missing: 0 },
+});
+
+/** Builds one training conversation (every candidate of every state kept, with its futures and reward). */
+export async function buildConversation(
+  task: CollabTask,
+  sampleIndex: number,
+  chats: CollabChats,
+  s: CollabSettings,
+  score: ScoreContext,
+): Promise<CollabBuildRecord> {
+  const c = newCtx(task, chats, s, score);
+  const key = `${task.id}/s${sampleIndex}`;
+  const conversation: ChatMessage[] = [];
+  const turns: CollabTurn[] = [];
+  const record = (ending: Ending): CollabBuildRecord => ({
+    kind: 'build',
+    taskId: task.id,
+    sampleIndex,
+    turns,
+    conversation,
+    ending,
+    simulatorFailures: c.failures.simulator,
+    missingScores: c.failures.missing,
+    usage: c.usage,
+  });
+  const first = await userTurn(c, [], `${key}/first`);
+  if (first.kind === 'failed') return record('simulator-failed');
+  if (first.kind === 'terminate') {
+    // A user who ends the chat in its opening message gets no assistant turn: there is nothing to build.
+    if (first.text) conversation.push({ role: 'user', content: first.text });
+    return record('terminated');
+  }
+  conversation.push({ role: 'user', content: first.text });
+  for (let t = 0; conversation.length < s.maxMessages; t++) {
+    const prompt = [...conversation];
+    const completions = await Promise.all(Array.from({ length: s.candidates }, (_, k) => assistantTurn(c, prompt, `${key}/t${t}/c${k}`)));
+    const candidates = await Promise.all(completions.map((text, k) => scoreCandidate(c, prompt, text, `${key}/t${t}/c${k}`)));
+    const best = bestOf(candidates);
+    turns.push({ prompt, candidates, ...(best !== undefined ? { best } : {}) });
+    if (best === undefined) return record('no-scored-candidate');
+    conversation.push({ role: 'assistant', content: candidates[best].completion });
+    if (conversation.length >= s.maxMessages) break;
+    // The next user message: the first message of the best candidate's longest future (the seed's choice).
+    const longest = candidates[best].futures
+      .filter((f) => !f.failed)
+      .reduce<Future | undefined>((a, f) => (a && a.messages.length >= f.messages.length ? a : f), undefined);
+    const next = longest?.messages[0];
+    if (next?.role !== 'user') return record('terminated');
+    conversation.push(next);
+    if (longest!.terminated && longest!.messages.length === 1) return record('terminated');
+  }
+  return record('max-messages');
+}
+
+/** The metrics an evaluation reports: the task's success metric, interactivity and the assistant's words. */
+export const evaluationMetrics = (task: CollabTask): CollabMetric[] => [
+  task.kind === 'math' ? 'accuracy' : task.kind === 'document' ? 'bleu' : 'pass_rate',
+  'interactivity',
+  'token_amount',
+];
+
+/** One evaluation conversation: the policy and the simulator talk until it ends the chat or `maxMessages`. */
+export async function evaluateConversation(
+  task: CollabTask,
+  sampleIndex: number,
+  chats: CollabChats,
+  s: CollabSettings,
+  score: ScoreContext,
+): Promise<CollabEvalRecord> {
+  const c = newCtx(task, chats, s, score);
+  const key = `${task.id}/eval/s${sampleIndex}`;
+  const conversation: ChatMessage[] = [];
+  let ending: Ending = 'max-messages';
+  for (let step = 0; conversation.length < s.maxMessages; step++) {
+    if (step % 2 === 0) {
+      const u = await userTurn(c, conversation, `${key}/u${step}`);
+      if (u.kind === 'failed') {
+        ending = 'simulator-failed';
+        break;
+      }
+      if (u.text) conversation.push({ role: 'user', content: u.text });
+      if (u.kind === 'terminate') {
+        ending = 'terminated';
+        break;
+      }
+    } else conversation.push({ role: 'assistant', content: await assistantTurn(c, conversation, `${key}/a${step}`) });
+  }
+  const scored = conversation.some((m) => m.role === 'assistant')
+    ? await scoreConversation(conversation, 0, evaluationMetrics(task), score, `${key}/judge`)
+    : { metrics: {}, usage: { promptTokens: 0, completionTokens: 0 } };
+  add(c.usage, scored.usage);
+  return {
+    kind: 'eval',
+    taskId: task.id,
+    sampleIndex,
+    conversation,
+    ending,
+    metrics: scored.metrics,
+    simulatorFailures: c.failures.simulator,
+    usage: c.usage,
+  };
+}

@@ -1,0 +1,153 @@
+// CollabLLM's prompts in our own words, after what the seed's collabllm/prompts/ and examples/metrics/ ask for
+// (CollabLLM paper, arXiv 2502.00640): the user simulator, the "proactive base" system prompt,
+// the accuracy and interactivity judges, and the extraction of the final artefact. Every model-facing prompt asks
+// for one JSON object; json-reply.ts reads it.
+import type { ChatMessage } from '../../llm/types';
+
+/** The simulator ends a conversation by putting this in its message (the seed's default token). */
+export const TERMINATE = '[[TERMINATE CHAT]]';
+
+/** A message's text; image parts become a placeholder, since the simulator and judges read text only. */
+export function messageText(m: ChatMessage): string {
+  return typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '[image]')).join('');
+}
+
+/**
+ * Drops reasoning blocks: the user reads only the answer (verl's CollabLLM agent loop strips them too). A closing
+ * tag without an opening one (chat templates that put `<think>` in the prompt) drops everything before it.
+ */
+export function stripThink(text: string): string {
+  const closed = text.replace(/<think>[\s\S]*?<\/think>/g, '');
+  const dangling = closed.lastIndexOf('</think>');
+  return (dangling === -1 ? closed : closed.slice(dangling + '</think>'.length)).trim();
+}
+
+/** A conversation as the simulator and the judges read it: `**User**: …` / `**Assistant**: …`, no system messages. */
+export function renderConversation(messages: readonly ChatMessage[]): string {
+  return messages
+    .filter((m) => m.role !== 'system')
+    .map((m) => `**${m.role === 'user' ? 'User' : 'Assistant'}**: ${stripThink(messageText(m))}`)
+    .join('\n\n');
+}
+
+// ---- user simulator ----------------------------------------------------------------------------------------------
+
+export const USER_SIMULATOR_SYSTEM_PROMPT = [
+  'You play a person who is chatting with an AI assistant to get something done. You are the one asking for help, never the assistant.',
+  'What you want is your hidden goal, given below. Work toward it over the conversation, and behave like a real user:',
+  '- Stay in character as a human for the whole conversation. Never say or hint that you are simulated or following instructions.',
+  '- Spend as little effort as a busy person would. Keep messages short. Start vague and leave it to the assistant to ask for what it needs.',
+  '- Know only what a typical person in your position would know. Do not solve the task yourself and do not show expertise you would not have.',
+  '- Write casually; an occasional typo or small slip is fine.',
+  '- Say what you prefer (tone, length, format, approach) when it becomes relevant, and push back when the work goes against it.',
+  '- Keep to your goal; do not drift to other topics.',
+  '- Never paste or quote the text of your hidden goal. Give its details in your own words, a little at a time, when the assistant asks.',
+  `- When you are satisfied with what the assistant gave you, or when it is clear the assistant cannot help you, put ${TERMINATE} in your message.`,
+  '',
+  'Reply with one JSON object and nothing else:',
+  '{',
+  '  "current_answer": "<in a sentence: what the assistant has given you so far, or an empty string>",',
+  '  "thought": "<your private thinking as the user: what is still missing and what to say next>",',
+  '  "response": "<the message you send to the assistant>"',
+  '}',
+].join('\n');
+
+/** The simulator's request: the task, the hidden goal and the conversation so far (empty: it opens the chat). */
+export function userSimulatorRequest(task: { description: string; goal: string }, history: readonly ChatMessage[]): string {
+  const conversation = renderConversation(history);
+  return [
+    `## Task\n${task.description}`,
+    `## Your hidden goal (the assistant cannot see this)\n${task.goal}`,
+    `## Conversation so far\n${conversation === '' ? '(nothing yet: you write the first message to the assistant)' : conversation}`,
+    'Write your next message as the user, as the JSON object described above.',
+  ].join('\n\n');
+}
+
+// ---- assistant ---------------------------------------------------------------------------------------------------
+
+/** The paper's "Proactive Base" baseline: the base model told to collaborate rather than only answer. */
+export const PROACTIVE_SYSTEM_PROMPT = [
+  'You are a collaborative assistant. Your aim is not just to answer the latest message but to get the user to what they actually need by the end of the conversation.',
+  '- Look a few turns ahead: what does the user ultimately want, and what do you still not know about it?',
+  '- When a request is ambiguous or lacks details that change the answer, ask about those details before writing a long answer. Ask specific questions, not generic ones such as "anything else?"; offering a few concrete options is often easiest for the user.',
+  '- When you can make progress, do so, and say which assumptions you made.',
+  '- Be concise: no padding, no repeating what the user already knows.',
+  '- Be honest about what you are unsure of.',
+].join('\n');
+
+// ---- judges ------------------------------------------------------------------------------------------------------
+
+const jsonReply = (fields: string) => `Reply with one JSON object and nothing else:\n${fields}`;
+
+/** The accuracy judge sees either the extracted final answer or the whole conversation (verl passes the latter). */
+export function accuracyJudgePrompt(o: { question: string; groundTruth: string; conversation: string; answer?: string }): string {
+  const shown = o.answer !== undefined ? `## The assistant's final answer\n${o.answer}` : `## Conversation\n${o.conversation}`;
+  return [
+    'You check whether an AI assistant, helping a user, arrived at the correct answer to the question below.',
+    `## Question\n${o.question}`,
+    `## Ground-truth answer\n${o.groundTruth}`,
+    shown,
+    [
+      "Compare the assistant's final answer (in a conversation: the last answer it committed to) with the ground truth.",
+      'Equivalent forms count as correct (0.5 and 1/2; differences in wording, units notation or formatting).',
+      'A missing answer, an answer hedged between several options, or a wrong answer counts as incorrect.',
+    ].join('\n'),
+    jsonReply('{"thought": "<brief reasoning>", "accuracy": <1 if correct, 0 if not>}'),
+  ].join('\n\n');
+}
+
+/** Interactivity on 0..1 with three anchors (the seed's examples/metrics/interactivity.py scores the same range). */
+export function interactivityJudgePrompt(conversation: string): string {
+  return [
+    'Rate how interactive the AI assistant is in the conversation below, from 0 to 1.',
+    [
+      '- 1: highly interactive. It grasps what the user is after, asks the clarifying questions that matter when something is unclear, and moves the work forward (proposes options, next steps, or checks the result with the user).',
+      '- 0.5: partly interactive. It engages with the user but misses important questions, asks only generic ones, or follows up only now and then.',
+      '- 0: passive. It barely engages: it answers without checking what the user needs and never asks or suggests anything.',
+      'Values in between are allowed. Judge the assistant only, not the user, and do not reward length.',
+    ].join('\n'),
+    `## Conversation\n${conversation}`,
+    jsonReply('{"thought": "<brief reasoning>", "interactivity": <a number from 0 to 1>}'),
+  ].join('\n\n');
+}
+
+export type ArtefactKind = 'document' | 'code' | 'answer';
+
+const ARTEFACT: Record<ArtefactKind, string> = { document: 'document', code: 'piece of code', answer: 'answer' };
+
+/**
+ * Pulls the final artefact out of a conversation, where it may be spread over several messages of edits (the
+ * seed's collabllm/prompts/extract_multiturn_completion.txt plays this role). `requirement` is task-specific.
+ */
+export function extractionPrompt(o: { conversation: string; kind: ArtefactKind; requirement?: string }): string {
+  const what = ARTEFACT[o.kind];
+  const rules = [
+    `- The final ${what} is the latest version with every change the user asked for and the assistant made integrated into it. The last message may show only a changed part: merge it into the full version.`,
+    '- Copy it as it stands in the conversation. Do not improve, complete or comment on it.',
+    ...(o.kind === 'code'
+      ? [
+          '- Give one complete piece of code that runs as it is: all imports and definitions, no tests, no example calls, no test harness, no markdown fences.',
+        ]
+      : []),
+    ...(o.kind === 'answer' ? ['- Give the final answer only, without the reasoning that led to it.'] : []),
+    `- If the conversation contains no ${what}, use an empty string.`,
+    ...(o.requirement ? [`- ${o.requirement}`] : []),
+  ];
+  return [
+    `Below is a conversation in which an AI assistant helped a user with a ${what}. Extract the final ${what} from the whole conversation.`,
+    rules.join('\n'),
+    `## Conversation\n${o.conversation}`,
+    jsonReply(
+      '{"thought": "<where the final version is and what had to be merged>", "final_completion": "<the final ' +
+        `${what}, as a JSON string with quotes and newlines escaped, or in a triple-quoted string """...""">"}`,
+    ),
+  ].join('\n\n');
+}
+
+/** Extraction requirement for function-level coding tasks (verl's pass_rate metric extracts the entry point). */
+export const entryPointRequirement = (entryPoint: string) =>
+  `The code must define the function \`${entryPoint}\` with the signature the task gives.`;
+
+/** Sent after a judge reply that could not be read, so that a temperature-0 judge is not asked the identical prompt. */
+export const unreadableReplyNotice = (fields: readonly string[]) =>
+  `Your reply could not be read as a JSON object with the fields ${fields.map((f) => `"${f}"`).join(', ')}. Answer again with only that JSON object.`;

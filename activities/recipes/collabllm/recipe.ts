@@ -1,0 +1,38 @@
+// CollabLLM as the loop sees it: its config section, its roles (the trained assistant; the user simulator, the judge
+// and the extractor, frozen or external), its runtime, its simulator. Nothing outside this folder names CollabLLM.
+import type { RecipeDefinition } from '../types';
+import { collabllmRecipeSchema, weightsOf, type CollabllmRecipeConfig } from './config';
+import { collabRuntime } from './runtime';
+import { createCollabSimulatedPolicy } from './simulated-policy';
+import { isCollabTaskKind, loadCollabTasks, COLLAB_TASK_KINDS } from './tasks';
+
+/** The metrics a task kind can be scored on: BLEU needs a reference document, pass_rate unit tests. */
+const ONLY_FOR: Record<string, string> = { bleu: 'document', pass_rate: 'code' };
+
+export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig> = {
+  name: 'collabllm',
+  schema: collabllmRecipeSchema,
+  // The seed's user simulator and judges are larger API models (GPT-4o, Claude): point them at an endpoint with
+  // models: {user: {kind: external, …}}; by default they are the base model, frozen.
+  roles: () => ({ assistant: 'trained', user: 'frozen', judge: 'frozen', extractor: 'frozen' }),
+  headlineMetric: 'task_success',
+  needs: (cfg) => ({ sandboxScoring: false, modelsForData: false, rendering: false, unitTests: cfg.task === 'code' }),
+  runtime: (cfg, o) => collabRuntime(cfg, o.seed, o.format),
+  check: (cfg) => {
+    for (const [metric, kind] of Object.entries(ONLY_FOR))
+      if (metric in weightsOf(cfg) && cfg.task !== kind)
+        return { field: `recipe.weights.${metric}`, message: `needs task: ${kind} (this recipe's task is ${cfg.task})` };
+    return undefined;
+  },
+  simulator: {
+    taskKind: (cfg) => cfg.task,
+    policy: (files, p) => {
+      const tasks = files.flatMap(({ file, kind }) => {
+        if (!isCollabTaskKind(kind))
+          throw new Error(`--tasks ${file}:${kind}: the task kind must be one of ${COLLAB_TASK_KINDS.join(', ')}`);
+        return loadCollabTasks(file, kind);
+      });
+      return createCollabSimulatedPolicy({ tasks, skill: p.skill }) as ReturnType<RecipeDefinition['simulator']['policy']>;
+    },
+  },
+};

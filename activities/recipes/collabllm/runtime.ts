@@ -1,0 +1,106 @@
+// Glue between CollabLLM's logic (this folder) and the generic stages: evaluation conversations on the eval split,
+// built conversations (candidates, futures, rewards) on the train split, metrics, and the assistant's data.
+import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
+import type { ChatMessage } from '../../llm/types';
+import type { RecipeRuntime, Split } from '../types';
+import { weightsOf, type CollabllmRecipeConfig } from './config';
+import {
+  buildConversation,
+  evaluateConversation,
+  evaluationMetrics,
+  type CollabBuildRecord,
+  type CollabChats,
+  type CollabEvalRecord,
+  type CollabSettings,
+} from './conversation';
+import { collabMultiturnRows, collabPreferencePairs, collabSftExamples } from './data';
+import { collabMetrics } from './iteration-metrics';
+import { collabConversationView } from './report-view';
+import type { RunTaskTests } from './score-conversation';
+import { readCollabSplit, type CollabTask } from './tasks';
+
+/** Sandbox uids for unit tests run while generating (60000 + slot): apart from the sandbox queue's scoring slots. */
+const GENERATION_SLOT_BASE = 200;
+
+/** At most `slots` sandboxed runs at once, each on its own slot (its own uid). */
+function slotPool(slots: number) {
+  const free = Array.from({ length: slots }, (_, i) => GENERATION_SLOT_BASE + i);
+  const waiting: Array<(slot: number) => void> = [];
+  return async <T>(fn: (slot: number) => Promise<T>): Promise<T> => {
+    const slot = free.pop() ?? (await new Promise<number>((r) => waiting.push(r)));
+    try {
+      return await fn(slot);
+    } finally {
+      const next = waiting.shift();
+      if (next) next(slot);
+      else free.push(slot);
+    }
+  };
+}
+
+export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+  const tasksFor = (split: Split): CollabTask[] => readCollabSplit(cfg, split, cfg.task);
+  const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
+  const settings: CollabSettings = {
+    maxMessages: cfg.maxMessages,
+    candidates: cfg.candidates,
+    futures: cfg.futures,
+    window: cfg.window,
+    weights: weightsOf(cfg),
+    aggregation: cfg.aggregation,
+    proactive: cfg.mode === 'proactive',
+    assistant: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
+    user: { temperature: cfg.user.temperature, maxTokens: cfg.user.maxTokens, parseRetries: cfg.user.parseRetries },
+    judge: cfg.judge,
+    seed,
+  };
+  const withSlot = slotPool(cfg.sandbox.slots);
+  const success = evaluationMetrics({ kind: cfg.task } as CollabTask)[0] as 'accuracy' | 'bleu' | 'pass_rate';
+  return {
+    taskCount: (split) => tasksFor(split).length,
+    samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
+    runTask: ({ split, taskIndex, sampleIndex, chats, services }) => {
+      const task = tasksFor(split)[taskIndex];
+      const run = services.runUnitTests;
+      const runTests: RunTaskTests | undefined = run
+        ? (t, code) =>
+            withSlot((slot) =>
+              run({ code, test: t.code!.test, entryPoint: t.code!.entryPoint, timeoutSeconds: cfg.sandbox.timeoutSeconds, slot }),
+            )
+        : undefined;
+      const score = { task, judge: chats.judge, extractor: chats.extractor, runTests, ...cfg.judge };
+      const roles = chats as unknown as CollabChats;
+      return split === 'eval'
+        ? evaluateConversation(task, sampleIndex, roles, settings, score)
+        : buildConversation(task, sampleIndex, roles, settings, score);
+    },
+    recordTokens: (r) => (r as CollabEvalRecord).usage.promptTokens + (r as CollabEvalRecord).usage.completionTokens,
+    metrics: (records) => collabMetrics(records as CollabEvalRecord[], success),
+    buildData: (records) => {
+      const built = records as CollabBuildRecord[];
+      const options = { minGap: cfg.data.minGap, sftFloor: cfg.data.sftFloor };
+      const sft = collabSftExamples(built, options);
+      const pairs = collabPreferencePairs(built, options);
+      const multiturn = collabMultiturnRows(built, (id) => taskOf('train', id));
+      return {
+        byRole: { assistant: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
+        counts: {
+          sft_examples: sft.length,
+          preference_pairs: pairs.length,
+          multiturn_rows: multiturn.length,
+          built_conversations: built.length,
+          missing_scores: built.reduce((a, r) => a + r.missingScores, 0),
+          simulator_failures: built.reduce((a, r) => a + r.simulatorFailures, 0),
+        },
+        extra: { multiturn },
+      };
+    },
+    describeRecord: (split, record) =>
+      collabConversationView(record as CollabEvalRecord | CollabBuildRecord, taskOf(split, (record as CollabEvalRecord).taskId)),
+    // What the policy sees first: the user's request (the simulator's opening names the task's first line).
+    probePrompts: (n) =>
+      tasksFor('eval')
+        .slice(0, n)
+        .map((t): ChatMessage[] => [{ role: 'user', content: t.prompt.trim().split('\n')[0] }]),
+  };
+}
