@@ -201,6 +201,7 @@ export async function trainCheckpoint(
   const hb = startHeartbeat(progress);
   const log = createWriteStream(logFile, { flags: 'a' });
   let failed: string | undefined;
+  let badInput = false;
   if (planned.resumeFrom) log.write(`\n--- attempt ${ctx.info.attempt} resumes from ${planned.resumeFrom}\n`);
   try {
     for (const step of planned.steps) {
@@ -225,6 +226,7 @@ export async function trainCheckpoint(
         );
       if (r.exitCode !== 0) {
         failed = `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt})`;
+        badInput = r.exitCode === step.badInputExitCode;
         break;
       }
     }
@@ -233,7 +235,13 @@ export async function trainCheckpoint(
     await new Promise((r) => log.end(r));
   }
   // Read the log's tail only once the stream is closed: its last lines (often the error) may still be buffered.
-  if (failed) throw ApplicationFailure.create({ message: `${failed}. Last lines of ${logFile}:\n${tail(logFile)}`, type: 'TrainerFailed' });
+  // Bad input (rows, options) fails the same way on every attempt: stop at once, with the trainer's own words.
+  if (failed)
+    throw ApplicationFailure.create({
+      message: `${failed}. Last lines of ${logFile}:\n${tail(logFile)}`,
+      type: badInput ? 'TrainerConfigError' : 'TrainerFailed',
+      nonRetryable: badInput,
+    });
   if (!existsSync(output))
     throw ApplicationFailure.create({
       message: `trainer finished but wrote no checkpoint at ${output}${t.kind === 'command' ? ' (does trainer.command use {output}?)' : ''}. Last lines of ${logFile}:\n${tail(logFile)}`,

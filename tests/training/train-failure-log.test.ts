@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ArtifactStore } from '../../activities/artifacts/store';
 import { trainCheckpoint } from '../../activities/training/train-checkpoint';
 import { tempStateDir, testConfig } from '../helpers/config';
+import { realCpuLoop, tinyBaseCheckpoint } from '../helpers/tiny-model';
+import { ApplicationFailure } from '@temporalio/activity';
 
 describe('a failing trainer', () => {
   it('is reported with the last line it printed, after a flood of output', async () => {
@@ -28,5 +30,24 @@ describe('a failing trainer', () => {
       );
     expect(err.message).toMatch(/^trainer train step exited with 3 \(attempt 1\)\. Last lines of .*train-iter-0\.log:/);
     expect(err.message.trimEnd().split('\n').at(-1)).toBe('FATAL: CUDA out of memory');
+  });
+
+  it('bad input the trainer reports as such (trl_train.py exit 2) is not retried: one attempt, its own message', async () => {
+    const stateDir = tempStateDir();
+    const base = await tinyBaseCheckpoint(stateDir);
+    const config = testConfig(stateDir, realCpuLoop(base, { method: 'sft', maxSteps: 1, maxLength: 32, maximumAttempts: 3 }));
+    // Rows a debate critic might produce: far longer than maxLength, so TRL would train on nothing.
+    const long = { role: 'user', content: 'Answer of another agent: 12. '.repeat(40) };
+    const sft = new ArtifactStore(path.join(stateDir, 'artifacts')).putJsonl(
+      [1, 2, 3].map(() => ({ prompt: [long], completion: [{ role: 'assistant', content: 'x' }] })),
+    );
+    const env = new MockActivityEnvironment();
+    const err = await env.run(trainCheckpoint, { runName: 'too-long', iteration: 0, config, checkpoint: base, data: { sft } }).then(
+      () => new Error('the trainer was expected to fail'),
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'TrainerConfigError', nonRetryable: true });
+    expect((err as Error).message).toMatch(/none of its 3 rows fits in --max-length 32 tokens \(raise trainer\.maxLength\)$/);
   });
 });

@@ -78,7 +78,15 @@ function plan(job: TrainJob, o: CommonTrainOptions, resume?: ResumePoint): Train
   if (resume) args.push('--resume-from', resume.path);
   const command = o.launcher?.length ? [...o.launcher, script] : [job.python, script];
   // extraArgs last: the wrapper hands unknown `--field value` pairs to SFTConfig/DPOConfig, over its own defaults.
-  return [{ name: 'train', argv: [...command, ...args, ...o.extraArgs], env: { ...TRL_ENV } }];
+  // trl_train.py exits 2 on bad rows or options (one line naming them); a launcher may report it as its own code.
+  return [
+    {
+      name: 'train',
+      argv: [...command, ...args, ...o.extraArgs],
+      env: { ...TRL_ENV },
+      ...(o.launcher?.length ? {} : { badInputExitCode: 2 }),
+    },
+  ];
 }
 
 const EVENT = /^collab-loop-(progress|checkpoint|resumed|done) (\{.*\})\s*$/;

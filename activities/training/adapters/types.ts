@@ -53,6 +53,8 @@ export interface TrainStep {
   name: string;
   argv: string[];
   env?: Record<string, string>;
+  /** The exit code with which the step reports bad input (rows, options): retrying cannot fix it. */
+  badInputExitCode?: number;
 }
 
 export interface TrainerProgress {

@@ -69,6 +69,7 @@ describe('trlAdapter.plan', () => {
           '0.1',
         ],
         env: { HF_HUB_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false', PYTHONUNBUFFERED: '1' },
+        badInputExitCode: 2, // trl_train.py's bad rows / options: not retried
       },
     ]);
   });
