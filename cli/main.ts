@@ -60,6 +60,7 @@ program
   .command('worker')
   .description('run workers for the given task-queue classes (default: all)')
   .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu,sandbox')
+  .option('--gpu-slots <n>', 'trainers and server starts the gpu worker runs at once (e.g. one per GPU)', '4')
   .addOption(
     new Option(
       '--log-level <level>',
@@ -69,15 +70,17 @@ program
       .default('warn'),
   )
   .action(
-    cliAction(async (o: { queues?: string; logLevel: string }) => {
+    cliAction(async (o: { queues?: string; logLevel: string; gpuSlots: string }) => {
       const { NativeConnection } = await import('@temporalio/worker');
       const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
       (await import('../workers/logging')).installWorkerLogging(o.logLevel.toUpperCase() as 'WARN');
       const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
       const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
       if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
+      const gpuSlots = Number(o.gpuSlots);
+      if (!Number.isInteger(gpuSlots) || gpuSlots < 1) throw new UserError(`--gpu-slots: "${o.gpuSlots}" is not a positive whole number`);
       const connection = await NativeConnection.connect({ address: temporalAddress() });
-      const workers = await createWorkers({ connection, queues: queues as typeof ALL_QUEUES });
+      const workers = await createWorkers({ connection, queues: queues as typeof ALL_QUEUES, gpuSlots });
       console.log(`collab-loop worker polling ${queues.join(', ')} on ${temporalAddress()} (pid ${process.pid})`);
       await runWorkers(workers);
       await connection.close();

@@ -1,5 +1,5 @@
-// The durability promise for a society of trained models: SIGKILL the worker while the debate's generator and
-// critic roles train in parallel, start a new one, and every role finishes — each role that had saved a checkpoint
+// The durability promise for a society of trained models: SIGKILL the worker while the debate's six generator and
+// critic roles all train in parallel (`worker --gpu-slots 6`), start a new one, and every role finishes — each
 // resumes from its OWN last checkpoint (its own directory, a step after 0), never from step 1.
 // The trainer is the STAND-IN trainer (scripts/stand-in-trainer.ts: a real subprocess that saves a checkpoint every
 // 4 steps and resumes from {resume_from}); no model weights here.
@@ -63,26 +63,28 @@ describe('worker killed with SIGKILL while six roles train in parallel', () => {
     const savedSteps = (role: string) =>
       existsSync(partial(role)) ? readdirSync(partial(role)).map((d) => Number(/^step-(\d+)$/.exec(d)?.[1] ?? 0)) : [];
     const workerEnv = { TEMPORAL_ADDRESS: env.address };
-    const first = cliProcess(['worker'], workerEnv);
+    // Six gpu slots: all six roles train at once, so every one of them is killed mid-run and must resume.
+    const worker = () => cliProcess(['worker', '--gpu-slots', '6'], workerEnv);
+    const first = worker();
     const handle = await env.client.workflow.start(trainingLoop, {
       taskQueue: TASK_QUEUES.workflows,
       workflowId: loopWorkflowId(runName),
       args: [{ runName, config }],
     });
-    // Kill once as many roles as the gpu queue runs at once (4 slots) have each reported a saved checkpoint in a
-    // heartbeat (a command trainer resumes from the last checkpoint it announced, as the server last heard it).
+    // Kill once every role has reported a saved checkpoint in a heartbeat (a command trainer resumes from the last
+    // checkpoint it announced, as the server last heard it).
     let announced: Record<string, number> = {};
     await waitUntil(
       async () => {
         announced = await announcedCheckpoints(runName);
-        return Object.keys(announced).length >= 4;
+        return Object.keys(announced).length === ROLES.length;
       },
       120_000,
-      'four roles announced a checkpoint',
+      'every role announced a checkpoint',
     );
     first.kill('SIGKILL');
     await first;
-    const second = cliProcess(['worker'], workerEnv);
+    const second = worker();
     try {
       const result = await handle.result();
       const models = result.iterations[0].models!;
@@ -90,7 +92,6 @@ describe('worker killed with SIGKILL while six roles train in parallel', () => {
       for (const role of ROLES) {
         expect(models[role].nextCheckpoint, role).toBe(path.join(stateDir, 'checkpoints', runName, 'iter-1', role));
         expect(models[role].train?.steps, role).toBe(200);
-        if (!announced[role]) continue; // not yet started when the worker died: it had nothing to resume
         const log = readFileSync(path.join(stateDir, 'logs', runName, `train-iter-0-${role}.log`), 'utf8');
         // The retried attempt resumed from a checkpoint in this role's own directory, saved before the kill…
         const m = /resuming from (\S+) at step (\d+)/.exec(log);
@@ -104,7 +105,7 @@ describe('worker killed with SIGKILL while six roles train in parallel', () => {
         expect(Number(/\bstep (\d+)\/200/.exec(after)?.[1])).toBe(step + 1);
         resumed++;
       }
-      expect(resumed).toBeGreaterThanOrEqual(4);
+      expect(resumed).toBe(ROLES.length);
     } finally {
       second.kill('SIGTERM');
       await second;

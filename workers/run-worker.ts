@@ -10,7 +10,8 @@ const require = createRequire(import.meta.url);
 
 export const ALL_QUEUES = Object.keys(TASK_QUEUES) as QueueClass[];
 
-/** Concurrency per queue class: shards are I/O bound; gpu work is one trainer or server start at a time per slot;
+/** Concurrency per queue class: shards are I/O bound; gpu work is one trainer or server start at a time per slot
+ *  (`gpuSlots`: as many as the machine has GPUs for parallel trainers, e.g. one per trained model role);
  *  sandbox scoring runs one shard per core (each scores its records with a bounded number of sandboxes). */
 const SLOTS: Record<QueueClass, number> = { workflows: 200, llm: 16, cpu: 4, gpu: 4, sandbox: 2 };
 
@@ -22,6 +23,8 @@ export interface WorkerSetOptions {
   /** Pre-built workflow bundle (tests bundle once per file). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+  /** Activities the gpu worker runs at once (trainers, server starts); default 4. */
+  gpuSlots?: number;
 }
 
 export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
@@ -39,7 +42,7 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
         namespace: opts.namespace ?? 'default',
         taskQueue: TASK_QUEUES[q],
         ...(q === 'workflows' ? { workflowBundle } : { activities }),
-        maxConcurrentActivityTaskExecutions: SLOTS[q],
+        maxConcurrentActivityTaskExecutions: q === 'gpu' ? (opts.gpuSlots ?? SLOTS.gpu) : SLOTS[q],
         shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
         // Cancellation reaches an activity only with a heartbeat response; the default throttle (up to 60 s) would
         // let a stopped trainer run on for a minute.
