@@ -22,6 +22,7 @@ import { agentMessages } from './agent-view';
 import { agentSystemPrompt, codeHumanMessages, DEFAULT_MAX_AGENT_TURNS, htmlHumanMessages, type DialogueTurn } from './prompts';
 import type { RenderHtml, SaveImage } from './services';
 import type { ColbenchKind, ColbenchTask } from './tasks';
+import { addUsage } from '../../llm/usage';
 
 export const HUMAN_REPLY_LIMIT: Record<ColbenchKind, number> = { code: 400, html: 1000 };
 export const NO_RESPONSE = 'No response.';
@@ -91,10 +92,6 @@ export const colbenchRequestSeed = (role: 'agent' | 'human', seed: number, taskI
   hashSeed('colbench', role, seed, taskId, sampleIndex, turn) % 2 ** 31;
 
 const withoutSeed = ({ seed: _ignored, ...rest }: Decoding): Decoding => rest;
-const add = (into: TokenUsage, u: TokenUsage) => {
-  into.promptTokens += u.promptTokens;
-  into.completionTokens += u.completionTokens;
-};
 /** Python slices by code points; so do we. */
 const truncate = (s: string, n: number) => (s.length <= n ? s : Array.from(s).slice(0, n).join(''));
 
@@ -124,7 +121,7 @@ export async function runColbenchEpisode(o: ColbenchEpisodeOptions): Promise<Col
       decoding: { ...withoutSeed(o.agentDecoding), seed: colbenchRequestSeed('agent', o.seed, task.id, o.sampleIndex, turn) },
       sampleKey: `s${o.sampleIndex}/t${turn}/agent`,
     });
-    add(usage.agent, out.usage);
+    addUsage(usage.agent, out.usage);
     if (out.texts.length === 0) throw new Error(`${where} turn ${turn}: the agent returned no text`);
     agentTurns = turn;
     const reply = readAgentReply(out.texts[0]);
@@ -156,7 +153,7 @@ export async function runColbenchEpisode(o: ColbenchEpisodeOptions): Promise<Col
         decoding: { ...withoutSeed(o.humanDecoding), seed: colbenchRequestSeed('human', o.seed, task.id, o.sampleIndex, turn) },
         sampleKey: `s${o.sampleIndex}/t${turn}/human`,
       });
-      add(usage.human, h.usage);
+      addUsage(usage.human, h.usage);
       if (h.texts.length === 0) throw new Error(`${where} turn ${turn}: the human simulator returned no text`);
       dialogue.push({ role: 'human', content: truncate(h.texts[0], limit) });
     } catch (err) {

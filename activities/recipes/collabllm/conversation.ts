@@ -14,6 +14,7 @@ import { multiturnReward, type Aggregation, type FutureOutcome } from './reward'
 import { scoreConversation, type ScoreContext } from './score-conversation';
 import type { CollabTask } from './tasks';
 import { simulateUserTurn } from './user-simulator';
+import { addUsage } from '../../llm/usage';
 
 export interface CollabChats {
   assistant: Chat;
@@ -90,10 +91,6 @@ export interface CollabEvalRecord {
   usage: TokenUsage;
 }
 
-const add = (u: TokenUsage, v: TokenUsage) => {
-  u.promptTokens += v.promptTokens;
-  u.completionTokens += v.completionTokens;
-};
 const systemFor = (s: CollabSettings): ChatMessage[] => (s.proactive ? [{ role: 'system', content: PROACTIVE_SYSTEM_PROMPT }] : []);
 
 interface Ctx {
@@ -111,7 +108,7 @@ async function assistantTurn(c: Ctx, history: ChatMessage[], key: string): Promi
     decoding: { ...c.s.assistant, seed: hashSeed(c.s.seed, c.task.id, key) },
     sampleKey: key,
   });
-  add(c.usage, out.usage);
+  addUsage(c.usage, out.usage);
   return out.texts[0] ?? '';
 }
 
@@ -130,7 +127,7 @@ async function userTurn(c: Ctx, history: ChatMessage[], key: string) {
     parseRetries,
     key,
   });
-  add(c.usage, t.usage);
+  addUsage(c.usage, t.usage);
   if (t.kind === 'failed') c.failures.simulator++;
   return t;
 }
@@ -158,7 +155,7 @@ async function scoreCandidate(c: Ctx, prompt: ChatMessage[], completion: string,
       const future = await simulateFuture(c, withCandidate, `${key}/f${f}`);
       if (future.failed) return future;
       const scored = await scoreConversation([...withCandidate, ...future.messages], prompt.length, metrics, c.score, `${key}/f${f}/judge`);
-      add(c.usage, scored.usage);
+      addUsage(c.usage, scored.usage);
       return { ...future, metrics: scored.metrics };
     }),
   );
@@ -283,7 +280,7 @@ export async function evaluateConversation(
   const scored = conversation.some((m) => m.role === 'assistant')
     ? await scoreConversation(conversation, 0, evaluationMetrics(task), score, `${key}/judge`)
     : { metrics: {}, usage: { promptTokens: 0, completionTokens: 0 } };
-  add(c.usage, scored.usage);
+  addUsage(c.usage, scored.usage);
   return {
     kind: 'eval',
     taskId: task.id,

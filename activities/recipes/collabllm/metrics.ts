@@ -13,6 +13,7 @@ import {
   stripThink,
   unreadableReplyNotice,
 } from './prompts';
+import { addUsage } from '../../llm/usage';
 
 export type MetricOutcome = { score: number } | { missing: string };
 
@@ -56,8 +57,7 @@ async function askJudge<T>(
       decoding: { temperature: 0, maxTokens: o.maxTokens ?? 2048 },
       sampleKey: i === 0 ? `${o.key}/${name}` : `${o.key}/${name}/retry-${i}`,
     });
-    usage.promptTokens += out.usage.promptTokens;
-    usage.completionTokens += out.usage.completionTokens;
+    addUsage(usage, out.usage);
     last = out.texts[0] ?? '';
     const parsed = parseJsonReply(last);
     const value = parsed && read(parsed);

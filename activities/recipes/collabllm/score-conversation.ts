@@ -8,6 +8,7 @@ import type { CollabMetric } from './config';
 import { accuracyJudge, bleu, extractFinal, interactivityJudge, passRate, tokenAmount, type MetricOutcome } from './metrics';
 import { entryPointRequirement } from './prompts';
 import type { CollabTask } from './tasks';
+import { addUsage } from '../../llm/usage';
 
 /** Runs a candidate's code against the task's unit tests in the sandbox (activities/sandbox/unit-tests.ts). */
 export type RunTaskTests = (task: CollabTask, code: string) => Promise<{ passed: boolean }>;
@@ -20,11 +21,6 @@ export interface ScoreContext {
   parseRetries: number;
   maxTokens: number;
 }
-
-const add = (u: TokenUsage, v: TokenUsage) => {
-  u.promptTokens += v.promptTokens;
-  u.completionTokens += v.completionTokens;
-};
 
 /** `metrics` of `conversation`; `from`: index of the first message the assistant wrote in it that counts (tokens). */
 export async function scoreConversation(
@@ -48,7 +44,7 @@ export async function scoreConversation(
       },
       judgeOptions,
     ).then((e) => {
-      add(usage, e.usage);
+      addUsage(usage, e.usage);
       return 'text' in e ? { text: e.text } : { missing: e.missing };
     });
     return extracted;
@@ -59,12 +55,12 @@ export async function scoreConversation(
         return tokenAmount(conversation, from);
       case 'accuracy': {
         const r = await accuracyJudge(c.judge, { question: c.task.prompt, groundTruth: c.task.answer, conversation }, judgeOptions);
-        add(usage, r.usage);
+        addUsage(usage, r.usage);
         return 'missing' in r ? { missing: r.missing } : { score: r.score };
       }
       case 'interactivity': {
         const r = await interactivityJudge(c.judge, { conversation }, judgeOptions);
-        add(usage, r.usage);
+        addUsage(usage, r.usage);
         return 'missing' in r ? { missing: r.missing } : { score: r.score };
       }
       case 'bleu': {

@@ -6,6 +6,7 @@ import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import { parseJsonReply } from './json-reply';
 import { TERMINATE, USER_SIMULATOR_SYSTEM_PROMPT, userSimulatorRequest } from './prompts';
+import { addUsage } from '../../llm/usage';
 
 export type UserTurn =
   | { kind: 'message'; text: string; usage: TokenUsage }
@@ -42,8 +43,7 @@ export async function simulateUserTurn(o: SimulateUserOptions): Promise<UserTurn
     const decoding = i === 0 || o.decoding.seed === undefined ? o.decoding : { ...o.decoding, seed: hashSeed(o.decoding.seed, sampleKey) };
     // Chat errors propagate: the durable layer retries those; only bad output is handled here.
     const out = await o.chat({ messages, decoding, sampleKey });
-    usage.promptTokens += out.usage.promptTokens;
-    usage.completionTokens += out.usage.completionTokens;
+    addUsage(usage, out.usage);
     last = out.texts[0] ?? '';
     const response = parseJsonReply(last)?.response;
     if (typeof response !== 'string' || response.trim() === '') continue;

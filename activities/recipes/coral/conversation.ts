@@ -20,6 +20,7 @@ import {
 } from './prompts';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import type { CoralDataset, CoralTask } from './tasks';
+import { addUsage } from '../../llm/usage';
 
 export interface CoralTurn {
   role: CoralRole;
@@ -85,10 +86,6 @@ export function agentRequestSeed(seed: number, sampleIndex: number, turn: number
 }
 
 const beliefOf = (t: CoralTurn): Belief => ({ answer: t.extracted ?? '', valid: !!t.valid, unsure: !!t.unsure });
-const add = (into: TokenUsage, u: TokenUsage) => {
-  into.promptTokens += u.promptTokens;
-  into.completionTokens += u.completionTokens;
-};
 const withoutSeed = ({ seed: _ignored, ...rest }: Decoding): Decoding => rest;
 
 export async function runCoralConversation(o: CoralConversationOptions): Promise<CoralConversation> {
@@ -117,7 +114,7 @@ export async function runCoralConversation(o: CoralConversationOptions): Promise
       sampleKey: 'extract',
     });
     calls++;
-    add(usage, out.usage);
+    addUsage(usage, out.usage);
     const reply = out.texts[0] ?? '';
     const belief = parseExtractorReply(task.dataset, reply, compat);
     const turn: CoralTurn = {
@@ -144,7 +141,7 @@ export async function runCoralConversation(o: CoralConversationOptions): Promise
       sampleKey: `s${o.sampleIndex}`,
     });
     calls++;
-    add(usage, out.usage);
+    addUsage(usage, out.usage);
     if (out.texts.length === 0) throw new Error(`CoRal task ${task.id} sample ${o.sampleIndex} turn ${k}: the agent returned no text`);
 
     const perCandidate = {

@@ -10,6 +10,7 @@ import { isCorrect, parseAnswer } from './answers';
 import { debateRoundPrompt, firstRoundPrompt, selfCheckPrompt, summarizedRoundPrompt, summaryRequest } from './prompts';
 import type { DebateTask } from './tasks';
 import { majorityVote, type Vote } from './vote';
+import { addUsage } from '../../llm/usage';
 
 export const generatorRole = (n: number) => `generator_${n}`;
 export const criticRole = (n: number) => `critic_${n}`;
@@ -68,8 +69,7 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
       decoding: { ...o.decoding, maxTokens, seed: hashSeed(o.seed, task.id, key) },
       sampleKey: key,
     });
-    usage.promptTokens += out.usage.promptTokens;
-    usage.completionTokens += out.usage.completionTokens;
+    addUsage(usage, out.usage);
     return out.texts[0] ?? '';
   };
 
