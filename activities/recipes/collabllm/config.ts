@@ -1,15 +1,23 @@
 // CollabLLM's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
 import { positiveInt } from '../../../configs/fields';
+import { COLLAB_TASK_KINDS, type CollabTaskKind } from './tasks';
 
 /** The metrics a multiturn-aware reward can weigh (metrics.ts). */
 export const COLLAB_METRICS = ['accuracy', 'interactivity', 'token_amount', 'bleu', 'pass_rate'] as const;
 export type CollabMetric = (typeof COLLAB_METRICS)[number];
 
+/** The metric that says whether a task of each kind succeeded (the paper's "task performance"). */
+export const SUCCESS_METRIC = { math: 'accuracy', document: 'bleu', code: 'pass_rate' } as const satisfies Record<
+  CollabTaskKind,
+  CollabMetric
+>;
+export type SuccessMetric = (typeof SUCCESS_METRIC)[CollabTaskKind];
+
 export const collabllmRecipeSchema = z.strictObject({
   name: z.literal('collabllm'),
   /** math: question answering (accuracy); document: document editing (BLEU); code: code generation (pass rate). */
-  task: z.enum(['math', 'document', 'code']),
+  task: z.enum(COLLAB_TASK_KINDS),
   evalTasks: z.string().min(1),
   trainTasks: z.string().min(1).optional(),
   limit: positiveInt.optional(),

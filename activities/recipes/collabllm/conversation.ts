@@ -7,7 +7,7 @@
 // Chat (the durable request cache), with a sampleKey per (task, sample, turn, candidate, future, step).
 import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
-import type { CollabMetric } from './config';
+import { SUCCESS_METRIC, type CollabMetric } from './config';
 import type { MetricOutcome } from './metrics';
 import { PROACTIVE_SYSTEM_PROMPT } from './prompts';
 import { multiturnReward, type Aggregation, type FutureOutcome } from './reward';
@@ -245,11 +245,7 @@ export async function buildConversation(
 }
 
 /** The metrics an evaluation reports: the task's success metric, interactivity and the assistant's words. */
-export const evaluationMetrics = (task: CollabTask): CollabMetric[] => [
-  task.kind === 'math' ? 'accuracy' : task.kind === 'document' ? 'bleu' : 'pass_rate',
-  'interactivity',
-  'token_amount',
-];
+export const evaluationMetrics = (task: CollabTask): CollabMetric[] => [SUCCESS_METRIC[task.kind], 'interactivity', 'token_amount'];
 
 /** One evaluation conversation: the policy and the simulator talk until it ends the chat or `maxMessages`. */
 export async function evaluateConversation(

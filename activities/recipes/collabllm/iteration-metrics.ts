@@ -2,6 +2,7 @@
 // conversations, the task's success metric (accuracy / BLEU / pass rate), the interactivity judge, the assistant's
 // words (thousands) and turns — each averaged over the conversations where it could be scored — and how many scores
 // are missing (a judge or extraction that could not be read) or conversations a simulator failure cut short.
+import type { SuccessMetric } from './config';
 import type { CollabEvalRecord } from './conversation';
 import type { MetricOutcome } from './metrics';
 
@@ -12,7 +13,7 @@ const scores = (records: readonly CollabEvalRecord[], metric: string) =>
     return m && 'score' in m ? [m.score] : [];
   });
 
-export function collabMetrics(records: readonly CollabEvalRecord[], success: 'accuracy' | 'bleu' | 'pass_rate'): Record<string, number> {
+export function collabMetrics(records: readonly CollabEvalRecord[], success: SuccessMetric): Record<string, number> {
   const missing = records.reduce((a, r) => a + Object.values(r.metrics).filter((m) => m && 'missing' in m).length, 0);
   return {
     task_success: mean(scores(records, success)),

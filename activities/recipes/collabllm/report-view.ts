@@ -1,6 +1,7 @@
 // How a CollabLLM conversation shows in the report's conversation browser: the user and assistant turns, and the
 // evaluation's scores (or, for a built conversation, each state's candidates with their rewards).
 import type { ConversationView, Outcome } from '../../report/conversation-view';
+import { SUCCESS_METRIC } from './config';
 import type { CollabBuildRecord, CollabEvalRecord } from './conversation';
 import type { CollabTask } from './tasks';
 
@@ -19,7 +20,9 @@ export function collabConversationView(r: CollabEvalRecord | CollabBuildRecord, 
       turns,
     };
   }
-  const success = Object.entries(r.metrics).find(([k]) => k === 'accuracy' || k === 'bleu' || k === 'pass_rate')?.[1];
+  const success = Object.values(SUCCESS_METRIC)
+    .map((m) => r.metrics[m])
+    .find(Boolean);
   const s = success && 'score' in success ? success.score : undefined;
   const outcome: Outcome = s === undefined ? 'partial' : s >= 0.999 ? 'correct' : s <= 0 ? 'wrong' : 'partial';
   return {

@@ -3,11 +3,10 @@
 import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
 import type { ChatMessage } from '../../llm/types';
 import type { RecipeRuntime, Split } from '../types';
-import { weightsOf, type CollabllmRecipeConfig } from './config';
+import { SUCCESS_METRIC, weightsOf, type CollabllmRecipeConfig } from './config';
 import {
   buildConversation,
   evaluateConversation,
-  evaluationMetrics,
   type CollabBuildRecord,
   type CollabChats,
   type CollabEvalRecord,
@@ -55,7 +54,6 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
     seed,
   };
   const withSlot = slotPool(cfg.sandbox.slots);
-  const success = evaluationMetrics({ kind: cfg.task } as CollabTask)[0] as 'accuracy' | 'bleu' | 'pass_rate';
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
@@ -75,7 +73,7 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
         : buildConversation(task, sampleIndex, roles, settings, score);
     },
     recordTokens: (r) => (r as CollabEvalRecord).usage.promptTokens + (r as CollabEvalRecord).usage.completionTokens,
-    metrics: (records) => collabMetrics(records as CollabEvalRecord[], success),
+    metrics: (records) => collabMetrics(records as CollabEvalRecord[], SUCCESS_METRIC[cfg.task]),
     buildData: (records) => {
       const built = records as CollabBuildRecord[];
       const options = { minGap: cfg.data.minGap, sftFloor: cfg.data.sftFloor };
