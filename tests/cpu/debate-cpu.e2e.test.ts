@@ -4,11 +4,10 @@
 // real. The config file itself is loaded, only its state directory and base copy moved into a temp dir.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../configs/load';
-import { ArtifactStore } from '../../activities/artifacts/store';
+import { ArtifactStore, sha256Hex } from '../../activities/artifacts/store';
 import { startDevServer } from '../helpers/temporal';
 import { runLoop } from '../helpers/run-loop';
 import { DEBATE_ROLES as ROLES } from '../helpers/debate';
@@ -23,7 +22,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+const sha = (f: string) => sha256Hex(readFileSync(f));
 
 describe('configs/debate-cpu.yaml (transformers serve + TRL, six trained roles)', () => {
   it('serves one transformers server per role checkpoint and trains each role into its own weights', async () => {

@@ -3,13 +3,12 @@
 // agents are SIMULATED (a random tiny model cannot converse); serving and training are real.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { trainingLoop } from '../../workflows/loop';
 import { loopWorkflowId } from '../../workflows/messages';
 import { TASK_QUEUES } from '../../workflows/types';
-import { ArtifactStore } from '../../activities/artifacts/store';
+import { ArtifactStore, sha256Hex } from '../../activities/artifacts/store';
 import { startDevServer } from '../helpers/temporal';
 import { withWorkers } from '../helpers/workers';
 import { tempStateDir, testConfig } from '../helpers/config';
@@ -24,7 +23,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+const sha = (f: string) => sha256Hex(readFileSync(f));
 
 describe('real CPU loop (transformers serve + TRL on a tiny model)', () => {
   it('trains a real checkpoint and serves it in the next iteration', async () => {
