@@ -6,6 +6,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { recipeOf } from '../activities/recipes/runtime';
 import { unsupportedMethod } from '../activities/training/adapters';
+import { modelRoles, rolesOfKind } from '../activities/llm/roles';
 import { loopConfigSchema, type LoopConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -87,6 +88,7 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   // Executables given as paths are relative to the config file too; bare names are looked up on PATH.
   const exe = (p: string) => (p.includes('/') ? abs(p) : p);
   if (out.trainer?.python) out.trainer.python = exe(out.trainer.python);
+  if (out.trainer?.kind === 'verl' && out.trainer.grpo.recipePath) out.trainer.grpo.recipePath = abs(out.trainer.grpo.recipePath);
   if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable)
     out.server.executable = exe(out.server.executable);
   for (const m of Object.values(out.models)) {
@@ -111,7 +113,29 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
     throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');
   const unsupported = out.trainer && out.trainer.kind !== 'command' ? unsupportedMethod(out.trainer.kind, out.trainer.method) : undefined;
   if (unsupported) throw new ConfigError(file, 'trainer.method', unsupported);
+  if (out.trainer?.method === 'grpo') checkOnlineRl(out, file);
   return out;
+}
+
+/** Online RL needs a recipe that serves it, a trainer that runs it, and every untrained role behind an endpoint of
+ *  its own: the reward service calls them while the trainer holds the GPUs, when the loop serves nothing. */
+function checkOnlineRl(out: LoopConfig, file: string) {
+  const recipe = recipeOf(out);
+  if (!recipe.onlineRl)
+    throw new ConfigError(file, 'trainer.method', `grpo needs a recipe with an online RL reward; ${recipe.name} has none`);
+  if (out.trainer?.kind !== 'verl')
+    throw new ConfigError(file, 'trainer.method', `grpo runs on trainer.kind verl, not ${out.trainer?.kind}`);
+  const roles = modelRoles(out, out.baseCheckpoint);
+  const trained = rolesOfKind(roles, 'trained');
+  if (trained.length !== 1)
+    throw new ConfigError(file, 'models', `grpo trains one role; this config trains ${trained.join(', ') || 'none'}`);
+  for (const [role, r] of Object.entries(roles))
+    if (r.kind === 'frozen')
+      throw new ConfigError(
+        file,
+        `models.${role}`,
+        'must be kind: external with trainer.method grpo (the reward service calls it while verl trains, when nothing is served)',
+      );
 }
 
 export function loadConfig(file: string, opts: { overrides?: string[]; name?: string } = {}): LoadedConfig {

@@ -5,7 +5,7 @@ import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2'
 import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
 import { verlOptionsSchema } from '../activities/training/adapters/verl';
 import { trackingSchema } from '../activities/tracking/trackers';
-import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
+import { commonTrainOptionsSchema, TRAIN_METHODS } from '../activities/training/adapters/types';
 import { recipeSchema } from '../activities/recipes/registry';
 import { envVarName, externalEndpointSchema, modelRoleSchema, positiveInt } from './fields';
 
@@ -89,7 +89,7 @@ export const simulatedAgentsSchema = z.strictObject({
 });
 
 const trainerCommon = {
-  method: z.enum(['sft', 'dpo']).default('sft'),
+  method: z.enum(TRAIN_METHODS).default('sft'),
   /** Python of the trainer's environment; defaults to the project's .venv/bin/python. */
   python: z.string().optional(),
   ...commonTrainOptionsSchema.shape,

@@ -3,10 +3,13 @@
 //     the published multiturn rows) and the metrics;
 //   - SIGKILL of the worker while it builds training conversations: no request is paid twice except those in flight;
 //   - a judge endpoint answering 20 % of requests with 429 / 500 / resets: every candidate's reward equals the one a
-//     fault-free run computes, so no score ever came from a failed judge call.
+//     fault-free run computes, so no score ever came from a failed judge call;
+//   - online RL: trainer {kind: verl, method: grpo} run by a STAND-IN verl main_ppo (tests/fixtures/stand-in-verl; the
+//     real one needs GPUs) that loads our interaction and reward manager, with the train stage's reward service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { ArtifactStore } from '../activities/artifacts/store';
 import { startOpenAICompatibleServer, type FaultOptions, type RunningServer } from '../activities/serving/openai-compatible-server';
@@ -20,6 +23,8 @@ import { startDevServer } from './helpers/temporal';
 import { runLoop } from './helpers/run-loop';
 import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
 import { cliProcess } from './helpers/cli';
+import { PROJECT_ROOT } from '../activities/subprocess/node-script';
+import { CHECKPOINT_MANIFEST } from '../activities/serving/checkpoint-identity';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -186,6 +191,78 @@ describe('CollabLLM loop', () => {
       expect(Object.values(rewards(clean)).some((s) => s !== null)).toBe(true);
     } finally {
       await Promise.all([policyServer.close(), cleanJudge.close(), flakyJudge.close()]);
+    }
+  });
+
+  it('online RL: verl GRPO (STAND-IN main_ppo) on the multiturn prompts, futures and rewards from the reward service', async () => {
+    const helpers = await simulatedEndpoint({ model: 'helper' });
+    try {
+      const stateDir = tempStateDir();
+      const external = { kind: 'external', endpoint: endpoint(helpers, 'helper') };
+      const config = testConfig(stateDir, (c) => {
+        c.iterations = 1;
+        c.recipe = recipe(3);
+        c.models = { user: external, judge: external, extractor: external };
+        c.trainer = {
+          kind: 'verl',
+          method: 'grpo',
+          maxSteps: 2,
+          saveSteps: 1,
+          env: { PYTHONPATH: path.join(PROJECT_ROOT, 'tests', 'fixtures', 'stand-in-verl') },
+          grpo: { rolloutN: 2, numRepeatRollouts: 2, trainBatchSize: 2 },
+          heartbeatTimeoutSeconds: 30,
+        };
+      });
+      const [it0] = (await runLoop(env, 'collab-grpo', config)).iterations;
+      const next = it0.models!.assistant.nextCheckpoint!;
+      // The checkpoint is the actor of main_ppo's last step, merged; its lineage names the RL prompts it came from.
+      expect(JSON.parse(readFileSync(path.join(next, 'stand-in-grpo.json'), 'utf8'))).toMatchObject({ step: 2 });
+      const lineage = JSON.parse(readFileSync(path.join(next, CHECKPOINT_MANIFEST), 'utf8'));
+      const built = JSON.parse(readFileSync(ArtifactStore.pathOf(it0.manifests['build-data']), 'utf8')).outputs;
+      expect(lineage).toMatchObject({ method: 'grpo', trainer: 'verl', steps: 2, dataset: { sha256: built.rl.sha256 } });
+      expect(built.rl.sha256).toBe(built.multiturn.sha256); // the published rows are the RL prompts
+      expect(lineage.argv[1].slice(0, 3)).toEqual([expect.stringContaining('python'), '-m', 'verl.trainer.main_ppo']);
+      // Every response (2 steps × 2 prompts × 2 samples) had its futures played with our simulator and was rewarded.
+      const work = path.join(stateDir, 'train', 'collab-grpo', 'iter-0', 'work');
+      const rows = readFileSync(path.join(work, 'stand-in-rewards.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map(
+          (l) =>
+            JSON.parse(l) as { uid: string; reward: number; scored: boolean; futures: Array<Array<{ role: string; content: string }>> },
+        );
+      expect(rows).toHaveLength(8);
+      for (const r of rows) {
+        expect(r.futures).toHaveLength(2);
+        for (const f of r.futures) {
+          const prompt = f.findIndex((m) => m.role === 'assistant');
+          expect(f[prompt + 1]).toMatchObject({ role: 'user', content: expect.any(String) });
+          expect(f[prompt + 1].content).not.toBe('');
+        }
+        expect(Number.isFinite(r.reward)).toBe(true);
+      }
+      expect(rows.some((r) => r.scored)).toBe(true);
+      // An unscored response carries its group's mean (zero advantage), never a made-up 0 of its own.
+      for (const r of rows.filter((x) => !x.scored)) {
+        const scored = rows.filter((x) => x.uid === r.uid && x.scored);
+        if (scored.length) expect(r.reward).toBeCloseTo(scored.reduce((a, x) => a + x.reward, 0) / scored.length, 6);
+      }
+      // The service ran for the stage only: its address (in the train log) no longer answers.
+      const log = readFileSync(path.join(stateDir, 'logs', 'collab-grpo', 'train-iter-0.log'), 'utf8');
+      const url = new URL(/reward service for collabllm at (\S+)/.exec(log)![1]);
+      expect(log).not.toMatch(/reward service \/(score|user-turn):/);
+      const refused = await new Promise<boolean>((resolve) => {
+        const sock = net.connect(Number(url.port), url.hostname);
+        sock.once('connect', () => {
+          sock.destroy();
+          resolve(false);
+        });
+        sock.once('error', () => resolve(true));
+      });
+      expect(refused).toBe(true);
+      expect(existsSync(path.join(stateDir, 'train', 'collab-grpo', 'iter-0', 'data', 'rl_train.parquet'))).toBe(true);
+    } finally {
+      await helpers.close();
     }
   });
 });

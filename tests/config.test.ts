@@ -82,6 +82,20 @@ describe('config validation', () => {
     });
   });
 
+  it('online RL (trainer.method grpo): a recipe that serves it, verl, and every untrained role external', () => {
+    const grpo = path.join(PROJECT_ROOT, 'configs', 'collabllm-verl-grpo.yaml');
+    const { config } = loadConfig(grpo, { overrides: ['trainer.grpo.recipePath=../verl-src'] });
+    expect(config.trainer).toMatchObject({ kind: 'verl', method: 'grpo', grpo: { rolloutN: 8, numRepeatRollouts: 3 } });
+    expect(config.trainer?.kind === 'verl' && config.trainer.grpo.recipePath).toBe(path.join(PROJECT_ROOT, 'verl-src'));
+    const frozen = errorOf(() => loadConfig(grpo, { overrides: ['models.user={kind: frozen}'] }));
+    expect(frozen.message).toMatch(/collabllm-verl-grpo\.yaml: models\.user: must be kind: external with trainer\.method grpo/);
+    expect(errorOf(() => loadConfig(grpo, { overrides: ['trainer={kind: trl, method: grpo}'] })).message).toMatch(
+      /trainer\.method: trl trains sft and dpo only, not grpo/,
+    );
+    const coral = errorOf(() => loadConfig(demo, { overrides: ['trainer.kind=verl', 'trainer.method=grpo'] }));
+    expect(coral.message).toMatch(/trainer\.method: grpo needs a recipe with an online RL reward; coral has none/);
+  });
+
   it('--set overrides keep their YAML type and retry --set revalidates', () => {
     const { config } = loadConfig(demo, { overrides: ['recipe.maxTurns=3', 'recipe.compat=seed'] });
     expect(config.recipe.maxTurns).toBe(3);

@@ -10,6 +10,7 @@ import type {
   ShardInput,
   ShardResult,
   ShardSpec,
+  RoleDatasets,
   TrainResult,
 } from './types';
 import type { RecipeNeeds } from '../activities/recipes/types';
@@ -42,9 +43,7 @@ export interface CollabActivities {
   /** Logs the finished iterations (metrics, params, lineage, report) to the config's `tracking:` trackers. Idempotent. */
   trackIteration(input: { runName: string; config: LoopConfig; iterations: IterationSummary[]; final: boolean }): Promise<void>;
   /** `role`: set when an iteration trains several roles; each then has its own directories and checkpoint chain. */
-  trainCheckpoint(
-    input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef }; role?: string },
-  ): Promise<TrainResult>;
+  trainCheckpoint(input: StageContext & { checkpoint: string; data: RoleDatasets; role?: string }): Promise<TrainResult>;
 }
 
 export type { IterationInput };

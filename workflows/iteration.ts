@@ -42,8 +42,10 @@ import {
   undeploySummary,
 } from './stage-summaries';
 import {
+  DATASET_OF,
   STAGES,
   TASK_QUEUES,
+  type RoleDatasets,
   type ArtifactRef,
   type BuiltData,
   type DeployResult,
@@ -144,7 +146,11 @@ function describeFailure(err: unknown): { message: string; type?: string; roles?
 
 /** The trained roles whose datasets hold rows for the trainer's method (the others keep their checkpoint). */
 const trainableRoles = (roles: NonNullable<BuiltData['roles']>, config: LoopConfig) =>
-  Object.keys(roles).filter((r) => (config.trainer?.method === 'dpo' ? roles[r].dpo : roles[r].sft));
+  Object.keys(roles).filter((r) => datasetFor(roles[r], config));
+
+/** A role's dataset for the trainer's method. */
+const datasetFor = (rows: RoleDatasets | undefined, config: LoopConfig) =>
+  config.trainer ? rows?.[DATASET_OF[config.trainer.method]] : rows?.sft;
 
 /** Every role's link of its chain this iteration (IterationSummary.models). */
 function roleLineage(
@@ -158,7 +164,7 @@ function roleLineage(
     Object.entries(deployed.roles ?? {}).map(([role, d]) => {
       const t = trained.get(role);
       const rows = data?.roles?.[role];
-      const dataset = config.trainer?.method === 'dpo' ? rows?.dpo : rows?.sft;
+      const dataset = datasetFor(rows, config);
       const lineage: RoleLineage = {
         kind: d.kind,
         ...(d.checkpoint ? { checkpoint: d.checkpoint } : { model: d.endpoint.model }),

@@ -2,6 +2,7 @@
 import type { ArtifactRef } from '../activities/artifacts/ref';
 import type { LoopConfig } from '../configs/schema';
 import type { EndpointRef } from '../activities/llm/client';
+import type { TrainMethod } from '../activities/training/adapters/types';
 
 export type { ArtifactRef, LoopConfig, EndpointRef };
 
@@ -207,11 +208,19 @@ export interface DeployedRole {
   probe?: ProbeResult;
 }
 
-/** The build-data stage's datasets: the primary role's at the top, every trained role's under `roles`. */
-export interface BuiltData {
+/** One role's datasets: SFT examples, preference pairs, prompts for online RL. */
+export interface RoleDatasets {
   sft?: ArtifactRef;
   dpo?: ArtifactRef;
-  roles?: Record<string, { sft?: ArtifactRef; dpo?: ArtifactRef }>;
+  rl?: ArtifactRef;
+}
+
+/** The dataset each training method learns from. */
+export const DATASET_OF = { sft: 'sft', dpo: 'dpo', grpo: 'rl' } as const satisfies Record<TrainMethod, keyof RoleDatasets>;
+
+/** The build-data stage's datasets: the primary role's at the top, every trained role's under `roles`. */
+export interface BuiltData extends RoleDatasets {
+  roles?: Record<string, RoleDatasets>;
   manifest: ArtifactRef;
   usage?: LlmUsage;
 }

@@ -1,9 +1,9 @@
 // Builds the SFT and preference datasets from the training split's records, in the trainer's format: one pair of
 // datasets per trained model role (debate's generators and critics each learn from their own outputs).
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { BuiltData, LlmUsage, ShardResult } from '../../workflows/types';
+import { DATASET_OF, type BuiltData, type LlmUsage, type RoleDatasets, type ShardResult } from '../../workflows/types';
+import type { TrainMethod } from '../training/adapters/types';
 import type { StageContext } from '../../workflows/activity-types';
-import type { ArtifactRef } from '../artifacts/ref';
 import { recipeRuntime } from '../recipes/runtime';
 import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter, type EndpointRef, type UsageCounter } from '../llm/client';
@@ -26,6 +26,14 @@ function chatsFor(
   return roleChats(roleEndpoints(input.config, input.agent, input.roles), (endpoint) => createChat({ ...opts, endpoint }));
 }
 
+const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
+  sft: (n) => `no SFT examples: none of the ${n} sampled conversations reached a correct agreement`,
+  dpo: (n) =>
+    `no preference pairs: no turn of the ${n} sampled conversations had both a correct and an incorrect candidate (raise recipe.beamSize or trainSamples)`,
+  grpo: (n) =>
+    `no prompts for online RL: the recipe built none from the ${n} sampled conversations (is trainer.method grpo supported by it?)`,
+};
+
 export async function buildTrainingData(
   input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef; roles?: Record<string, EndpointRef> },
 ): Promise<BuiltData> {
@@ -46,24 +54,18 @@ export async function buildTrainingData(
   // Only roles the config trains get datasets; a frozen or external role's examples are counted, not kept.
   const resolved = modelRoles(input.config, input.checkpoint);
   const trained = rolesOfKind(resolved, 'trained');
-  const roles: Record<string, { sft?: ArtifactRef; dpo?: ArtifactRef }> = {};
+  const roles: Record<string, RoleDatasets> = {};
   for (const role of trained) {
     const d = data.byRole[role];
-    roles[role] = { sft: toRef(d?.sft ?? []), dpo: toRef(d?.dpo ?? []) };
+    roles[role] = { sft: toRef(d?.sft ?? []), dpo: toRef(d?.dpo ?? []), ...(d?.rl ? { rl: toRef(d.rl) } : {}) };
   }
   const method = input.config.trainer?.method;
-  const has = (r: { sft?: ArtifactRef; dpo?: ArtifactRef }) => (method === 'dpo' ? r.dpo : r.sft);
   // A role without examples keeps its checkpoint this iteration; with none for any role there is nothing to train.
-  if (method && trained.length && !trained.some((r) => has(roles[r])))
-    throw ApplicationFailure.nonRetryable(
-      method === 'sft'
-        ? `no SFT examples: none of the ${records.length} sampled conversations reached a correct agreement`
-        : `no preference pairs: no turn of the ${records.length} sampled conversations had both a correct and an incorrect candidate (raise recipe.beamSize or trainSamples)`,
-      'EmptyDataset',
-    );
+  if (method && trained.length && !trained.some((r) => roles[r][DATASET_OF[method]]))
+    throw ApplicationFailure.nonRetryable(NOTHING_TO_TRAIN[method](records.length), 'EmptyDataset');
   const extra = Object.fromEntries(Object.entries(data.extra ?? {}).map(([name, lines]) => [name, toRef(lines) ?? null]));
   const primary = primaryRole(resolved);
-  const { sft, dpo } = (primary && roles[primary]) || {};
+  const { sft, dpo, rl } = (primary && roles[primary]) || {};
   const perRole = trained.length > 1 ? roles : {};
   const manifest = writeStageManifest(input.config.stateDir, {
     run: input.runName,
@@ -74,10 +76,12 @@ export async function buildTrainingData(
     outputs: {
       sft: sft ?? null,
       dpo: dpo ?? null,
+      ...(rl ? { rl } : {}),
       ...Object.fromEntries(
         Object.entries(perRole).flatMap(([r, d]) => [
           [`${r}_sft`, d.sft ?? null],
           [`${r}_dpo`, d.dpo ?? null],
+          ...(d.rl ? [[`${r}_rl`, d.rl]] : []),
         ]),
       ),
       ...extra,
@@ -85,5 +89,5 @@ export async function buildTrainingData(
     },
     tokens: { prompt: counter.promptTokens, completion: counter.completionTokens },
   });
-  return { sft, dpo, roles, manifest, usage };
+  return { sft, dpo, ...(rl ? { rl } : {}), roles, manifest, usage };
 }

@@ -7,6 +7,7 @@ import type { Policy } from '../serving/openai-compatible-server';
 import type { TrainingDataFormat } from '../data/formats';
 import type { RunCodeTests } from './colbench/services';
 import type { RunUnitTests } from '../sandbox/unit-tests';
+import type { TrainMethod } from '../training/adapters/types';
 
 export type Split = 'eval' | 'train';
 
@@ -47,6 +48,8 @@ export interface ScoringServices {
 export interface RoleTrainingData {
   sft: string[];
   dpo: string[];
+  /** Prompts for online RL (trainer.method grpo), in the shape the recipe's `onlineRl.converter` reads. */
+  rl?: string[];
 }
 
 export interface TrainingData {
@@ -99,12 +102,15 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   headlineMetric: string;
   runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime;
   /** A check across sections, after the schema: the field to fix and why (e.g. DPO needs tree width ≥ 2). */
-  check?(cfg: C, o: { trainerMethod?: 'sft' | 'dpo' }): { field: string; message: string } | undefined;
+  check?(cfg: C, o: { trainerMethod?: TrainMethod }): { field: string; message: string } | undefined;
   /** The dry-run SIMULATOR: how its task files are named (`--tasks <file>:<kind>`), and the seeded policy over them. */
   simulator: {
     taskKind(cfg: C): string;
     policy(tasks: Array<{ file: string; kind: string }>, p: { skill: number; agreeability?: number }): Policy;
   };
+  /** Online RL (trainer.method grpo): the RL trainer samples responses to the recipe's `rl` prompts, plays their
+   *  futures with the recipe's user simulator and takes their rewards from it, over HTTP (CollabLLM with verl). */
+  onlineRl?: OnlineRl<C>;
   /** `collab-loop score --recipe <name>`: one JSON line out per record in; bad input throws a ScoreInputError. */
   score?(o: { input: string; dataset?: string; tasks?: string; compat: 'fixed' | 'seed' }): Promise<string[]>;
 }
@@ -112,4 +118,22 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
 /** A user mistake in `collab-loop score` input (file, flag): the CLI prints the message alone. */
 export class ScoreInputError extends Error {
   override name = 'ScoreInputError';
+}
+
+/** What a recipe serves an online RL trainer (activities/training/online-reward.ts runs it beside the trainer). */
+export interface OnlineRl<C> {
+  /** scripts/python/<script> with these arguments, then `--out-dir DIR IN.jsonl`: the `rl` rows → the trainer's
+   *  rl_train.parquet and rl_validation.parquet. */
+  converter(cfg: C): { script: string; args: string[] };
+  /** The service's handlers, given a chat per role that is not trained (all external: nothing is served while a
+   *  trainer holds the GPUs). A request the handlers cannot use throws BadRequest (activities/serving/json-service.ts). */
+  rewardService(cfg: C, o: { chats: Record<string, Chat>; services: GenerationServices; seed: number }): OnlineRewardHandlers;
+}
+
+/** The protocol of scripts/python/verl_collab_loop.py (its docstring shows the bodies). */
+export interface OnlineRewardHandlers {
+  /** The simulated user's next message in a future (`terminate`: the future ends after it). */
+  userTurn(body: unknown): Promise<{ text: string; terminate: boolean }>;
+  /** One response's reward from the futures played after it; null when none could be scored (never a made-up 0). */
+  score(body: unknown): Promise<{ score: number | null; used: number; missing: number; per_metric: Record<string, number> }>;
 }

@@ -7,9 +7,9 @@
 // the new checkpoint carries its lineage (dataset sha256, base, argv, trainer version, final loss).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { TrainResult } from '../../workflows/types';
+import { DATASET_OF, type RoleDatasets, type TrainResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
 import type { TrainerConfig } from '../../configs/schema';
 import type { ArtifactRef } from '../artifacts/ref';
@@ -24,6 +24,7 @@ import { reapPidFile } from '../subprocess/process-group';
 import { renderCommand, TemplateError } from '../subprocess/template';
 import { planTraining, TRAINER_ADAPTERS, unsupportedMethod } from './adapters';
 import type { TrainJob, TrainStep } from './adapters/types';
+import { startOnlineReward } from './online-reward';
 import { lossCurveFromLog } from './loss-curve';
 import { runTrainerStep } from './run-step';
 
@@ -90,7 +91,7 @@ function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJ
   const unsupported = unsupportedMethod(t.kind, t.method);
   if (unsupported) throw ApplicationFailure.nonRetryable(`trainer.method: ${unsupported}`, 'ConfigError');
   const resume = adapter.findResumePoint(job.workDir);
-  const steps = planTraining(t.kind, job, t, resume).map((s) => ({ ...s, env: { ...s.env, ...t.env } }));
+  const steps = planTraining(t.kind, job, t, resume).map((s) => ({ ...s, env: withUserEnv(s.env, t.env) }));
   return {
     steps,
     parse: (l) => adapter.parseLine(l),
@@ -98,6 +99,13 @@ function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJ
     resumedFromStep: resume?.step,
     resumeFrom: resume?.path,
   };
+}
+
+/** trainer.env over the plan's environment; a PYTHONPATH in both keeps the plan's entries (its plug-ins) first. */
+function withUserEnv(plan: Record<string, string> = {}, user: Record<string, string>): Record<string, string> {
+  const env = { ...plan, ...user };
+  if (plan.PYTHONPATH && user.PYTHONPATH) env.PYTHONPATH = [plan.PYTHONPATH, user.PYTHONPATH].join(path.delimiter);
+  return env;
 }
 
 async function trainerVersion(argv: string[] | undefined): Promise<string> {
@@ -123,19 +131,18 @@ export function trainPaths(stateDir: string, runName: string, iteration: number,
   };
 }
 
-export async function trainCheckpoint(
-  input: StageContext & { checkpoint: string; data: { sft?: ArtifactRef; dpo?: ArtifactRef }; role?: string },
-): Promise<TrainResult> {
+type TrainInput = StageContext & { checkpoint: string; data: RoleDatasets; role?: string };
+
+export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   const t = input.config.trainer;
   if (!t) throw ApplicationFailure.nonRetryable('no trainer section in the config', 'ConfigError');
-  const ctx = Context.current();
   const { stateDir } = input.config;
   const { root, output, logFile, pidFile } = trainPaths(stateDir, input.runName, input.iteration, input.role);
   for (const d of [root, path.dirname(output), path.dirname(logFile)]) mkdirSync(d, { recursive: true });
   // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt.
   await reapPidFile(pidFile);
 
-  const primary = t.method === 'dpo' ? input.data.dpo : input.data.sft;
+  const primary = input.data[DATASET_OF[t.method]];
   if (!primary) throw ApplicationFailure.nonRetryable(`no ${t.method} dataset was built`, 'EmptyDataset');
   // A finished attempt whose activity result was lost (worker killed after training): the checkpoint is complete.
   const done = path.join(output, CHECKPOINT_MANIFEST);
@@ -168,6 +175,25 @@ export async function trainCheckpoint(
     seed: input.config.seed + input.iteration,
   };
   mkdirSync(job.workDir, { recursive: true });
+  // Online RL: the recipe's reward service runs for as long as the trainer does (the plan names its address).
+  const reward = t.method === 'grpo' ? await startOnlineReward(input, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
+  try {
+    if (reward) job.onlineRl = { rewardUrl: reward.url, converter: reward.converter };
+    return await trainWith(input, t, job, { output, done, logFile, pidFile, primary });
+  } finally {
+    await reward?.close();
+  }
+}
+
+async function trainWith(
+  input: TrainInput,
+  t: TrainerConfig,
+  job: TrainJob,
+  { output, done, logFile, pidFile, primary }: { output: string; done: string; logFile: string; pidFile: string; primary: ArtifactRef },
+): Promise<TrainResult> {
+  const ctx = Context.current();
+  const { stateDir } = input.config;
+  const dataDir = job.dataDir;
   const prev = previousHeartbeat<TrainProgress>();
   const planned =
     t.kind === 'command'
@@ -205,6 +231,7 @@ export async function trainCheckpoint(
   if (planned.resumeFrom) log.write(`\n--- attempt ${ctx.info.attempt} resumes from ${planned.resumeFrom}\n`);
   try {
     for (const step of planned.steps) {
+      for (const [file, text] of Object.entries(step.files ?? {})) writeFileAtomic(file, text);
       const r = await runTrainerStep({
         name: step.name,
         argv: step.argv,

@@ -12,6 +12,8 @@ import json
 import os
 import sys
 
+from jsonl_rows import json_objects
+
 PROG = "jsonl_to_parquet.py"
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -34,25 +36,14 @@ def check_messages(row, key):
 
 
 def read_rows(src, messages_key):
-    if not os.path.isfile(src):
-        raise InputError(f"{src}: no such file")
     rows = []
-    with open(src, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                raise InputError(f"{src} line {n}: empty line")
+    for n, row in json_objects(src, InputError):
+        if messages_key:
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{src} line {n}: not valid JSON ({e.msg})") from None
-            if not isinstance(row, dict):
-                raise InputError(f"{src} line {n}: must be a JSON object")
-            if messages_key:
-                try:
-                    check_messages(row, messages_key)
-                except InputError as e:
-                    raise InputError(f"{src} line {n}: {e}") from None
-            rows.append(row)
+                check_messages(row, messages_key)
+            except InputError as e:
+                raise InputError(f"{src} line {n}: {e}") from None
+        rows.append(row)
     if not rows:
         raise InputError(f"{src}: no rows")
     return rows

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Merge verl's last FSDP SFT checkpoint into a Hugging Face directory (the next iteration serves it).
+"""Merge verl's last FSDP checkpoint into a Hugging Face directory (the next iteration serves it).
 
 Which checkpoint: the one named by WORK/latest_checkpointed_iteration.txt, which verl's SFT trainer rewrites
 atomically after global_step_N (shards, huggingface/ config and tokenizer, data.pt) is saved, and which its
@@ -7,7 +7,9 @@ resume_mode=auto reads too. The trainer always saves its last step, so after tra
 The merge is verl's own tool: python -m verl.model_merger merge --backend fsdp --local_dir ... --target_dir ...,
 run into OUT.tmp and renamed, so OUT never holds half a model.
 
-Usage: verl_export.py --work-dir WORK --out HF_DIR [--dry-run]
+main_ppo (GRPO) keeps the policy's shards in global_step_N/actor: --subdir actor merges that folder.
+
+Usage: verl_export.py --work-dir WORK --out HF_DIR [--subdir actor] [--dry-run]
 A problem -> one line on stderr, exit 2."""
 import argparse
 import json
@@ -39,6 +41,7 @@ def main():
     ap = argparse.ArgumentParser(prog=PROG)
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--subdir", help="the model's folder inside global_step_N (main_ppo: actor)")
     ap.add_argument("--dry-run", action="store_true", help="print the merge command instead of running it")
     a = ap.parse_args()
     try:
@@ -46,6 +49,11 @@ def main():
     except ValueError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
+    if a.subdir:
+        ckpt = os.path.join(ckpt, a.subdir)
+        if not os.path.isdir(ckpt):
+            print(f"{PROG}: {ckpt} is missing (step {step} saved no {a.subdir}/)", file=sys.stderr)
+            return 2
     tmp = a.out + ".tmp"
     cmd = [sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir", ckpt, "--target_dir", tmp]
     print(f"collab-loop-checkpoint {json.dumps({'path': ckpt, 'step': step})}", flush=True)

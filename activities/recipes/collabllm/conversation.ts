@@ -118,18 +118,29 @@ export const hiddenGoal = (task: CollabTask) =>
   task.kind === 'math' ? `${task.prompt}\n\nThe answer you are looking for: ${task.answer}` : task.prompt;
 
 async function userTurn(c: Ctx, history: ChatMessage[], key: string) {
-  const { parseRetries, ...decoding } = c.s.user;
-  const t = await simulateUserTurn({
-    chat: c.chats.user,
-    task: { description: c.task.description, goal: hiddenGoal(c.task) },
-    history,
-    decoding: { ...decoding, seed: hashSeed(c.s.seed, c.task.id, key) },
-    parseRetries,
-    key,
-  });
+  const t = await simulateUserFor(c.task, c.chats.user, c.s, history, key);
   addUsage(c.usage, t.usage);
   if (t.kind === 'failed') c.failures.simulator++;
   return t;
+}
+
+/** The simulated user's next turn on `task` after `history` (here, and in the online-RL reward service). */
+export function simulateUserFor(
+  task: CollabTask,
+  user: Chat,
+  s: Pick<CollabSettings, 'user' | 'seed'>,
+  history: ChatMessage[],
+  key: string,
+) {
+  const { parseRetries, ...decoding } = s.user;
+  return simulateUserTurn({
+    chat: user,
+    task: { description: task.description, goal: hiddenGoal(task) },
+    history,
+    decoding: { ...decoding, seed: hashSeed(s.seed, task.id, key) },
+    parseRetries,
+    key,
+  });
 }
 
 /** One simulated continuation after `candidate`: user, assistant, … for `window` messages or until termination. */
@@ -149,12 +160,18 @@ async function simulateFuture(c: Ctx, history: ChatMessage[], key: string): Prom
 
 async function scoreCandidate(c: Ctx, prompt: ChatMessage[], completion: string, key: string): Promise<Candidate> {
   const withCandidate: ChatMessage[] = [...prompt, { role: 'assistant', content: completion }];
+  const played = await Promise.all(Array.from({ length: c.s.futures }, (_, f) => simulateFuture(c, withCandidate, `${key}/f${f}`)));
+  return { completion, ...(await rewardOfFutures(c, withCandidate, prompt.length, played, key)) };
+}
+
+/** Scores futures already played after a candidate (`withCandidate` ends with it; `from` is its index) and combines
+ *  them into its multiturn-aware reward. A failed future stays unscored, and so does a future with a missing metric. */
+async function rewardOfFutures(c: Ctx, withCandidate: ChatMessage[], from: number, played: Future[], key: string) {
   const metrics = Object.keys(c.s.weights) as CollabMetric[];
   const futures = await Promise.all(
-    Array.from({ length: c.s.futures }, async (_, f): Promise<Future> => {
-      const future = await simulateFuture(c, withCandidate, `${key}/f${f}`);
+    played.map(async (future, f): Promise<Future> => {
       if (future.failed) return future;
-      const scored = await scoreConversation([...withCandidate, ...future.messages], prompt.length, metrics, c.score, `${key}/f${f}/judge`);
+      const scored = await scoreConversation([...withCandidate, ...future.messages], from, metrics, c.score, `${key}/f${f}/judge`);
       addUsage(c.usage, scored.usage);
       return { ...future, metrics: scored.metrics };
     }),
@@ -165,13 +182,37 @@ async function scoreCandidate(c: Ctx, prompt: ChatMessage[], completion: string,
   const reward = multiturnReward(outcomes, c.s.weights as Record<string, number>, c.s.aggregation);
   c.failures.missing += reward.missingFutures;
   return {
-    completion,
     ...(reward.score !== undefined ? { score: reward.score } : {}),
     usedFutures: reward.usedFutures,
     missingFutures: reward.missingFutures,
     perMetric: reward.perMetric,
     futures,
   };
+}
+
+/**
+ * The multiturn-aware reward of one response whose futures someone else played (verl's agent loop during online
+ * RL): `withResponse` is the prompt plus the response, each future the messages after it. Scored exactly as a
+ * candidate of the data-building loop is.
+ */
+export async function scorePlayedFutures(
+  task: CollabTask,
+  withResponse: ChatMessage[],
+  played: Array<Pick<Future, 'messages' | 'terminated' | 'failed'>>,
+  s: CollabSettings,
+  score: ScoreContext,
+  key: string,
+) {
+  // No chats: nothing is played here, only judged (through `score`).
+  const c = newCtx(task, {} as CollabChats, s, score);
+  const reward = await rewardOfFutures(
+    c,
+    withResponse,
+    withResponse.length - 1,
+    played.map((f) => ({ ...f, metrics: {} })),
+    key,
+  );
+  return { ...reward, usage: c.usage };
 }
 
 /** The candidate with the highest reward (the first on ties); undefined when none was scored. */

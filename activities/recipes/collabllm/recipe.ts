@@ -2,7 +2,8 @@
 // and the extractor, frozen or external), its runtime, its simulator. Nothing outside this folder names CollabLLM.
 import type { RecipeDefinition } from '../types';
 import { collabllmRecipeSchema, weightsOf, type CollabllmRecipeConfig } from './config';
-import { collabRuntime } from './runtime';
+import { collabRewardHandlers } from './reward-service';
+import { collabRuntime, collabSettings, taskTestRunner } from './runtime';
 import { createCollabSimulatedPolicy } from './simulated-policy';
 import { isCollabTaskKind, loadCollabTasks, COLLAB_TASK_KINDS } from './tasks';
 
@@ -23,6 +24,18 @@ export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig> = {
       if (metric in weightsOf(cfg) && cfg.task !== kind)
         return { field: `recipe.weights.${metric}`, message: `needs task: ${kind} (this recipe's task is ${cfg.task})` };
     return undefined;
+  },
+  // Online RL as verl's recipe/collabllm: GRPO on single assistant turns of the multiturn rows, rewarded by the MR of
+  // futures verl plays with our user simulator (reward-service.ts).
+  onlineRl: {
+    converter: (cfg) => ({ script: 'collabllm_to_verl.py', args: ['--task-kind', cfg.task] }),
+    rewardService: (cfg, o) =>
+      collabRewardHandlers({
+        kind: cfg.task,
+        chats: { user: o.chats.user, judge: o.chats.judge, extractor: o.chats.extractor },
+        settings: collabSettings(cfg, o.seed),
+        runTests: taskTestRunner(cfg)(o.services),
+      }),
   },
   simulator: {
     taskKind: (cfg) => cfg.task,

@@ -2,7 +2,7 @@
 // built conversations (candidates, futures, rewards) on the train split, metrics, and the assistant's data.
 import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
 import type { ChatMessage } from '../../llm/types';
-import type { RecipeRuntime, Split } from '../types';
+import type { GenerationServices, RecipeRuntime, Split } from '../types';
 import { SUCCESS_METRIC, weightsOf, type CollabllmRecipeConfig } from './config';
 import {
   buildConversation,
@@ -37,10 +37,9 @@ function slotPool(slots: number) {
   };
 }
 
-export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
-  const tasksFor = (split: Split): CollabTask[] => readCollabSplit(cfg, split, cfg.task);
-  const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
-  const settings: CollabSettings = {
+/** The data loop's settings from the recipe section (also the online-RL reward service's). */
+export function collabSettings(cfg: CollabllmRecipeConfig, seed: number): CollabSettings {
+  return {
     maxMessages: cfg.maxMessages,
     candidates: cfg.candidates,
     futures: cfg.futures,
@@ -53,19 +52,31 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
     judge: cfg.judge,
     seed,
   };
+}
+
+/** A code task's unit tests run in the sandbox, at most `sandbox.slots` at once (undefined without a sandbox). */
+export function taskTestRunner(cfg: CollabllmRecipeConfig): (s: GenerationServices) => RunTaskTests | undefined {
   const withSlot = slotPool(cfg.sandbox.slots);
+  return ({ runUnitTests: run }) =>
+    run
+      ? (t, code) =>
+          withSlot((slot) =>
+            run({ code, test: t.code!.test, entryPoint: t.code!.entryPoint, timeoutSeconds: cfg.sandbox.timeoutSeconds, slot }),
+          )
+      : undefined;
+}
+
+export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+  const tasksFor = (split: Split): CollabTask[] => readCollabSplit(cfg, split, cfg.task);
+  const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
+  const settings = collabSettings(cfg, seed);
+  const testsWith = taskTestRunner(cfg);
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
     runTask: ({ split, taskIndex, sampleIndex, chats, services }) => {
       const task = tasksFor(split)[taskIndex];
-      const run = services.runUnitTests;
-      const runTests: RunTaskTests | undefined = run
-        ? (t, code) =>
-            withSlot((slot) =>
-              run({ code, test: t.code!.test, entryPoint: t.code!.entryPoint, timeoutSeconds: cfg.sandbox.timeoutSeconds, slot }),
-            )
-        : undefined;
+      const runTests = testsWith(services);
       const score = { task, judge: chats.judge, extractor: chats.extractor, runTests, ...cfg.judge };
       const roles = chats as unknown as CollabChats;
       return split === 'eval'
@@ -81,7 +92,8 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
       const pairs = collabPreferencePairs(built, options);
       const multiturn = collabMultiturnRows(built, (id) => taskOf('train', id));
       return {
-        byRole: { assistant: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
+        // The multiturn rows are also the online-RL prompts (onlineRl.converter turns them into verl's).
+        byRole: { assistant: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format), rl: multiturn } },
         counts: {
           sft_examples: sft.length,
           preference_pairs: pairs.length,

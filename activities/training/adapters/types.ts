@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { positiveInt } from '../../../configs/fields';
 import type { TrainingDataFormat } from '../../data/formats';
 
-export type TrainMethod = 'sft' | 'dpo';
+/** sft and dpo learn from datasets; grpo is online RL on the recipe's prompts and reward service (verl). */
+export const TRAIN_METHODS = ['sft', 'dpo', 'grpo'] as const;
+export type TrainMethod = (typeof TRAIN_METHODS)[number];
 
 export interface TrainJob {
   method: TrainMethod;
@@ -25,6 +27,8 @@ export interface TrainJob {
   project: string;
   /** Iteration seed, for trainers that take one. */
   seed: number;
+  /** grpo: the recipe's reward service the trainer's plug-ins call, and how its `rl` rows become the trainer's files. */
+  onlineRl?: { rewardUrl: string; converter: { script: string; args: string[] } };
 }
 
 /** Options common to every adapter (the trainer section of the config); adapters read what applies to them. The
@@ -55,6 +59,8 @@ export interface TrainStep {
   env?: Record<string, string>;
   /** The exit code with which the step reports bad input (rows, options): retrying cannot fix it. */
   badInputExitCode?: number;
+  /** Files the step reads that the plan itself writes (path → text), written before the step runs. */
+  files?: Record<string, string>;
 }
 
 export interface TrainerProgress {

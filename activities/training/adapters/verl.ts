@@ -1,5 +1,6 @@
-// verl (verl docs), SFT only: `verl.trainer.fsdp_sft_trainer` has an SFT loss and nothing else; verl's preference
-// and reward training is online RL (main_ppo: PPO/GRPO with a rollout engine), not an offline DPO trainer.
+// verl (verl docs): SFT here, and GRPO with multi-turn rollouts (method grpo, ./verl-grpo.ts). No DPO:
+// `verl.trainer.fsdp_sft_trainer` has an SFT loss and nothing else, and verl's preference and reward training is
+// online RL (main_ppo: PPO/GRPO with a rollout engine), not an offline DPO trainer.
 //   prepare: train.jsonl → train.parquet (+ a small val.parquet: the trainer always builds a validation set and runs
 //            it at the last step) with scripts/python/jsonl_to_parquet.py; message lists stay nested lists.
 //   train:   torchrun --standalone --nnodes=1 --nproc_per_node=N -m verl.trainer.fsdp_sft_trainer key=value …
@@ -21,12 +22,15 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { packageVersionsCommand } from './package-versions';
+import { planVerlGrpo, verlGrpoOptionsSchema } from './verl-grpo';
 
 export const verlOptionsSchema = z.strictObject({
   /** GPUs the default launcher starts (torchrun --nproc_per_node); with batchSize × gradientAccumulation it sets the global batch. */
   gpus: z.number().int().positive().default(1),
   /** A row longer than maxLength: verl's default 'error' stops the run; 'left' keeps the end, i.e. the target turn. */
   truncation: z.enum(['error', 'left', 'right']).default('left'),
+  /** method grpo: the online RL run's options. */
+  grpo: verlGrpoOptionsSchema.prefault({}),
 });
 export type VerlOptions = CommonTrainOptions & z.infer<typeof verlOptionsSchema>;
 
@@ -59,6 +63,7 @@ export function hydraValue(v: string | number): string {
 }
 
 function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
+  if (job.method === 'grpo') return planVerlGrpo(job, o, VERL_ENV, hydraValue);
   const train = path.join(job.dataDir, 'train.parquet');
   const val = path.join(job.dataDir, 'val.parquet');
   const script = (name: string) => path.join(job.project, 'scripts', 'python', name);
@@ -114,31 +119,41 @@ function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
 }
 
 const NUM = String.raw`(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|-?inf)`;
-// Console logger: "step:12 - train/loss:0.873 - train/lr(1e-3):0.01 - train/time(s):1.2" (val lines: val/loss).
+// Console logger: "step:12 - train/loss:0.873 - train/lr(1e-3):0.01 - train/time(s):1.2" (val lines: val/loss);
+// main_ppo's: "step:12 - actor/pg_loss:-0.0031 - critic/score/mean:0.41 - …" (numpy 2 prints np.float64(…)).
 const METRICS = /\bstep:(\d+) - (.*)$/;
-const TRAIN_LOSS = new RegExp(String.raw`(?:^| - )train/loss:${NUM}(?: - |\s*$)`);
+const metric = (name: string) => new RegExp(String.raw`(?:^| - )${name}:(?:np\.float(?:32|64)\()?${NUM}\)?(?: - |\s*$)`);
+const TRAIN_LOSS = metric('train/loss');
+const PG_LOSS = metric('actor/pg_loss');
 // Rank 0 saves the dataloader state after the model shards, then updates the tracker.
 const SAVED = /\bSaved dataloader state to: (\S*?global_step_(\d+))\/data\.pt\b/;
 const FOUND = /\bFound latest checkpoint: (\S+) \(step (\d+)\)/;
+// main_ppo announces the step's folder before it writes the actor, data.pt and the tracker, and the one it resumes.
+const PPO_SAVING = /\blocal_global_step_folder: (\S*?global_step_(\d+))\/?$/;
+const PPO_RESUMED = /\bLoad from checkpoint folder: (\S*?global_step_(\d+))\/?$/;
 
 function parseLine(line: string): TrainerProgress {
   const m = METRICS.exec(line);
   if (m) {
-    const t = TRAIN_LOSS.exec(m[2]);
+    const t = TRAIN_LOSS.exec(m[2]) ?? PG_LOSS.exec(m[2]);
     if (!t) return {};
     const loss = Number(t[1]);
     return Number.isFinite(loss) ? { step: Number(m[1]), loss } : { step: Number(m[1]) };
   }
-  const s = SAVED.exec(line) ?? FOUND.exec(line);
+  const s = SAVED.exec(line) ?? FOUND.exec(line) ?? PPO_SAVING.exec(line) ?? PPO_RESUMED.exec(line);
   return s ? { step: Number(s[2]), checkpoint: s[1] } : {};
 }
 
 export const verlAdapter: TrainerAdapter<VerlOptions> = {
   kind: 'verl',
   dataFormat: 'verl',
-  methods: ['sft'],
+  methods: ['sft', 'grpo'],
   findResumePoint,
   plan,
   parseLine,
-  versionCommand: (job) => packageVersionsCommand(job.python, ['verl', 'transformers', 'torch']),
+  versionCommand: (job) =>
+    packageVersionsCommand(
+      job.python,
+      job.method === 'grpo' ? ['verl', 'vllm', 'transformers', 'torch'] : ['verl', 'transformers', 'torch'],
+    ),
 };

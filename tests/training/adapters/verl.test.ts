@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { hydraValue, VERL_ENV, verlAdapter, verlOptionsSchema, type VerlOptions } from '../../../activities/training/adapters/verl';
+import { SAVE_LAST_ONLY, verlGrpoOptionsSchema } from '../../../activities/training/adapters/verl-grpo';
 import { PROJECT_ROOT } from '../../../activities/subprocess/node-script';
 import { VENV_PYTHON } from '../../helpers/tiny-model';
 import { common, job, parseFixture, tmpDir } from './helpers';
@@ -117,15 +118,163 @@ describe('verlAdapter.plan', () => {
     expect(train.argv).toContain("model.partial_pretrain='/models/llama 3.1=8b'");
   });
 
-  it('SFT only; strict options', () => {
-    expect(verlAdapter.methods).toEqual(['sft']);
+  it('SFT and GRPO, no DPO; strict options', () => {
+    expect(verlAdapter.methods).toEqual(['sft', 'grpo']);
     expect(verlAdapter.dataFormat).toBe('verl');
-    expect(verlOptionsSchema.parse({})).toEqual({ gpus: 1, truncation: 'left' });
+    expect(verlOptionsSchema.parse({})).toMatchObject({ gpus: 1, truncation: 'left', grpo: { rolloutN: 8, numRepeatRollouts: 3 } });
     expect(verlOptionsSchema.safeParse({ module: 'verl.trainer.sft_trainer' }).success).toBe(false);
   });
 });
 
+describe('verlAdapter.plan, method grpo (online RL with the recipe reward service)', () => {
+  const grpoJob = {
+    ...job('grpo'),
+    onlineRl: { rewardUrl: 'http://127.0.0.1:18080', converter: { script: 'collabllm_to_verl.py', args: ['--task-kind', 'math'] } },
+  };
+  const GRPO_OVERRIDES = [
+    'algorithm.adv_estimator=grpo',
+    'algorithm.use_kl_in_reward=false',
+    'data.train_files=/w/data/rl_train.parquet',
+    'data.val_files=/w/data/rl_validation.parquet',
+    'data.max_prompt_length=8196',
+    'data.max_response_length=2048',
+    'data.train_batch_size=16',
+    'data.filter_overlong_prompts=true',
+    'data.truncation=error',
+    'data.seed=7',
+    'actor_rollout_ref.model.path=/ckpt/iter-1',
+    'actor_rollout_ref.model.use_remove_padding=true',
+    'actor_rollout_ref.model.enable_gradient_checkpointing=true',
+    'actor_rollout_ref.actor.optim.lr=0.000001',
+    'actor_rollout_ref.actor.ppo_mini_batch_size=8',
+    'actor_rollout_ref.actor.use_dynamic_bsz=true',
+    'actor_rollout_ref.actor.ppo_max_token_len_per_gpu=24000',
+    'actor_rollout_ref.actor.use_kl_loss=true',
+    'actor_rollout_ref.actor.kl_loss_coef=0.001',
+    'actor_rollout_ref.actor.kl_loss_type=low_var_kl',
+    'actor_rollout_ref.actor.entropy_coeff=0',
+    'actor_rollout_ref.actor.fsdp_config.param_offload=true',
+    'actor_rollout_ref.actor.fsdp_config.optimizer_offload=true',
+    'actor_rollout_ref.ref.fsdp_config.param_offload=true',
+    'actor_rollout_ref.rollout.name=vllm',
+    'actor_rollout_ref.rollout.mode=async',
+    'actor_rollout_ref.rollout.n=8',
+    'actor_rollout_ref.rollout.temperature=1',
+    'actor_rollout_ref.rollout.gpu_memory_utilization=0.7',
+    'actor_rollout_ref.rollout.tensor_model_parallel_size=1',
+    'actor_rollout_ref.rollout.multi_turn.enable=true',
+    'actor_rollout_ref.rollout.multi_turn.format=hermes',
+    'actor_rollout_ref.rollout.multi_turn.max_user_turns=2',
+    'actor_rollout_ref.rollout.multi_turn.max_assistant_turns=3',
+    'actor_rollout_ref.rollout.multi_turn.num_repeat_rollouts=3',
+    'actor_rollout_ref.rollout.multi_turn.interaction_config_path=/w/data/interaction.yaml',
+    'actor_rollout_ref.rollout.agent.agent_loop_config_path=/w/data/agent_loop.yaml',
+    'reward_model.reward_manager=collab_loop',
+    'custom_reward_function.path=/p/scripts/python/verl_collab_loop.py',
+    'custom_reward_function.name=score_futures',
+    'trainer.nnodes=1',
+    'trainer.n_gpus_per_node=1',
+    'trainer.logger=console',
+    'trainer.default_local_dir=/w/work',
+    'trainer.val_before_train=false',
+    'trainer.test_freq=-1',
+    'trainer.critic_warmup=0',
+    'trainer.total_epochs=1',
+    'trainer.save_freq=50',
+    'trainer.resume_mode=auto',
+  ];
+
+  it("prepare (the recipe's converter) → main_ppo with the interaction, agent loop and reward manager → merge the actor", () => {
+    const steps = verlAdapter.plan(grpoJob, options());
+    expect(steps.map((s) => s.name)).toEqual(['prepare', 'train', 'export']);
+    expect(steps[0]).toEqual({
+      name: 'prepare',
+      argv: [
+        '/venv/bin/python',
+        '/p/scripts/python/collabllm_to_verl.py',
+        '--task-kind',
+        'math',
+        '--agent-name',
+        'collabllm_agent',
+        '--interaction-name',
+        'collabllm',
+        '--seed',
+        '7',
+        '--out-dir',
+        '/w/data',
+        '/w/data/train.jsonl',
+      ],
+      env: VERL_ENV,
+      badInputExitCode: 2,
+    });
+    expect(steps[1].argv).toEqual(['/venv/bin/python', '-m', 'verl.trainer.main_ppo', ...GRPO_OVERRIDES]);
+    expect(steps[1].env).toEqual({
+      ...VERL_ENV,
+      VLLM_USE_V1: '1',
+      PYTHONPATH: '/p/scripts/python',
+      COLLAB_LOOP_REWARD_URL: 'http://127.0.0.1:18080',
+    });
+    // The interaction and agent-loop configs: JSON (which is YAML), naming our interaction class and the recipe's loop.
+    expect(JSON.parse(steps[1].files!['/w/data/interaction.yaml'])).toEqual({
+      interaction: [
+        { name: 'collabllm', class_name: 'verl_collab_loop.CollabLoopInteraction', config: { reward_url: 'http://127.0.0.1:18080' } },
+      ],
+    });
+    expect(JSON.parse(steps[1].files!['/w/data/agent_loop.yaml'])).toEqual([
+      { name: 'collabllm_agent', _target_: 'recipe.collabllm.collabllm_agent_loop.CollabLLMAgentLoop' },
+    ]);
+    expect(steps[2].argv).toEqual([
+      '/venv/bin/python',
+      '/p/scripts/python/verl_export.py',
+      '--work-dir',
+      '/w/work',
+      '--subdir',
+      'actor',
+      '--out',
+      '/ckpt/iter-2',
+    ]);
+  });
+
+  it('options: GPUs, steps, lr, saves, the GRPO group and futures, the verl checkout, a launcher', () => {
+    const o = options({
+      gpus: 8,
+      maxSteps: 20,
+      learningRate: 2e-6,
+      saveSteps: 0,
+      extraArgs: ['trainer.max_actor_ckpt_to_keep=1'],
+      launcher: ['/opt/verl/bin/python'],
+      grpo: { ...verlGrpoOptionsSchema.parse({}), rolloutN: 4, numRepeatRollouts: 2, maxUserTurns: 3, recipePath: '/opt/verl' },
+    });
+    const [, train] = verlAdapter.plan(grpoJob, o);
+    expect(train.argv.slice(0, 3)).toEqual(['/opt/verl/bin/python', '-m', 'verl.trainer.main_ppo']);
+    expect(train.argv).toEqual(
+      expect.arrayContaining([
+        'trainer.n_gpus_per_node=8',
+        'trainer.total_training_steps=20',
+        'actor_rollout_ref.actor.optim.lr=0.000002',
+        `trainer.save_freq=${SAVE_LAST_ONLY}`, // main_ppo saves nothing at all with save_freq <= 0
+        'actor_rollout_ref.rollout.n=4',
+        'actor_rollout_ref.rollout.multi_turn.num_repeat_rollouts=2',
+        'actor_rollout_ref.rollout.multi_turn.max_user_turns=3',
+      ]),
+    );
+    expect(train.argv.at(-1)).toBe('trainer.max_actor_ckpt_to_keep=1');
+    expect(train.env!.PYTHONPATH).toBe(['/p/scripts/python', '/opt/verl'].join(path.delimiter));
+    expect(() => verlAdapter.plan(job('grpo'), options())).toThrow(/no reward service/);
+  });
+});
+
 describe('verlAdapter.parseLine', () => {
+  it('main_ppo lines: step and actor/pg_loss (np.float64 too, nan dropped); saves and resumes name their checkpoint', () => {
+    expect(parseFixture(verlAdapter, 'verl-grpo.log')).toEqual([
+      { step: 1, loss: -0.0031 },
+      { step: 2, loss: 0.0125 },
+      { step: 3 },
+      { step: 3, checkpoint: '/w/work/global_step_3' },
+      { step: 3, checkpoint: '/w/work/global_step_3' },
+    ]);
+  });
+
   it('console logger lines: step and train/loss (nan dropped, val lines ignored); saves name their checkpoint', () => {
     expect(parseFixture(verlAdapter, 'verl-sft.log')).toEqual([
       { step: 1, loss: 1.9734081029891968 },

@@ -1,0 +1,173 @@
+// verl GRPO with multi-turn rollouts (trainer: {kind: verl, method: grpo}), the online RL of verl's recipe/collabllm
+// (now in verl-recipe; defaults below cite its train_rl_collabllm.sh). The recipe's reward service runs beside it
+// (activities/training/online-reward.ts); scripts/python/verl_collab_loop.py plugs it into verl:
+//   prepare: the recipe's converter (OnlineRl.converter, e.g. scripts/python/collabllm_to_verl.py) turns the
+//            iteration's `rl` rows into rl_train.parquet and rl_validation.parquet.
+//   train:   python -m verl.trainer.main_ppo with Hydra overrides. verl samples `rolloutN` responses per prompt; its
+//            agent loop (the recipe's CollabLLMAgentLoop, `agentLoop`) forks `numRepeatRollouts` futures after each,
+//            in which the policy being trained answers and our interaction class (CollabLoopInteraction, named in
+//            interaction.yaml) asks the service for the user's turns; our reward manager (collab_loop) sends the
+//            futures to the service's /score and puts the reward on the response's last token.
+//   export:  scripts/python/verl_export.py --subdir actor merges the actor of the last checkpoint into hfOutput.
+// Resume: trainer.resume_mode=auto; main_ppo writes global_step_N/{actor,data.pt}, then the tracker file.
+// Written against verl bcb6386 with verl-recipe's collabllm folder (its REQUIRED_VERL.txt); without a GPU here, the
+// tests pin this argv and run the plug-ins against a stand-in main_ppo (tests/fixtures/stand-in-verl).
+import path from 'node:path';
+import { z } from 'zod';
+import { positiveInt } from '../../../configs/fields';
+import type { CommonTrainOptions, TrainJob, TrainStep } from './types';
+
+export const verlGrpoOptionsSchema = z.strictObject({
+  /** Responses sampled per prompt: the GRPO group (actor_rollout_ref.rollout.n). train_rl_collabllm.sh: 8. */
+  rolloutN: z.number().int().min(2).default(8),
+  /** Sampling temperature of the responses and of the policy in the futures. train_rl_collabllm.sh: 1.0. */
+  temperature: z.number().gt(0).max(2).default(1),
+  /** Futures per response (multi_turn.num_repeat_rollouts). train_rl_collabllm.sh: 3. */
+  numRepeatRollouts: positiveInt.default(3),
+  /** A future's caps: user turns, and assistant turns counting the response. train_rl_collabllm.sh: 2 and 3, so a
+   *  future is user, assistant, user (the third assistant turn meets the cap before it is kept). */
+  maxUserTurns: positiveInt.default(2),
+  maxAssistantTurns: positiveInt.default(3),
+  /** data.max_prompt_length (longer prompts are filtered out) and data.max_response_length. train_rl_collabllm.sh: 8196, 2048. */
+  maxPromptLength: positiveInt.default(8196),
+  maxResponseLength: positiveInt.default(2048),
+  /** Prompts per step (data.train_batch_size) and per actor update (ppo_mini_batch_size). train_rl_collabllm.sh: 16, 8. */
+  trainBatchSize: positiveInt.default(16),
+  ppoMiniBatchSize: positiveInt.default(8),
+  /** Dynamic batch size: tokens per GPU per micro batch (ppo_max_token_len_per_gpu). train_rl_collabllm.sh: 24000. */
+  maxTokensPerGpu: positiveInt.default(24000),
+  /** KL loss (low_var_kl) coefficient; no KL in the reward. train_rl_collabllm.sh: 0.001. */
+  klLossCoef: z.number().min(0).default(0.001),
+  /** vLLM's memory share and tensor parallelism. train_rl_collabllm.sh: 0.7, 1. */
+  gpuMemoryUtilization: z.number().gt(0).max(1).default(0.7),
+  tensorParallel: positiveInt.default(1),
+  /** FSDP offload of actor parameters and optimizer, and of the reference model. train_rl_collabllm.sh: on. */
+  offload: z.boolean().default(true),
+  /** Validate every N steps (trainer.test_freq); -1: never — the loop evaluates every iteration. */
+  testFreq: z.number().int().min(-1).default(-1),
+  /** The agent loop that plays the futures: verl-recipe's, importable when `recipePath` (or PYTHONPATH) holds it. */
+  agentLoop: z.string().min(1).default('recipe.collabllm.collabllm_agent_loop.CollabLLMAgentLoop'),
+  /** A verl checkout whose `recipe/` submodule holds collabllm/ (added to PYTHONPATH). */
+  recipePath: z.string().min(1).optional(),
+});
+export type VerlGrpoOptions = CommonTrainOptions & { gpus: number; grpo: z.infer<typeof verlGrpoOptionsSchema> };
+
+/** train_rl_collabllm.sh's actor learning rate, when learningRate is not set. */
+export const VERL_GRPO_LEARNING_RATE = 1e-6;
+/** main_ppo saves nothing with save_freq <= 0; this saves the last step only. */
+export const SAVE_LAST_ONLY = 1_000_000_000;
+/** What the rows' agent_name and interaction_kwargs.name call the loop and the interaction (process_dataset.py). */
+export const AGENT_NAME = 'collabllm_agent';
+export const INTERACTION_NAME = 'collabllm';
+export const REWARD_URL_ENV = 'COLLAB_LOOP_REWARD_URL';
+export const PLUGIN_MODULE = 'verl_collab_loop';
+
+/** The plan's steps for method grpo; `env` is the adapter's common environment. */
+export function planVerlGrpo(
+  job: TrainJob,
+  o: VerlGrpoOptions,
+  env: Record<string, string>,
+  hydra: (v: string | number) => string,
+): TrainStep[] {
+  if (!job.onlineRl) throw new Error('verl grpo: no reward service (the train stage starts it before planning)');
+  const { rewardUrl, converter } = job.onlineRl;
+  const g = o.grpo;
+  const scripts = path.join(job.project, 'scripts', 'python');
+  const file = (name: string) => path.join(job.dataDir, name);
+  const flag = (b: boolean) => (b ? 'true' : 'false');
+  // JSON is YAML: verl reads both files with OmegaConf, and the stand-in (and anyone) with a JSON parser.
+  const interaction = JSON.stringify(
+    { interaction: [{ name: INTERACTION_NAME, class_name: `${PLUGIN_MODULE}.CollabLoopInteraction`, config: { reward_url: rewardUrl } }] },
+    null,
+    2,
+  );
+  const agentLoops = JSON.stringify([{ name: AGENT_NAME, _target_: g.agentLoop }], null, 2);
+  const overrides: Array<[string, string | number]> = [
+    ['algorithm.adv_estimator', 'grpo'],
+    ['algorithm.use_kl_in_reward', 'false'],
+    ['data.train_files', file('rl_train.parquet')],
+    ['data.val_files', file('rl_validation.parquet')],
+    ['data.max_prompt_length', g.maxPromptLength],
+    ['data.max_response_length', g.maxResponseLength],
+    ['data.train_batch_size', g.trainBatchSize],
+    ['data.filter_overlong_prompts', 'true'],
+    ['data.truncation', 'error'],
+    ['data.seed', job.seed],
+    ['actor_rollout_ref.model.path', job.base],
+    ['actor_rollout_ref.model.use_remove_padding', 'true'],
+    ['actor_rollout_ref.model.enable_gradient_checkpointing', 'true'],
+    ['actor_rollout_ref.actor.optim.lr', o.learningRate ?? VERL_GRPO_LEARNING_RATE],
+    ['actor_rollout_ref.actor.ppo_mini_batch_size', g.ppoMiniBatchSize],
+    ['actor_rollout_ref.actor.use_dynamic_bsz', 'true'],
+    ['actor_rollout_ref.actor.ppo_max_token_len_per_gpu', g.maxTokensPerGpu],
+    ['actor_rollout_ref.actor.use_kl_loss', 'true'],
+    ['actor_rollout_ref.actor.kl_loss_coef', g.klLossCoef],
+    ['actor_rollout_ref.actor.kl_loss_type', 'low_var_kl'],
+    ['actor_rollout_ref.actor.entropy_coeff', 0],
+    ['actor_rollout_ref.actor.fsdp_config.param_offload', flag(g.offload)],
+    ['actor_rollout_ref.actor.fsdp_config.optimizer_offload', flag(g.offload)],
+    ['actor_rollout_ref.ref.fsdp_config.param_offload', flag(g.offload)],
+    ['actor_rollout_ref.rollout.name', 'vllm'],
+    ['actor_rollout_ref.rollout.mode', 'async'],
+    ['actor_rollout_ref.rollout.n', g.rolloutN],
+    ['actor_rollout_ref.rollout.temperature', g.temperature],
+    ['actor_rollout_ref.rollout.gpu_memory_utilization', g.gpuMemoryUtilization],
+    ['actor_rollout_ref.rollout.tensor_model_parallel_size', g.tensorParallel],
+    ['actor_rollout_ref.rollout.multi_turn.enable', 'true'],
+    ['actor_rollout_ref.rollout.multi_turn.format', 'hermes'],
+    ['actor_rollout_ref.rollout.multi_turn.max_user_turns', g.maxUserTurns],
+    ['actor_rollout_ref.rollout.multi_turn.max_assistant_turns', g.maxAssistantTurns],
+    ['actor_rollout_ref.rollout.multi_turn.num_repeat_rollouts', g.numRepeatRollouts],
+    ['actor_rollout_ref.rollout.multi_turn.interaction_config_path', file('interaction.yaml')],
+    ['actor_rollout_ref.rollout.agent.agent_loop_config_path', file('agent_loop.yaml')],
+    // Our manager (registered when verl loads the reward function file) scores a response's futures together, so a
+    // future whose judge failed is left out instead of counting as 0 (the recipe's manager fills 0).
+    ['reward_model.reward_manager', 'collab_loop'],
+    ['custom_reward_function.path', path.join(scripts, `${PLUGIN_MODULE}.py`)],
+    ['custom_reward_function.name', 'score_futures'],
+    ['trainer.nnodes', 1],
+    ['trainer.n_gpus_per_node', o.gpus],
+    ['trainer.logger', 'console'],
+    ['trainer.default_local_dir', job.workDir],
+    ['trainer.val_before_train', 'false'],
+    ['trainer.test_freq', g.testFreq],
+    ['trainer.critic_warmup', 0],
+    ['trainer.total_epochs', Math.ceil(o.epochs)],
+    ...(o.maxSteps !== undefined ? [['trainer.total_training_steps', o.maxSteps] as [string, number]] : []),
+    ['trainer.save_freq', o.saveSteps > 0 ? o.saveSteps : SAVE_LAST_ONLY],
+    ['trainer.resume_mode', 'auto'],
+  ];
+  // The interaction class is imported by name (scripts/python), the agent loop from verl-recipe.
+  const pythonPath = [scripts, ...(g.recipePath ? [g.recipePath] : [])].join(path.delimiter);
+  return [
+    {
+      name: 'prepare',
+      argv: [
+        job.python,
+        path.join(scripts, converter.script),
+        ...converter.args,
+        ...['--agent-name', AGENT_NAME, '--interaction-name', INTERACTION_NAME, '--seed', String(job.seed), '--out-dir', job.dataDir],
+        job.dataFile,
+      ],
+      env: { ...env },
+      badInputExitCode: 2,
+    },
+    {
+      name: 'train',
+      argv: [
+        ...(o.launcher ?? [job.python]),
+        '-m',
+        'verl.trainer.main_ppo',
+        ...overrides.map(([k, v]) => `${k}=${hydra(v)}`),
+        ...o.extraArgs,
+      ],
+      env: { ...env, VLLM_USE_V1: '1', PYTHONPATH: pythonPath, [REWARD_URL_ENV]: rewardUrl },
+      files: { [file('interaction.yaml')]: `${interaction}\n`, [file('agent_loop.yaml')]: `${agentLoops}\n` },
+    },
+    {
+      name: 'export',
+      argv: [job.python, path.join(scripts, 'verl_export.py'), '--work-dir', job.workDir, '--subdir', 'actor', '--out', job.hfOutput],
+      env: { ...env },
+    },
+  ];
+}

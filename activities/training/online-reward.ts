@@ -1,0 +1,47 @@
+// The recipe's reward service for online RL (trainer.method grpo): started by the train stage before the trainer and
+// stopped after it, on the same machine (the trainer's plug-ins reach it at 127.0.0.1). Its simulator and judges are
+// the config's external roles, called through the durable request cache like every LLM call of the loop.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { StageContext } from '../../workflows/activity-types';
+import { generationServices } from '../generation/services';
+import { requestCacheFor } from '../llm/cache';
+import { createChat, externalEndpointRef, newUsageCounter } from '../llm/client';
+import { modelRoles } from '../llm/roles';
+import type { Chat } from '../llm/types';
+import { storeFor } from '../manifest';
+import { recipeOf } from '../recipes/runtime';
+import { startJsonService, type RunningJsonService } from '../serving/json-service';
+
+export interface OnlineReward extends RunningJsonService {
+  converter: { script: string; args: string[] };
+}
+
+export async function startOnlineReward(input: StageContext & { checkpoint: string }, log: (line: string) => void): Promise<OnlineReward> {
+  const recipe = recipeOf(input.config);
+  if (!recipe.onlineRl)
+    throw ApplicationFailure.nonRetryable(`trainer.method grpo: recipe ${recipe.name} has no online RL reward`, 'ConfigError');
+  const opts = {
+    cache: requestCacheFor(input.config.stateDir),
+    llm: input.config.llm,
+    usage: newUsageCounter(),
+    signal: Context.current().cancellationSignal,
+  };
+  // Nothing is served while a trainer holds the GPUs: the loader made every untrained role external.
+  const chats: Record<string, Chat> = {};
+  for (const [role, r] of Object.entries(modelRoles(input.config, input.checkpoint)))
+    if (r.kind === 'external') chats[role] = createChat({ ...opts, endpoint: externalEndpointRef(r.endpoint) });
+  const handlers = recipe.onlineRl.rewardService(input.config.recipe, {
+    chats,
+    services: generationServices(storeFor(input.config.stateDir), {
+      rendering: false,
+      unitTests: recipe.needs(input.config.recipe).unitTests,
+    }),
+    seed: input.config.seed + input.iteration,
+  });
+  const service = await startJsonService({
+    routes: { '/user-turn': handlers.userTurn, '/score': handlers.score },
+    onError: (route, err) => log(`reward service ${route}: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  log(`reward service for ${recipe.name} at ${service.url}`);
+  return { ...service, converter: recipe.onlineRl.converter(input.config.recipe) };
+}
