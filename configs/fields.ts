@@ -8,13 +8,34 @@ export const envVarName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a config)');
 
-/** An OpenAI-compatible endpoint that the loop does not deploy itself. */
-export const externalEndpointSchema = z.strictObject({
-  baseUrl: z.url({ message: 'must be a URL such as http://127.0.0.1:8000/v1' }),
-  model: z.string().min(1),
-  apiKeyEnv: envVarName.optional(),
-  maxConcurrency: positiveInt.default(32),
-});
+/** The APIs an external endpoint can speak (activities/llm/scoring-api.ts for the two scoring ones). */
+export const ENDPOINT_APIS = ['chat', 'reward', 'score'] as const;
+
+/** An endpoint that the loop does not deploy itself. */
+export const externalEndpointSchema = z
+  .strictObject({
+    baseUrl: z.url({ message: 'must be a URL such as http://127.0.0.1:8000/v1' }),
+    /** The model's name on the server; also its identity in the request cache (a scoring service ignores it). */
+    model: z.string().min(1),
+    apiKeyEnv: envVarName.optional(),
+    maxConcurrency: positiveInt.default(32),
+    /**
+     * How the endpoint is asked (a reward role may be any of them):
+     *   chat   — OpenAI chat completions at baseUrl (an LLM, or an LLM judge);
+     *   reward — a reward model served by vLLM's pooling runner (`vllm serve <rm> --runner pooling`, usually detected
+     *            by itself): POST /pooling at the server root (baseUrl without its /v1) with the conversation, its
+     *            scalar read from data[0].data;
+     *   score  — a plain HTTP scoring service (e.g. a COMET-KIWI FastAPI service): POST baseUrl+path with
+     *            {inputs: {batch_size, workers, data: [{src, mt}]}}, answered {scores: [float]}.
+     */
+    api: z.enum(ENDPOINT_APIS).default('chat'),
+    /** Only for api score: the path of the scoring route under baseUrl (default /predict/). */
+    path: z.string().startsWith('/', { message: 'must start with "/", e.g. /predict/' }).optional(),
+  })
+  .refine((e) => e.path === undefined || e.api === 'score', {
+    path: ['path'],
+    message: 'only an endpoint with api: score has a path (chat and reward endpoints use their standard routes)',
+  });
 export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
 
 /** A field that moved to the `models:` section (model roles): naming it is an error that says where it went. */

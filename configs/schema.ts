@@ -74,7 +74,11 @@ export const serverSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('external'),
-    endpoint: externalEndpointSchema,
+    // The policy talks: a scoring API (api: reward | score) is for reward roles under models:.
+    endpoint: externalEndpointSchema.refine((e) => e.api === 'chat', {
+      message: 'the served policy must speak chat completions (api: chat); scoring APIs are for reward roles under models:',
+      path: ['api'],
+    }),
   }),
 ]);
 

@@ -1,11 +1,11 @@
 // Durable request cache: every successful LLM answer is written to disk (write-tmp + rename) before the caller
 // sees it, so a retried or resumed shard never pays for the same call twice. The key covers what determines the
-// answer — model identity, messages, decoding params, n, sample key — and nothing about throughput (batching,
-// concurrency), so tuning those never invalidates the cache.
+// answer — model identity, the API it is asked through, messages, decoding params, n, sample key — and nothing
+// about throughput (batching, concurrency), so tuning those never invalidates the cache.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex, writeFileAtomic } from '../artifacts/store';
-import type { ChatCall } from './types';
+import type { ChatCall, ModelApi } from './types';
 
 export interface CachedAnswer {
   texts: string[];
@@ -23,9 +23,19 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-export function requestCacheKey(modelId: string, call: ChatCall): string {
+/** `api` (how the endpoint is asked) is part of the key unless it is chat, so a score is never served for a chat call
+ *  of the same messages while every chat key stays what it was before endpoints had an api. */
+export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi = 'chat'): string {
   return sha256Hex(
-    canonicalJson({ v: 1, model: modelId, messages: call.messages, decoding: call.decoding, n: call.n ?? 1, sample: call.sampleKey }),
+    canonicalJson({
+      v: 1,
+      model: modelId,
+      api: api === 'chat' ? undefined : api,
+      messages: call.messages,
+      decoding: call.decoding,
+      n: call.n ?? 1,
+      sample: call.sampleKey,
+    }),
   );
 }
 

@@ -1,5 +1,6 @@
-// The one way the project calls a model: openai SDK (its own retries off), the durable request cache in front,
-// a per-endpoint concurrency bound, token accounting, and failures mapped for Temporal.
+// The one way the project calls a model: openai SDK (its own retries off) — or, for an endpoint that speaks a
+// scoring API, scoring-api.ts — with the durable request cache in front, a per-endpoint concurrency bound, token
+// accounting, and failures mapped for Temporal.
 //
 // Retries happen at two levels on purpose. A retryable failure is first retried here, a few times, honouring
 // Retry-After, so one flaky call does not abort the 50 other conversations of its shard; when those attempts are
@@ -10,7 +11,8 @@ import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
 import { type RequestCache, requestCacheKey, type CachedAnswer } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter } from './limiter';
-import type { Chat, ChatCall, ChatOutput } from './types';
+import { scoreOnce, scoringPair } from './scoring-api';
+import type { Chat, ChatCall, ChatOutput, ModelApi } from './types';
 
 /** An endpoint as activities see it. `cacheId` names the exact weights (model + checkpoint), not the URL. */
 export interface EndpointRef {
@@ -24,6 +26,10 @@ export interface EndpointRef {
    * samples only when a JSON `generation_config` in the body says so (the checkpoint's own config wins otherwise).
    */
   dialect?: 'openai' | 'transformers-serve';
+  /** The API it speaks (configs/fields.ts externalEndpointSchema): absent = chat, as every loop-served endpoint. */
+  api?: ModelApi;
+  /** api score only: the scoring route under baseUrl (default /predict/). */
+  path?: string;
 }
 
 /** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
@@ -33,6 +39,8 @@ export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
   cacheId: e.model,
   apiKeyEnv: e.apiKeyEnv,
   maxConcurrency: e.maxConcurrency,
+  ...(e.api && e.api !== 'chat' ? { api: e.api } : {}),
+  ...(e.path !== undefined ? { path: e.path } : {}),
 });
 
 export interface UsageCounter {
@@ -112,9 +120,11 @@ function parseCompletion(body: OpenAI.Chat.Completions.ChatCompletion, where: st
 export function createChat(opts: ChatClientOptions): Chat {
   const { endpoint, cache, llm, usage, signal } = opts;
   const sleep = opts.sleep ?? defaultSleep;
+  const api = endpoint.api ?? 'chat';
+  const apiKey = resolveApiKey(endpoint);
   const client = new OpenAI({
     baseURL: endpoint.baseUrl,
-    apiKey: resolveApiKey(endpoint),
+    apiKey,
     maxRetries: 0,
     timeout: llm.requestTimeoutSeconds * 1000,
   });
@@ -148,6 +158,15 @@ export function createChat(opts: ChatClientOptions): Chat {
   async function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
     for (let attempt = 0; ; attempt++) {
       try {
+        if (api !== 'chat')
+          return await limiter.run(() =>
+            scoreOnce({ ...endpoint, api }, call, {
+              signal,
+              timeoutMs: llm.requestTimeoutSeconds * 1000,
+              key,
+              apiKey: endpoint.apiKeyEnv ? apiKey : undefined,
+            }),
+          );
         const body = await limiter.run(() =>
           client.chat.completions.create(requestBody(call, n, seed), { headers: { 'x-collab-request-key': key }, signal }),
         );
@@ -187,8 +206,10 @@ export function createChat(opts: ChatClientOptions): Chat {
     return answer;
   }
 
-  return async (call: ChatCall): Promise<ChatOutput> => {
-    const key = requestCacheKey(endpoint.cacheId, call);
+  const chat = async (call: ChatCall): Promise<ChatOutput> => {
+    // A scoring endpoint answers one score per request: a call it cannot take fails for good, before the cache.
+    if (api !== 'chat') scoringPair(call, `${endpoint.baseUrl} (${api} API)`);
+    const key = requestCacheKey(endpoint.cacheId, call, api);
     // The shared promise is registered before the first await, so identical concurrent calls (two shards retried
     // side by side, a zombie attempt and its retry) never both miss the cache and both pay: by the time the promise
     // is dropped from the map its answer is already on disk.
@@ -210,4 +231,5 @@ export function createChat(opts: ChatClientOptions): Chat {
     usage.completionTokens += answer.usage.completionTokens;
     return { ...answer, cached };
   };
+  return Object.assign(chat, { api });
 }

@@ -1,6 +1,7 @@
-// Maps an OpenAI-compatible endpoint's failure to a Temporal failure: 408/409/429/5xx, timeouts and connection
-// resets are retryable (honouring retry-after-ms / retry-after), 400/401/403/404/422 are not — retrying a bad
-// request or a wrong key only burns attempts. The message always names the endpoint.
+// Maps an endpoint's failure to a Temporal failure: 408/409/429/5xx, timeouts and connection resets are retryable
+// (honouring retry-after-ms / retry-after), 400/401/403/404/422 are not — retrying a bad request or a wrong key only
+// burns attempts. The message always names the endpoint. One set of rules for both ways the project calls a model:
+// the openai SDK's errors (chat) and the errors of requests it sends with fetch itself (scoring-api.ts).
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 
@@ -23,31 +24,58 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
 }
 
+/** The status rules: the one place that decides whether an HTTP failure is worth another attempt. */
+function classifyStatus(status: number, headers: Headers | undefined, detail: string): ClassifiedError {
+  const should = headers?.get?.('x-should-retry');
+  if (should === 'true' || should === 'false')
+    return { retryable: should === 'true', type: `LlmHttp${status}`, message: detail, retryAfterMs: retryAfterMs(headers) };
+  if (status === 429) return { retryable: true, type: 'LlmRateLimited', message: detail, retryAfterMs: retryAfterMs(headers) };
+  if (status === 408 || status === 409 || status >= 500)
+    return { retryable: true, type: 'LlmServerError', message: detail, retryAfterMs: retryAfterMs(headers) };
+  if (status === 401 || status === 403)
+    return { retryable: false, type: 'LlmAuthentication', message: `${detail} (check the env var named by apiKeyEnv)` };
+  if (status === 404) return { retryable: false, type: 'LlmNotFound', message: `${detail} (check baseUrl and model)` };
+  return { retryable: false, type: 'LlmBadRequest', message: detail };
+}
+
 export function classifyLlmError(err: unknown, endpoint: string): ClassifiedError {
-  if (err instanceof OpenAI.APIConnectionTimeoutError)
+  if (err instanceof OpenAI.APIConnectionTimeoutError || (err instanceof LlmNoAnswer && err.kind === 'timeout'))
     return { retryable: true, type: 'LlmTimeout', message: `${endpoint}: request timed out` };
-  if (err instanceof OpenAI.APIConnectionError)
+  if (err instanceof OpenAI.APIConnectionError || err instanceof LlmNoAnswer)
     return { retryable: true, type: 'LlmConnectionError', message: `${endpoint}: connection failed (${err.message})` };
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
-    const status = err.status;
-    const detail = `${endpoint}: HTTP ${status}: ${err.message}`;
-    const should = err.headers?.get?.('x-should-retry');
-    if (should === 'true' || should === 'false')
-      return { retryable: should === 'true', type: `LlmHttp${status}`, message: detail, retryAfterMs: retryAfterMs(err.headers) };
-    if (status === 429) return { retryable: true, type: 'LlmRateLimited', message: detail, retryAfterMs: retryAfterMs(err.headers) };
-    if (status === 408 || status === 409 || status >= 500)
-      return { retryable: true, type: 'LlmServerError', message: detail, retryAfterMs: retryAfterMs(err.headers) };
-    if (status === 401 || status === 403)
-      return { retryable: false, type: 'LlmAuthentication', message: `${detail} (check the env var named by apiKeyEnv)` };
-    if (status === 404) return { retryable: false, type: 'LlmNotFound', message: `${detail} (check baseUrl and model)` };
-    return { retryable: false, type: 'LlmBadRequest', message: detail };
-  }
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number')
+    return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);
+  if (err instanceof LlmHttpError) return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);
   if (err instanceof LlmBadResponse) return { retryable: true, type: 'LlmBadResponse', message: err.message };
   const message = err instanceof Error ? err.message : String(err);
   return { retryable: true, type: 'LlmUnknownError', message: `${endpoint}: ${message}` };
 }
 
-/** The endpoint answered 200 with something that is not a usable chat completion. */
+/** A non-2xx answer to a request sent without the openai SDK (scoring APIs). The message says what was asked and
+ *  what the server said; classifyLlmError applies the same status rules as to the SDK's errors. */
+export class LlmHttpError extends Error {
+  override name = 'LlmHttpError';
+  constructor(
+    readonly status: number,
+    readonly headers: Headers | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No answer at all to a request sent without the openai SDK: it timed out, or the connection failed or was reset. */
+export class LlmNoAnswer extends Error {
+  override name = 'LlmNoAnswer';
+  constructor(
+    readonly kind: 'timeout' | 'connection',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The endpoint answered 200 with something that is not a usable answer (a chat completion, or a finite score). */
 export class LlmBadResponse extends Error {
   override name = 'LlmBadResponse';
 }

@@ -49,4 +49,15 @@ export interface ChatOutput {
   cached: boolean;
 }
 
-export type Chat = (call: ChatCall) => Promise<ChatOutput>;
+/** How an endpoint is asked: chat completions, or one of the scoring APIs (activities/llm/scoring-api.ts). */
+export type ModelApi = 'chat' | 'reward' | 'score';
+
+/**
+ * One call to a model role. `api` says how its endpoint speaks (absent: chat), so a recipe knows how to ask a reward
+ * role: an LLM judge (chat) gets a judging prompt; a scoring endpoint (reward: a reward model behind vLLM's pooling
+ * API; score: a plain HTTP scoring service such as COMET-KIWI) is asked by convention with exactly
+ *   messages: [{ role: 'user', content: <question, or source text> }, { role: 'assistant', content: <response> }]
+ * and answers one text, the score as a decimal string (`Number(out.texts[0])`), with finish reason 'stop' and no
+ * completion tokens. `decoding` and `sampleKey` still key the request cache; `n` must be 1.
+ */
+export type Chat = ((call: ChatCall) => Promise<ChatOutput>) & { readonly api?: ModelApi };
