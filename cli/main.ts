@@ -262,11 +262,12 @@ program
 
 program
   .command('bench')
+  .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
   .description('throughput and footprint figures (see README)')
   .action(
-    cliAction(async () => {
+    cliAction(async (sections: string[]) => {
       const { runBench } = await import('../scripts/bench');
-      await runBench();
+      await runBench(sections);
     }),
   );
 

@@ -125,11 +125,10 @@ async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench)
   }
 }
 
-/** The documented debate dry run (configs/debate.dry-run.yaml: six trained roles, parallel stand-in trainers, one
- *  simulator per distinct checkpoint): what a society of models costs in workflow history per iteration. */
-async function benchModelRoles(env: TestWorkflowEnvironment): Promise<void> {
+/** Runs a documented config (a dry run) to its end on the bench's dev server, with in-process workers. */
+async function runConfig(env: TestWorkflowEnvironment, file: string, overrides: string[], evalOnly = false) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-bench-'));
-  const { config, runName } = loadConfig(path.join(PROJECT_ROOT, 'configs/debate.dry-run.yaml'), { overrides: [`stateDir=${stateDir}`] });
+  const { config, runName } = loadConfig(path.join(PROJECT_ROOT, file), { overrides: [`stateDir=${stateDir}`, ...overrides] });
   const workers = await createWorkers({ connection: env.nativeConnection });
   const t0 = performance.now();
   const result = (await runWorkers(
@@ -137,10 +136,16 @@ async function benchModelRoles(env: TestWorkflowEnvironment): Promise<void> {
     env.client.workflow.execute('trainingLoop', {
       taskQueue: TASK_QUEUES.workflows,
       workflowId: loopWorkflowId(runName),
-      args: [{ runName, config }],
+      args: [{ runName, config, evalOnly }],
     }),
   )) as LoopResult;
-  const wall = (performance.now() - t0) / 1000;
+  return { config, runName, result, wall: (performance.now() - t0) / 1000 };
+}
+
+/** The documented debate dry run (configs/debate.dry-run.yaml: six trained roles, parallel stand-in trainers, one
+ *  simulator per distinct checkpoint): what a society of models costs in workflow history per iteration. */
+async function benchModelRoles(env: TestWorkflowEnvironment): Promise<void> {
+  const { runName, result, wall } = await runConfig(env, 'configs/debate.dry-run.yaml', []);
   const events = async (id: string) => (await env.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
   const perIteration = await Promise.all(result.iterations.map((it) => events(iterationWorkflowId(runName, it.iteration))));
   const roles = Object.values(result.iterations[0].models ?? {});
@@ -152,32 +157,57 @@ debate model roles — configs/debate.dry-run.yaml (${result.iterations.length} 
   console.log(`  whole loop              ${wall.toFixed(1)} s`);
 }
 
-export async function runBench(): Promise<void> {
-  installWorkerLogging('WARN');
-  const coralTasks = path.join(PROJECT_ROOT, 'configs/tasks/coral-demo/mmlu_pro.jsonl');
-  const debateTasks = path.join(PROJECT_ROOT, 'configs/tasks/debate/math.jsonl');
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalCliPath() }, searchAttributes: [...SEARCH_ATTRIBUTES] },
-  });
-  console.log('\ncollab-loop bench: generation against a local OpenAI-compatible endpoint (SIMULATED policies)');
-  try {
-    await benchGeneration(env, {
+/** TOA against its five baselines at the same budget N on the documented dry run (configs/toa.dry-run.yaml: four
+ *  SIMULATED policies of seeded quality 0.3 / 0.45 / 0.6 / 0.75, a judge reading it): mean best and top-10 reward. */
+async function benchToaMethods(env: TestWorkflowEnvironment): Promise<void> {
+  const { config, result, wall } = await runConfig(
+    env,
+    'configs/toa.dry-run.yaml',
+    ['iterations=1', 'recipe.limit=12', 'recipe.samples=10', 'recipe.evalSamples=3', 'recipe.topK=10'],
+    true,
+  );
+  const m = result.iterations[0].metrics;
+  const recipe = config.recipe as { samples: number; policies: number; compare: string[]; singlePolicy: number };
+  console.log(`
+toa methods — configs/toa.dry-run.yaml, N = ${recipe.samples * recipe.policies} calls per prompt for every method, ${m.prompts} prompts (simulator, judge 1–10)`);
+  console.log(`  method       mean best   mean top-10   TFLOPs/prompt   (random and prs: policy_${recipe.singlePolicy} alone)`);
+  for (const method of recipe.compare)
+    console.log(
+      `  ${method.padEnd(12)} ${m[`${method}/best_reward`].toFixed(3).padStart(9)}   ${m[`${method}/topk_reward`].toFixed(3).padStart(11)}   ${m[`${method}/tflops`].toFixed(1).padStart(13)}`,
+    );
+  console.log(`  whole evaluation        ${wall.toFixed(1)} s`);
+}
+
+/** The sections `npm run bench` prints, in order; `collab-loop bench <name…>` runs only those named. */
+const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> = {
+  coral: (env) =>
+    benchGeneration(env, {
       label: 'coral',
       recipe: {
         name: 'coral',
         dataset: 'mmlu_pro',
-        evalTasks: coralTasks,
+        evalTasks: path.join(PROJECT_ROOT, 'configs/tasks/coral-demo/mmlu_pro.jsonl'),
         maxTurns: 6,
         maxTokens: 256,
         evalSamples: 20,
         evalTemperature: 0.7,
       },
-    });
-    await benchGeneration(env, {
+    }),
+  debate: (env) =>
+    benchGeneration(env, {
       label: 'debate',
-      recipe: { name: 'debate', dataset: 'math', evalTasks: debateTasks, agents: 3, rounds: 2, evalSamples: 20, maxTokens: 256 },
-    });
-    await benchGeneration(env, {
+      recipe: {
+        name: 'debate',
+        dataset: 'math',
+        evalTasks: path.join(PROJECT_ROOT, 'configs/tasks/debate/math.jsonl'),
+        agents: 3,
+        rounds: 2,
+        evalSamples: 20,
+        maxTokens: 256,
+      },
+    }),
+  'collabllm-build': (env) =>
+    benchGeneration(env, {
       label: 'collabllm-build',
       build: true,
       recipe: {
@@ -190,8 +220,40 @@ export async function runBench(): Promise<void> {
         evalSamples: 4,
         trainSamples: 8,
       },
-    });
-    await benchModelRoles(env);
+    }),
+  // Many prompts searched at once: each search is sequential (play after play), the endpoint is kept busy by the
+  // number of searches in flight.
+  'toa-search': (env) =>
+    benchGeneration(env, {
+      label: 'toa-search',
+      recipe: {
+        name: 'toa',
+        task: 'instruction',
+        evalTasks: path.join(PROJECT_ROOT, 'configs/tasks/toa/instructions.jsonl'),
+        policies: 4,
+        samples: 4,
+        compare: ['toa'],
+        search: { tau: 2 },
+        flops: Object.fromEntries([0, 1, 2, 3].map((k) => [`policy_${k}`, { params: 8e9 }])),
+        evalSamples: 16,
+      },
+    }),
+  'toa-methods': benchToaMethods,
+  'model-roles': benchModelRoles,
+};
+
+export async function runBench(only: string[] = []): Promise<void> {
+  const unknown = only.filter((name) => !Object.hasOwn(SECTIONS, name) && name !== 'sandbox' && name !== 'render');
+  if (unknown.length)
+    throw new Error(`bench: no section ${unknown.join(', ')} (sections: ${[...Object.keys(SECTIONS), 'sandbox', 'render'].join(', ')})`);
+  const wanted = (name: string) => only.length === 0 || only.includes(name);
+  installWorkerLogging('WARN');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: temporalCliPath() }, searchAttributes: [...SEARCH_ATTRIBUTES] },
+  });
+  console.log('\ncollab-loop bench: generation against a local OpenAI-compatible endpoint (SIMULATED policies)');
+  try {
+    for (const [name, run] of Object.entries(SECTIONS)) if (wanted(name)) await run(env);
     console.log(
       `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process)`,
     );
@@ -199,14 +261,18 @@ export async function runBench(): Promise<void> {
     await env.teardown();
   }
   // ColBench scoring: the sandbox and the renderer, each against a bare baseline measured in the same run.
-  const { benchSandbox } = await import('./bench-sandbox');
-  const sb = await benchSandbox();
-  console.log(
-    `  sandboxed executions/s   ${sb.sandboxedPerSecond.toFixed(1)} vs bare python3 ${sb.barePerSecond.toFixed(1)}   ratio ${sb.ratio.toFixed(3)} (${sb.runs} runs, concurrency 2)`,
-  );
-  const { benchRender } = await import('./bench-render');
-  const rb = await benchRender();
-  console.log(
-    `  renders/s                ${rb.poolPerSecond.toFixed(1)} vs plain playwright loop ${rb.barePerSecond.toFixed(1)}   ratio ${rb.ratio.toFixed(3)} (${rb.renders} renders)`,
-  );
+  if (wanted('sandbox')) {
+    const { benchSandbox } = await import('./bench-sandbox');
+    const sb = await benchSandbox();
+    console.log(
+      `  sandboxed executions/s   ${sb.sandboxedPerSecond.toFixed(1)} vs bare python3 ${sb.barePerSecond.toFixed(1)}   ratio ${sb.ratio.toFixed(3)} (${sb.runs} runs, concurrency 2)`,
+    );
+  }
+  if (wanted('render')) {
+    const { benchRender } = await import('./bench-render');
+    const rb = await benchRender();
+    console.log(
+      `  renders/s                ${rb.poolPerSecond.toFixed(1)} vs plain playwright loop ${rb.barePerSecond.toFixed(1)}   ratio ${rb.ratio.toFixed(3)} (${rb.renders} renders)`,
+    );
+  }
 }

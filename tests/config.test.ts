@@ -96,6 +96,24 @@ describe('config validation', () => {
     expect(coral.message).toMatch(/trainer\.method: grpo needs a recipe with an online RL reward; coral has none/);
   });
 
+  it('TOA: every policy sized for FLOPs, roles and ranges checked, reward endpoints by api', () => {
+    const toa = path.join(PROJECT_ROOT, 'configs', 'toa.dry-run.yaml');
+    const { config } = loadConfig(toa);
+    expect(Object.keys(config.models).sort()).toEqual(['policy_0', 'policy_1', 'policy_2', 'policy_3', 'reward']);
+    const unsized = errorOf(() => loadConfig(toa, { overrides: ['recipe.flops={policy_0: {params: 7.0e9}}'] }));
+    expect(unsized.message).toMatch(
+      /toa\.dry-run\.yaml: recipe\.flops\.policy_1: is missing: FLOPs per call need each policy's parameter count/,
+    );
+    expect(errorOf(() => loadConfig(toa, { overrides: ['recipe.flops.policy_9={params: 1}'] })).field).toBe('recipe.flops.policy_9');
+    expect(errorOf(() => loadConfig(toa, { overrides: ['recipe.singlePolicy=4'] })).field).toBe('recipe.singlePolicy');
+    // A reward model's scoring API (vLLM pooling, a POST-JSON scorer) is a reward endpoint, never the served policy.
+    const score = ['kind=external', 'endpoint.baseUrl=http://127.0.0.1:8000', 'endpoint.model=kiwi', 'endpoint.api=score'];
+    const scored = loadConfig(toa, { overrides: score.map((o) => `models.reward.${o}`) });
+    expect(scored.config.models.reward).toMatchObject({ kind: 'external', endpoint: { api: 'score' } });
+    const server = errorOf(() => loadConfig(toa, { overrides: score.map((o) => `server.${o}`) }));
+    expect(server.message).toMatch(/server\.endpoint\.api: /);
+  });
+
   it('--set overrides keep their YAML type and retry --set revalidates', () => {
     const { config } = loadConfig(demo, { overrides: ['recipe.maxTurns=3', 'recipe.compat=seed'] });
     expect(config.recipe.maxTurns).toBe(3);

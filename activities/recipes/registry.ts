@@ -5,9 +5,10 @@ import { colbenchCodeRecipe, colbenchHtmlRecipe } from './colbench/recipe';
 import { collabllmRecipe } from './collabllm/recipe';
 import { coralRecipe } from './coral/recipe';
 import { debateRecipe } from './debate/recipe';
+import { toaRecipe } from './toa/recipe';
 import type { RecipeDefinition } from './types';
 
-export const RECIPES = [coralRecipe, colbenchCodeRecipe, colbenchHtmlRecipe, debateRecipe, collabllmRecipe] as const;
+export const RECIPES = [coralRecipe, colbenchCodeRecipe, colbenchHtmlRecipe, debateRecipe, collabllmRecipe, toaRecipe] as const;
 
 type Schemas = (typeof RECIPES)[number]['schema'];
 

@@ -76,6 +76,17 @@ export interface RecipeRuntime {
   scoreRecords?(split: Split, records: unknown[], services: ScoringServices): Promise<unknown[]>;
   /** Recipes whose training data needs model calls (SWEET-RL: candidates from the agent, ranks from a critic). */
   buildDataWithModels?(records: unknown[], chats: Record<string, Chat>): Promise<TrainingData>;
+  /** The recipe's own figures in the report, from one iteration's evaluation records (TOA: reward against FLOPs). */
+  reportFigures?(records: unknown[]): RecipeFigure[];
+}
+
+/** A scatter or line figure: series of (x, y) points. */
+export interface RecipeFigure {
+  id: string;
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  series: Array<{ name: string; points: Array<[number, number]> }>;
 }
 
 /** What an iteration must do for a recipe, beyond generating and evaluating (the workflow reads it from planIteration). */

@@ -151,6 +151,26 @@ function conversations(rows: IterationSummary[], opts: ReportOptions): { html: s
   return { html: parts.join('\n'), css };
 }
 
+/** The recipe's own figures (RecipeRuntime.reportFigures), per iteration. */
+function recipeFigures(rows: IterationSummary[], opts: ReportOptions): string | undefined {
+  if (!opts.config) return undefined;
+  const runtime = recipeRuntime(opts.config);
+  if (!runtime.reportFigures) return undefined;
+  return rows
+    .map((r) => {
+      const body = guarded(() =>
+        runtime.reportFigures!(evaluationRecords(r))
+          .map(
+            (f) =>
+              `<figure class="recipe-figure" data-figure="${esc(f.id)}" data-iteration="${r.iteration}">${linePlotSvg({ series: f.series, xLabel: f.xLabel, width: 420, height: 240 })}${legendHtml(f.series)}<figcaption>${esc(f.title)} (y: ${esc(f.yLabel)})</figcaption></figure>`,
+          )
+          .join(''),
+      );
+      return `<h3>iteration ${r.iteration}</h3>\n${body || note('Nothing to plot in this iteration.')}`;
+    })
+    .join('\n');
+}
+
 export function reportHtml(runName: string, rows: IterationSummary[], opts: ReportOptions = {}): string {
   const recipe = opts.config?.recipe.name;
   const last = rows.at(-1);
@@ -180,6 +200,10 @@ export function reportHtml(runName: string, rows: IterationSummary[], opts: Repo
       'Time per stage',
       guarded(() => stageTimeTable(rows)),
     ),
+    ...(() => {
+      const figures = recipeFigures(rows, opts);
+      return figures ? [section('recipe-figures', `${recipe} figures`, figures)] : [];
+    })(),
     section('lineage', 'Lineage', lineage(rows)),
     section('conversations', 'Conversations', convs.html),
   ].join('\n');

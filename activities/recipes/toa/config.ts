@@ -1,0 +1,71 @@
+// TOA's `recipe:` section (composed by configs/schema.ts through the registry).
+import { z } from 'zod';
+import { positiveInt } from '../../../configs/fields';
+import { DEFAULT_MOA_LAYERS, METHODS } from './baselines';
+import { DEFAULT_SEARCH } from './search';
+import { TOA_TASK_KINDS } from './tasks';
+
+/** The roles: K policies (policy_0 …), the student the loop trains on their best responses, the reward. */
+export const policyRole = (k: number) => `policy_${k}`;
+export const STUDENT_ROLE = 'student';
+export const REWARD_ROLE = 'reward';
+
+const modelCompute = z.strictObject({
+  /** Parameter count, e.g. 8.0e9. */
+  params: z.number().positive(),
+  layers: positiveInt.optional(),
+  hiddenSize: positiveInt.optional(),
+  /** Context for the attention term (the seed: 15000). */
+  contextLength: positiveInt.optional(),
+});
+
+export const toaRecipeSchema = z.strictObject({
+  name: z.literal('toa'),
+  /** instruction: {id, instruction} prompts (AlpacaEval, UltraFeedback); translation: {id, instruction, src, ref} (WMT). */
+  task: z.enum(TOA_TASK_KINDS),
+  evalTasks: z.string().min(1),
+  trainTasks: z.string().min(1).optional(),
+  limit: positiveInt.optional(),
+  /** K: the policy roles policy_0 … policy_{K-1}, each its own model (the seed: 4 or 5). */
+  policies: z.number().int().min(1).max(16).default(4),
+  /** Responses per policy: the budget is N = samples × K calls per prompt for every method (the seed: 160). */
+  samples: positiveInt.default(40),
+  /** The method whose responses become the student's data. */
+  method: z.enum(METHODS).default('toa'),
+  /** Methods also run on the evaluation prompts at the same N, to compare best reward against FLOPs. */
+  compare: z.array(z.enum(METHODS)).default([]),
+  /** random and prs are single-agent: the policy they use. */
+  singlePolicy: z.number().int().min(0).default(0),
+  search: z
+    .strictObject({
+      tau: z.number().positive().default(DEFAULT_SEARCH.tau),
+      alpha: z.number().min(0).default(DEFAULT_SEARCH.alpha),
+      topK: positiveInt.default(DEFAULT_SEARCH.topK),
+      /** Global width of a response layer; default ⌊N/3⌋. */
+      width: positiveInt.optional(),
+    })
+    .prefault({}),
+  /** Mixture-of-agents layers per block (the seed's n_iter). */
+  moaLayers: positiveInt.default(DEFAULT_MOA_LAYERS),
+  temperature: z.number().min(0).max(2).default(0.7),
+  topP: z.number().gt(0).max(1).default(1),
+  maxTokens: positiveInt.default(2048),
+  /** An LLM-judge reward role (an endpoint with api: chat): its reply budget and re-asks when unreadable. */
+  judge: z.strictObject({ maxTokens: positiveInt.default(256), parseRetries: z.number().int().min(0).default(2) }).prefault({}),
+  /** Best responses reported as the mean of the top k rewards (the seed's scaling plot: top-10). */
+  topK: positiveInt.default(10),
+  data: z
+    .strictObject({
+      /** DPO rejected = the response at this reward rank (1 = best; the seed: 30 of 160), or the worst if fewer. */
+      dpoRank: z.number().int().min(2).default(30),
+    })
+    .prefault({}),
+  /** FLOPs per call need each policy's size (required for every policy): role → {params, layers?, hiddenSize?, contextLength?}. */
+  flops: z.record(z.string(), modelCompute).default({}),
+  evalSamples: positiveInt.default(1),
+  trainSamples: positiveInt.default(1),
+});
+
+export type ToaRecipeConfig = z.infer<typeof toaRecipeSchema>;
+
+export const policyRoles = (cfg: Pick<ToaRecipeConfig, 'policies'>) => Array.from({ length: cfg.policies }, (_, k) => policyRole(k));

@@ -1,0 +1,53 @@
+// What an iteration reports for TOA: the student's mean reward (the loop's headline: does training on the search's
+// best responses make the student better?), and per compared method at the same N (brief A.4, A.8's scaling plot):
+// the mean best reward, the mean top-k reward, policy TFLOPs per prompt and failed scores (which policy wrote each
+// best response is in the records and the report).
+import type { RecipeFigure } from '../types';
+import type { Method } from './baselines';
+import type { SearchSummary, ToaEvalRecord } from './records';
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
+/** A mean over no scores is left out of the metrics (missing, never 0). */
+const put = (out: Record<string, number>, key: string, v: number | undefined) => {
+  if (v !== undefined) out[key] = v;
+};
+
+export function toaMetrics(records: readonly ToaEvalRecord[]): Record<string, number> {
+  const scored = records.flatMap((r) => (r.student.reward !== undefined ? [r.student.reward] : []));
+  const out: Record<string, number> = {
+    failed_rewards: records.filter((r) => r.student.reward === undefined).length,
+    prompts: records.length,
+  };
+  put(out, 'reward', mean(scored));
+  const methods = [...new Set(records.flatMap((r) => Object.keys(r.methods)))];
+  for (const m of methods) {
+    const runs = records.flatMap((r) => (r.methods[m as keyof typeof r.methods] ? [r.methods[m as keyof typeof r.methods]!] : []));
+    put(out, `${m}/best_reward`, mean(runs.flatMap((s) => (s.best ? [s.best.reward] : []))));
+    put(out, `${m}/topk_reward`, mean(runs.flatMap((s) => (s.topK.mean !== undefined ? [s.topK.mean] : []))));
+    out[`${m}/tflops`] = runs.reduce((a, s) => a + s.flops, 0) / runs.length / 1e12;
+    out[`${m}/failed_rewards`] = runs.reduce((a, s) => a + s.failed, 0);
+  }
+  return out;
+}
+
+/** The report's scaling figures (the paper's reward-vs-compute plot): per method, each prompt's mean top-k reward and
+ *  best reward against its policy FLOPs. */
+export function rewardVsFlops(records: readonly ToaEvalRecord[]): RecipeFigure[] {
+  const methods = [...new Set(records.flatMap((r) => Object.keys(r.methods)))] as Method[];
+  const figure = (id: string, yLabel: string, y: (s: SearchSummary) => number | undefined): RecipeFigure => ({
+    id,
+    title: `${yLabel} against policy FLOPs per prompt, per method`,
+    xLabel: 'FLOPs per prompt',
+    yLabel,
+    series: methods.map((m) => ({
+      name: m,
+      points: records.flatMap((r) => {
+        const s = r.methods[m];
+        const v = s ? y(s) : undefined;
+        return s && v !== undefined ? [[s.flops, v] as [number, number]] : [];
+      }),
+    })),
+  });
+  if (!methods.length) return [];
+  return [figure('topk-vs-flops', 'mean top-k reward', (s) => s.topK.mean), figure('best-vs-flops', 'best reward', (s) => s.best?.reward)];
+}

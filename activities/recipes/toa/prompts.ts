@@ -1,0 +1,212 @@
+// TOA's prompts, re-authored in our own words: the seed's prompts/ directory (refinement, aggregator and translation
+// templates) is missing from oceanypt/TOA (brief A.7), so only their roles are known.
+//   generate  — the question alone, as the user message (translation: a request to translate `src` into English);
+//   refine    — question + one earlier response → a better response, output alone. No critique or feedback step: the
+//               seed's templates are named refinement_wo_feedback;
+//   aggregate — mixture-of-agents (brief A.3): system = aggregator instructions + "## Response i:" list, user = the
+//               original question;
+//   judge     — an LLM-judge reward role: one JSON object {"score": 1..10}; parseJudgeScore reads it leniently.
+// rewardQuestion is what a reward model or scoring service scores a response against: the ORIGINAL question, never
+// the refine or aggregate prompt (the seed's RM call); for translation the source text (KIWI scores (src, mt)).
+// The refine and judge prompts put the question and the responses in <tag>…</tag> blocks, so markdown headings
+// inside a question cannot be mistaken for the prompt's own structure.
+import type { ChatMessage } from '../../llm/types';
+import type { ToaTask } from './tasks';
+
+/** English names of the WMT source languages (and a few more); other codes are shown as they are. */
+const LANGUAGES: Readonly<Record<string, string>> = Object.freeze({
+  cs: 'Czech',
+  de: 'German',
+  es: 'Spanish',
+  fr: 'French',
+  hr: 'Croatian',
+  is: 'Icelandic',
+  it: 'Italian',
+  ja: 'Japanese',
+  liv: 'Livonian',
+  pl: 'Polish',
+  ru: 'Russian',
+  uk: 'Ukrainian',
+  zh: 'Chinese',
+});
+
+/** "German text", "text in the language xx", or just "text" when the row names no language. */
+function sourceText(task: ToaTask): string {
+  if (!task.srcLang) return 'text';
+  const name = LANGUAGES[task.srcLang];
+  return name ? `${name} text` : `text (language code "${task.srcLang}")`;
+}
+
+function sourceOf(task: ToaTask): string {
+  if (task.kind !== 'translation') throw new Error(`toa prompts: task "${task.id}" is not a translation task`);
+  if (!task.src) throw new Error(`toa prompts: translation task "${task.id}" has no source text`);
+  return task.src;
+}
+
+/** The original question as the policy sees it in a generate call (and as the user message of an aggregate call). */
+function question(task: ToaTask): string {
+  if (task.kind === 'instruction') return task.instruction;
+  return [
+    `Translate the ${sourceText(task)} below into English.`,
+    'Reply with the English translation only: no quotation marks around it, no notes, no alternatives, no explanation.',
+    '',
+    sourceOf(task),
+  ].join('\n');
+}
+
+/** What a reward model or scoring service scores a response against: the question (instruction) or the source (translation). */
+export function rewardQuestion(task: ToaTask): string {
+  return task.kind === 'translation' ? sourceOf(task) : task.instruction;
+}
+
+/** A fresh response: the question as the only message. */
+export function generatePrompt(task: ToaTask): ChatMessage[] {
+  return [{ role: 'user', content: question(task) }];
+}
+
+/** An improved response from the question and one earlier response (any model's); no critique step. */
+export function refinePrompt(task: ToaTask, previous: string): ChatMessage[] {
+  if (task.kind === 'translation')
+    return [
+      {
+        role: 'user',
+        content: [
+          `Below are a ${sourceText(task)} and an earlier English translation of it. Write a better English translation.`,
+          'Keep what the earlier translation renders well; fix mistranslations, anything left out or added, and wording that does not read naturally in English.',
+          'Reply with the new English translation only: no notes, no explanation, no comments on the earlier translation.',
+          '',
+          `<source>\n${sourceOf(task)}\n</source>`,
+          '',
+          `<earlier_translation>\n${previous}\n</earlier_translation>`,
+        ].join('\n'),
+      },
+    ];
+  return [
+    {
+      role: 'user',
+      content: [
+        'Below are a question and an earlier answer to it. Write a new answer to the question that is better than the earlier one.',
+        'Keep what the earlier answer gets right; correct its mistakes, add what is missing and make unclear parts clear. Your answer must stand on its own: the reader will not see the earlier one.',
+        'Reply with the new answer only: no preamble, and no remarks about the earlier answer or about what you changed.',
+        '',
+        `<question>\n${task.instruction}\n</question>`,
+        '',
+        `<earlier_answer>\n${previous}\n</earlier_answer>`,
+      ].join('\n'),
+    },
+  ];
+}
+
+/** Mixture-of-agents: the responses to synthesise in the system message, the original question as the user's. */
+export function aggregatePrompt(task: ToaTask, responses: readonly string[]): ChatMessage[] {
+  if (responses.length === 0) throw new Error(`toa prompts: aggregatePrompt for task "${task.id}" got no responses`);
+  const intro =
+    task.kind === 'translation'
+      ? [
+          "Several translation systems have each translated the source text in the user's message into English. Their translations are listed below.",
+          'Compare them critically: some may misread the source, leave parts out or sound unnatural. Then write the single best English translation of the source, taking the best choices from each.',
+          'Reply with that translation only: no notes, and no mention of the translations you were given.',
+        ]
+      : [
+          "Several AI assistants have each answered the user's message. Their responses are listed below.",
+          'Read them critically: some may be wrong, incomplete or biased. Then write one response of your own that is better than each of them: keep their strongest points, correct their errors, and answer the user directly and completely.',
+          'Do not mention the other responses or that you were given them.',
+        ];
+  const listed = responses.map((r, i) => `## Response ${i + 1}:\n${r}`);
+  return [
+    { role: 'system', content: `${intro.join('\n')}\n\n${listed.join('\n\n')}` },
+    { role: 'user', content: question(task) },
+  ];
+}
+
+/** An LLM judge's request: rate one response to the original question from 1 to 10, as one JSON object. */
+export function judgePrompt(task: ToaTask, response: string): ChatMessage[] {
+  const reply = 'Reply with one JSON object and nothing else: {"score": <a number from 1 (useless) to 10 (excellent)>}';
+  if (task.kind === 'translation')
+    return [
+      { role: 'system', content: 'You are a careful, impartial evaluator of translations into English.' },
+      {
+        role: 'user',
+        content: [
+          `Rate the English translation below of the ${sourceText(task)}.`,
+          'Judge adequacy first (is every part of the meaning carried over, with nothing added?), then fluency (does it read as natural English?). Ignore differences of style that do not change the meaning.',
+          '',
+          `<source>\n${sourceOf(task)}\n</source>`,
+          '',
+          `<translation>\n${response}\n</translation>`,
+          '',
+          reply,
+        ].join('\n'),
+      },
+    ];
+  return [
+    { role: 'system', content: "You are a careful, impartial evaluator of AI assistants' answers." },
+    {
+      role: 'user',
+      content: [
+        'Rate how well the response below answers the question.',
+        'Consider whether it is correct, helpful, complete and clear, and whether it follows every instruction in the question. Do not reward length for its own sake.',
+        '',
+        `<question>\n${task.instruction}\n</question>`,
+        '',
+        `<response>\n${response}\n</response>`,
+        '',
+        reply,
+      ].join('\n'),
+    },
+  ];
+}
+
+/** Scores a judge may give: the scale the judge prompt asks for. */
+export const JUDGE_SCALE = { min: 1, max: 10 } as const;
+
+const inScale = (n: number) => Number.isFinite(n) && n >= JUDGE_SCALE.min && n <= JUDGE_SCALE.max;
+
+function scoreOf(value: unknown): number | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const s = (value as Record<string, unknown>).score;
+  const n = typeof s === 'number' ? s : typeof s === 'string' && s.trim() !== '' ? Number(s) : Number.NaN;
+  return inScale(n) ? n : undefined;
+}
+
+/** Every balanced {…} span of the text, outermost first, skipping braces inside JSON strings. */
+function* objectSpans(text: string): Generator<string> {
+  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+    let depth = 0;
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{') depth++;
+      else if (c === '}' && --depth === 0) {
+        yield text.slice(start, i + 1);
+        break;
+      }
+    }
+  }
+}
+
+/**
+ * The judge's score, leniently: the first JSON object (fenced or amid prose) with a numeric "score", else a
+ * `score: 7` / `Score = 7.5` / `"score": "7"` mention. Undefined when unreadable or outside 1..10 — the caller records
+ * a failed reward then, never 0.
+ */
+export function parseJudgeScore(text: string): number | undefined {
+  for (const span of objectSpans(text)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(span);
+    } catch {
+      continue;
+    }
+    const n = scoreOf(parsed);
+    if (n !== undefined) return n;
+  }
+  const m = /\bscore\b["']?\s*[:=]\s*["']?(-?\d+(?:\.\d+)?)/i.exec(text);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return inScale(n) ? n : undefined;
+}

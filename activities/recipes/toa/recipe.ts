@@ -1,0 +1,56 @@
+// TOA as the loop sees it: its config section, its roles (K policies, frozen or external; the reward; the student
+// the loop trains), its runtime, its simulator. Nothing outside this folder names TOA.
+import type { RecipeDefinition, RoleDefault } from '../types';
+import { policyRoles, REWARD_ROLE, STUDENT_ROLE, toaRecipeSchema, type ToaRecipeConfig } from './config';
+import { toaRuntime } from './runtime';
+import { createToaSimulatedPolicy } from './simulated-policy';
+import { isToaTaskKind, loadToaTasks, TOA_TASK_KINDS } from './tasks';
+
+export const toaRecipe: RecipeDefinition<ToaRecipeConfig> = {
+  name: 'toa',
+  schema: toaRecipeSchema,
+  // The student is the first (trained) role: its chain is the loop's checkpoint. The policies are the seed's pool of
+  // different models (point each at its own checkpoint or endpoint); the reward is a reward model or a judge.
+  roles: (cfg) => {
+    const roles: Record<string, RoleDefault> = { [STUDENT_ROLE]: 'trained' };
+    for (const p of policyRoles(cfg)) roles[p] = 'frozen';
+    roles[REWARD_ROLE] = 'frozen';
+    return roles;
+  },
+  headlineMetric: 'reward',
+  needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
+  runtime: (cfg, o) => toaRuntime(cfg, o.seed, o.format),
+  check: (cfg) => {
+    if (cfg.singlePolicy >= cfg.policies)
+      return { field: 'recipe.singlePolicy', message: `must name one of the ${cfg.policies} policies (0 … ${cfg.policies - 1})` };
+    const roles = policyRoles(cfg);
+    for (const role of Object.keys(cfg.flops))
+      if (!roles.includes(role)) return { field: `recipe.flops.${role}`, message: `is not a policy role (${roles.join(', ')})` };
+    // Every method is compared at its FLOPs, so a policy without a size would leave every figure incomplete: say so
+    // before any call is paid rather than at the end of the first shard.
+    const unsized = roles.find((role) => !Object.hasOwn(cfg.flops, role));
+    if (unsized)
+      return {
+        field: `recipe.flops.${unsized}`,
+        message: `is missing: FLOPs per call need each policy's parameter count (e.g. ${unsized}: { params: 8.0e9 })`,
+      };
+    return undefined;
+  },
+  simulator: {
+    taskKind: (cfg) => cfg.task,
+    policy: (files, p) => {
+      const tasks = files.flatMap(({ file, kind }) => {
+        if (!isToaTaskKind(kind)) throw new Error(`--tasks ${file}:${kind}: the task kind must be one of ${TOA_TASK_KINDS.join(', ')}`);
+        return loadToaTasks(file, kind);
+      });
+      // One simulator server per checkpoint: whatever name its requests carry, its quality is the checkpoint's skill.
+      const byModel = new Map<string, ReturnType<typeof createToaSimulatedPolicy>>();
+      const policy: ReturnType<typeof createToaSimulatedPolicy> = (req) => {
+        let one = byModel.get(req.model);
+        if (!one) byModel.set(req.model, (one = createToaSimulatedPolicy({ tasks, quality: { [req.model]: p.skill } })));
+        return one(req);
+      };
+      return policy as ReturnType<RecipeDefinition['simulator']['policy']>;
+    },
+  },
+};

@@ -1,0 +1,31 @@
+// How a TOA record shows in the report's conversation browser: the prompt, the student's response and its reward,
+// and (evaluation with recipe.compare) each method's best reward at its FLOPs; a built pool shows its best response.
+import type { ConversationView } from '../../report/conversation-view';
+import type { ToaBuildRecord, ToaEvalRecord } from './records';
+import type { ToaTask } from './tasks';
+
+const fmt = (x?: number) => (x === undefined ? 'failed' : x.toFixed(3));
+
+export function toaRecordView(r: ToaEvalRecord | ToaBuildRecord, task?: ToaTask): ConversationView {
+  const id = `${r.taskId} #${r.sampleIndex}`;
+  if (r.kind === 'build') {
+    const best = r.search.results.best;
+    return {
+      id,
+      outcome: best ? 'correct' : 'wrong',
+      summary: `${r.search.method} · ${r.search.budget} responses · best ${fmt(best?.reward)} by ${best?.model ?? '—'} · ${r.search.results.failed} failed`,
+      task: task?.instruction,
+      turns: best ? [{ speaker: best.model, text: best.text, note: `${best.action}, play ${best.play}` }] : [],
+    };
+  }
+  const methods = Object.entries(r.methods).map(
+    ([m, s]) => `${m} best ${fmt(s?.best?.reward)} (${(s?.flops ?? 0).toExponential(2)} FLOPs)`,
+  );
+  return {
+    id,
+    outcome: r.student.reward === undefined ? 'partial' : 'correct',
+    summary: [`student reward ${fmt(r.student.reward)}`, ...methods].join(' · '),
+    task: task?.instruction,
+    turns: [{ speaker: 'student', text: r.student.text, ...(r.student.failed ? { note: r.student.failed } : {}) }],
+  };
+}

@@ -1,0 +1,99 @@
+// Glue between TOA's logic (this folder) and the generic stages: on the eval split the student answers each prompt
+// once (scored by the reward role) and the compared methods search it at the same N; on the train split the
+// configured method builds each prompt's pool of N scored responses, from which the student's data is drawn.
+import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
+import type { Chat } from '../../llm/types';
+import { hashSeed } from '../../seeded-random';
+import type { RecipeRuntime, Split } from '../types';
+import type { Method, PlanParams } from './baselines';
+import { policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
+import { toaTrainingData } from './data';
+import { rewardVsFlops, toaMetrics } from './metrics';
+import { generatePrompt } from './prompts';
+import { recordTokens, summarizeSearch, type ToaBuildRecord, type ToaEvalRecord } from './records';
+import { toaRecordView } from './report-view';
+import { scoreResponse } from './reward';
+import { runSearch } from './run-search';
+import { readToaSplit, type ToaTask } from './tasks';
+
+/** The planner's models and samples: single-agent methods spend the whole budget N on one policy. */
+export function planParams(cfg: ToaRecipeConfig, method: Method, seed: number): PlanParams {
+  const single = method === 'random' || method === 'prs';
+  return {
+    models: single ? [policyRole(cfg.singlePolicy)] : policyRoles(cfg),
+    samples: single ? cfg.samples * cfg.policies : cfg.samples,
+    ...cfg.search,
+    layers: cfg.moaLayers,
+    seed,
+  };
+}
+
+export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+  const tasksFor = (split: Split): ToaTask[] => readToaSplit(cfg, split, cfg.task);
+  const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
+  const decoding = { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens };
+  const search = (task: ToaTask, method: Method, chats: Record<string, Chat>, key: string) =>
+    runSearch({
+      task,
+      method,
+      params: planParams(cfg, method, hashSeed(seed, task.id, key)),
+      chats,
+      reward: chats[REWARD_ROLE],
+      decoding,
+      judge: cfg.judge,
+      topK: cfg.topK,
+      flops: cfg.flops,
+      seed,
+      key,
+    });
+  return {
+    taskCount: (split) => tasksFor(split).length,
+    samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
+    runTask: async ({ split, taskIndex, sampleIndex, chats }): Promise<ToaEvalRecord | ToaBuildRecord> => {
+      const task = tasksFor(split)[taskIndex];
+      const key = `${task.id}/s${sampleIndex}`;
+      if (split === 'train') return { kind: 'build', taskId: task.id, sampleIndex, search: await search(task, cfg.method, chats, key) };
+      const out = await chats[STUDENT_ROLE]({
+        messages: generatePrompt(task),
+        decoding: { ...decoding, seed: hashSeed(seed, task.id, key, 'student') },
+        sampleKey: `${key}/student`,
+      });
+      const text = (out.texts[0] ?? '').trim();
+      const scored = text
+        ? await scoreResponse(chats[REWARD_ROLE], task, text, { key: `${key}/student/reward`, ...cfg.judge })
+        : { failed: 'the student returned an empty response' };
+      const methods: ToaEvalRecord['methods'] = {};
+      // One prompt's compared searches run side by side: each is sequential in itself.
+      const runs = await Promise.all(cfg.compare.map((m) => search(task, m, chats, key)));
+      cfg.compare.forEach((m, i) => {
+        methods[m] = summarizeSearch(runs[i]);
+      });
+      return {
+        kind: 'eval',
+        taskId: task.id,
+        sampleIndex,
+        student: { text, ...('reward' in scored ? { reward: scored.reward } : { failed: scored.failed }), usage: out.usage },
+        methods,
+      };
+    },
+    recordTokens: (r) => recordTokens(r as ToaEvalRecord | ToaBuildRecord),
+    metrics: (records) => toaMetrics(records as ToaEvalRecord[]),
+    reportFigures: (records) => rewardVsFlops(records as ToaEvalRecord[]),
+    buildData: (records) => {
+      const built = records as ToaBuildRecord[];
+      const { sft, pairs } = toaTrainingData(built, (id) => taskOf('train', id), cfg.data);
+      return {
+        byRole: { [STUDENT_ROLE]: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
+        counts: {
+          sft_examples: sft.length,
+          preference_pairs: pairs.length,
+          searched_prompts: built.length,
+          failed_rewards: built.reduce((a, r) => a + r.search.results.failed, 0),
+        },
+      };
+    },
+    describeRecord: (split, record) =>
+      toaRecordView(record as ToaEvalRecord | ToaBuildRecord, taskOf(split, (record as ToaEvalRecord).taskId)),
+    probePrompts: (n) => tasksFor('eval').slice(0, n).map(generatePrompt),
+  };
+}
