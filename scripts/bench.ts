@@ -17,6 +17,8 @@ import { iterationWorkflowId, loopWorkflowId, SEARCH_ATTRIBUTES } from '../workf
 import { TASK_QUEUES } from '../workflows/types';
 import { createWorkers, runWorkers } from '../workers/run-worker';
 import { installWorkerLogging } from '../workers/logging';
+import { gradeMathAnswer } from '../activities/recipes/shared/math-equivalence';
+import { sympyStats } from '../activities/recipes/shared/symbolic-equal';
 import { temporalCliPath } from '../cli/temporal-cli';
 
 const LATENCY_MS = 100;
@@ -178,6 +180,34 @@ toa methods — configs/toa.dry-run.yaml, N = ${recipe.samples * recipe.policies
   console.log(`  whole evaluation        ${wall.toFixed(1)} s`);
 }
 
+/** The MATH grader's symbolic step (sympy in one helper process): its start, then 1,000 distinct answers that each
+ *  reach sympy (a fraction against its decimal, a factored against an expanded polynomial), then the same again
+ *  from the memo. */
+async function benchMathGrading(): Promise<void> {
+  const t0 = performance.now();
+  gradeMathAnswer('x+1', '1+x'); // starts the helper
+  const start = performance.now() - t0;
+  const before = sympyStats().asked;
+  const pairs = Array.from({ length: 1000 }, (_, i) =>
+    i % 2 ? ([`\\frac{${i}}{${i + 2}}`, String(i / (i + 2))] as const) : ([`(x+${i})(x-1)`, `x^2+${i - 1}x-${i}`] as const),
+  );
+  const t1 = performance.now();
+  let equal = 0;
+  for (const [pred, gold] of pairs) if (gradeMathAnswer(pred, gold)) equal++;
+  const fresh = performance.now() - t1;
+  const asked = sympyStats().asked - before;
+  const t2 = performance.now();
+  for (const [pred, gold] of pairs) gradeMathAnswer(pred, gold);
+  const memo = performance.now() - t2;
+  console.log(`
+math grading — the symbolic step (scripts/python/sympy_equal.py, one long-lived helper)`);
+  console.log(`  helper start             ${start.toFixed(0)} ms (python3 + import sympy, once per worker process)`);
+  console.log(
+    `  1,000 answers            ${fresh.toFixed(0)} ms (${asked} reached sympy, ${equal} equal), ${(fresh / asked).toFixed(2)} ms each`,
+  );
+  console.log(`  the same 1,000 again     ${memo.toFixed(1)} ms (memoised)`);
+}
+
 /** The sections `npm run bench` prints, in order; `collab-loop bench <name…>` runs only those named. */
 const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> = {
   coral: (env) =>
@@ -239,6 +269,7 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
       },
     }),
   'toa-methods': benchToaMethods,
+  'math-grading': benchMathGrading,
   'model-roles': benchModelRoles,
 };
 

@@ -13,6 +13,7 @@ import type { EndpointRef } from '../llm/client';
 import { recipeOf } from '../recipes/runtime';
 import { nodeScriptArgv, PROJECT_ROOT } from '../subprocess/node-script';
 import { renderCommand } from '../subprocess/template';
+import { venvExecutable } from '../subprocess/venv';
 
 export interface ServerLaunch {
   argv: string[];
@@ -22,8 +23,6 @@ export interface ServerLaunch {
   checkModelsList: boolean;
   endpoint: Omit<EndpointRef, 'cacheId'>;
 }
-
-export const venvExecutable = (name: string) => path.join(PROJECT_ROOT, '.venv', 'bin', name);
 
 export function servedModelName(server: Exclude<ServerConfig, { kind: 'external' }>, checkpoint: string): string {
   switch (server.kind) {

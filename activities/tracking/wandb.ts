@@ -10,6 +10,7 @@ import { PROJECT_ROOT } from '../subprocess/node-script';
 import type { WandbTracking } from './wandb-options';
 import type { TrackingPayload } from './payload';
 import { trackerConfigError, trackerUnavailable } from './tracker-errors';
+import { venvExecutable } from '../subprocess/venv';
 
 const FIELD = 'tracking.wandb';
 
@@ -45,7 +46,7 @@ export async function logToWandb(
     report: reportFile(),
     final: p.final,
   };
-  const python = o.python ?? path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
+  const python = o.python ?? venvExecutable('python');
   const r = await execa(python, [path.join(PROJECT_ROOT, 'scripts', 'python', 'wandb_log.py')], {
     input: JSON.stringify(job),
     reject: false,

@@ -27,6 +27,7 @@ import type { TrainJob, TrainStep } from './adapters/types';
 import { startOnlineReward } from './online-reward';
 import { lossCurveFromLog } from './loss-curve';
 import { runTrainerStep } from './run-step';
+import { venvExecutable } from '../subprocess/venv';
 
 export interface TrainProgress {
   step?: number;
@@ -55,7 +56,7 @@ export function parseTrainerLine(line: string, progress: RegExp, checkpoint: Reg
 
 const tail = (file: string, lines = 20) =>
   existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '';
-const defaultPython = () => path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
+const defaultPython = () => venvExecutable('python');
 
 interface Planned {
   steps: TrainStep[];

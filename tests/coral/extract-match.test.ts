@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  firstBoxed,
   gradeMathAnswer,
   lastBoxed,
   localExtractorReply,
@@ -29,10 +28,10 @@ describe('belief extraction from extractor replies', () => {
     expect(belief('mmlu_pro', 'option c')).toEqual({ answer: '', valid: false, unsure: false });
   });
 
-  it('MATH: the first \\boxed{} with nested braces', () => {
+  it("MATH: the last \\boxed{} (as the seeds' parse_answer), with nested braces", () => {
     expect(belief('math', '$\\boxed{\\frac{1}{2}}$')).toMatchObject({ answer: '\\frac{1}{2}', valid: true });
     expect(belief('math', 'The answer is 7.')).toMatchObject({ valid: false, unsure: false });
-    expect(firstBoxed('\\boxed{a} then \\boxed{b}')).toBe('a');
+    expect(belief('math', 'First \\boxed{3}; corrected: \\boxed{\\frac{3}{2}}')).toMatchObject({ answer: '\\frac{3}{2}', valid: true });
     expect(lastBoxed('\\boxed{a} then \\boxed{\\text{(B)}}')).toBe('\\text{(B)}');
     expect(lastBoxed('\\boxed{unclosed')).toBeUndefined();
   });
@@ -70,6 +69,13 @@ describe('gold matching', () => {
     ['-\\frac{1}{2}', '-0.5'],
     ['\\frac{\\sqrt{3}}{2}', '\\frac{\\sqrt3}{2}'],
     ['3.0', '3'],
+    // The symbolic step (sympy, as the seeds' grader): equal but not string-identical.
+    ['1+x^2', 'x^2+1'],
+    ['\\frac{1}{2}\\sqrt{3}', '\\frac{\\sqrt{3}}{2}'],
+    ['3+2y', '2y+3'],
+    // A mixed number is its sum; scientific notation is a number.
+    ['1\\frac{1}{2}', '\\frac{3}{2}'],
+    ['1e-3', '0.001'],
   ])('MATH: %s equals gold %s', (pred, gold) => {
     expect(gradeMathAnswer(pred, gold)).toBe(true);
     expect(correct(math(gold), `$\\boxed{${pred}}$`)).toBe(true);
@@ -87,6 +93,10 @@ describe('gold matching', () => {
     ['3\\sqrt{3}', '2\\sqrt{3}'],
     ['', '5'],
     ['x+1', 'x+2'],
+    // Exact, as the seeds' grader: no relative tolerance for large numbers.
+    ['123456789013', '123456789012'],
+    ['3.14159265358979', '\\pi'],
+    ['1\\frac{1}{2}', '\\frac{11}{2}'],
   ])('MATH: %s does not equal gold %s', (pred, gold) => {
     expect(gradeMathAnswer(pred, gold)).toBe(false);
   });

@@ -2,7 +2,8 @@
 // transformers serve runs for real in tests/cpu/).
 import { describe, expect, it } from 'vitest';
 import { serverSchema } from '../../configs/schema';
-import { modelServerLaunch, venvExecutable } from '../../activities/serving/server-launch';
+import { modelServerLaunch } from '../../activities/serving/server-launch';
+import { venvExecutable } from '../../activities/subprocess/venv';
 
 const ckpt = '/state/checkpoints/run/iter-1';
 

@@ -1,7 +1,7 @@
 // Beliefs: which answer a turn commits to, parsed from the extractor LLM's reply (collaborative-reasoner evaluators/ and utils/).
-//   MMLU-Pro / GPQA: the first "(X)"; MATH: the first \boxed{}; ExploreToM / Hi-ToM: a normalised short answer.
+//   MMLU-Pro / GPQA: the first "(X)"; MATH: the last \boxed{} (the seed's parse_answer, multiagent-ft eval_math.py); ExploreToM / Hi-ToM: a normalised short answer.
 //   A reply containing "not sure yet" is unsure; anything else unusable is invalid. Neither can agree or be correct.
-import { firstBoxed } from '../shared/boxed';
+import { lastBoxed } from '../shared/boxed';
 import type { Compat } from './compat';
 import { isMultipleChoice, type CoralDataset } from './tasks';
 
@@ -50,7 +50,7 @@ export function parseExtractorReply(dataset: CoralDataset, reply: string, compat
     const letter = /\(([A-Z])\)/.exec(reply)?.[1];
     return letter ? valid(letter) : invalid;
   }
-  const answer = dataset === 'math' ? firstBoxed(reply)?.trim() : normalizeTomAnswer(reply, dataset, compat);
+  const answer = dataset === 'math' ? lastBoxed(reply)?.trim() : normalizeTomAnswer(reply, dataset, compat);
   if (answer === undefined) return invalid;
   if (answer === '') {
     // SEED-COMPAT: the seed has no "empty" check — an empty ToM answer is valid and, being a substring of every

@@ -27,7 +27,6 @@ export * from './agree';
 export * from '../shared/boxed';
 export { gradeMathAnswer, mathAnswersEquivalent } from '../shared/math-equivalence';
 export { hendrycksNormalize, graderNormalize, latexToText } from '../shared/math-normalize';
-export { evaluateNumeric } from '../shared/math-evaluate';
 export * from './agent-view';
 export * from './conversation';
 export * from './social-metrics';

@@ -15,12 +15,7 @@ function boxedAt(s: string, from: number): { content: string; end: number } | un
   return undefined;
 }
 
-/** The first boxed answer: what the extractor was asked to reply with. */
-export function firstBoxed(s: string): string | undefined {
-  return boxedAt(s, 0)?.content;
-}
-
-/** The last boxed answer: a full response's final answer (MATH convention). */
+/** The last boxed answer: a reply's final answer (MATH convention; with several, the seeds' graders take the last). */
 export function lastBoxed(s: string): string | undefined {
   let last: string | undefined;
   for (let b = boxedAt(s, 0); b; b = boxedAt(s, b.end)) last = b.content;

@@ -1,9 +1,11 @@
-// MATH gold matching: the PRM800K-style `grade_answer` CoRal's evaluator calls (collaborative-reasoner evaluators/ and utils/), with the sympy
-// step replaced by numeric evaluation (math-evaluate.ts). Order: equal after hendrycksNormalize → equal after
+// MATH gold matching: the PRM800K-style `grade_answer` CoRal's evaluator calls (collaborative-reasoner
+// evaluators/match_evaluators.py → multiagent-ft/grader.py). Order: equal after hendrycksNormalize → equal after
 // graderNormalize → element-wise for tuples/intervals, with the grader's guards: two plain fractions must match
-// exactly (an unreduced 2/4 is not 1/2), and an integer answer needs an integer prediction (6 vs \sqrt{36} fails).
-import { evaluateNumeric, numericallyEqual } from './math-evaluate';
+// exactly (an unreduced 2/4 is not 1/2), and an integer answer needs an integer prediction (6 vs \sqrt{36} fails);
+// otherwise the elements are equal when sympy simplifies their difference to 0 (symbolic-equal.ts) — exact, as
+// the seed's grader: x^2+1 = 1+x^2 and \frac{\sqrt{3}}{2} = \frac{1}{2}\sqrt{3}, but 123456789013 ≠ 123456789012.
 import { graderNormalize, hendrycksNormalize, stripThousandsCommas, strIsInt } from './math-normalize';
+import { equalUnderSympy } from './symbolic-equal';
 
 const TUPLE_CHARS = '()[]';
 const isPlainFraction = (x: string) => /^-?[0-9]+\/0*[1-9][0-9]*$/.test(x);
@@ -27,9 +29,16 @@ function elementsEqual(gold: string, given: string): boolean {
   if (isPlainFraction(gold) && isPlainFraction(given)) return gold === given;
   if (strIsInt(gold) !== strIsInt(given)) return false;
   if (gold === given) return true;
-  const a = evaluateNumeric(gold);
-  const b = evaluateNumeric(given);
-  return a !== undefined && b !== undefined && numericallyEqual(a, b);
+  return sympyMayEvaluate(`(${gold})-(${given})`) && equalUnderSympy(gold, given).equal;
+}
+
+/** The seed grader's guard (`should_allow_eval`): no free text (more than two unknown letters) and no powers that
+ *  could hang sympy (`^{`, `^(`, a tower `^2^`, an exponent of two or more digits). */
+export function sympyMayEvaluate(expr: string): boolean {
+  const letters = new Set(expr.replaceAll('sqrt', '').replaceAll('frac', '').match(/\p{L}/gu) ?? []);
+  if (letters.size > 2) return false;
+  if (expr.includes('^{') || expr.includes('^(')) return false;
+  return !/\^[0-9]+\^/.test(expr) && !/\^[0-9][0-9]+/.test(expr);
 }
 
 /** Is `given` (a predicted final answer, e.g. the content of \boxed{}) the gold answer? */

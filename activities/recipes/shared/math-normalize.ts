@@ -2,7 +2,7 @@
 //  - hendrycksNormalize: the classic `math_normalize` string clean-up (\dfrac → \frac, \frac12 → \frac{1}{2}, units
 //    after "\text{ ", "x = 5" → "5", 0.5 → \frac{1}{2}, a/b → \frac{a}{b});
 //  - graderNormalize: strips \text{}, $, %, unit words, thousands commas, then renders LaTeX as plain text
-//    (\frac{1}{2} → 1/2, \sqrt{3} → sqrt(3), \pi → pi) so math-evaluate.ts can compare values.
+//    (\frac{1}{2} → 1/2, \sqrt{3} → sqrt(3), \pi → pi) that sympy can parse (symbolic-equal.ts).
 import { readArg, unwrapCommand } from './latex-args';
 
 /** \frac12 → \frac{1}{2}, \frac1{x} → \frac{1}{x}, \frac{a}2 → \frac{a}{2} (recursively). */
@@ -99,7 +99,9 @@ export function latexToText(src: string): string {
         i++;
         continue;
       }
-      out += `^${group(latexToText(a.text))}`;
+      // Braces dropped, not parenthesised, as the seed's LaTeX-to-text step renders them (10^{-3} → 10^-3): the
+      // sympy guard (math-equivalence.ts) refuses "^(" exactly as the seed's does.
+      out += `^${latexToText(a.text)}`;
       i = a.end;
       continue;
     }
@@ -122,7 +124,9 @@ export function latexToText(src: string): string {
       const num = readArg(s, i);
       const den = num && readArg(s, num.end);
       if (!num || !den) continue;
-      out += `${group(latexToText(num.text))}/${group(latexToText(den.text))}`;
+      // A space before every fraction, as the seed's grader writes " \\frac": a mixed number 1\frac{1}{2} becomes
+      // "1 1/2", which the mixed-number rule reads as 1+1/2 (not 11/2).
+      out += ` ${group(latexToText(num.text))}/${group(latexToText(den.text))}`;
       i = den.end;
     } else if (name === 'sqrt') {
       let index: string | undefined;
