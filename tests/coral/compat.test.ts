@@ -38,8 +38,9 @@ describe('compat: fixed vs seed', () => {
   });
 
   it('empty extraction: invalid (fixed) vs valid and matching every ToM gold (seed)', () => {
-    const fixed = parseExtractorReply('explore_tom', 'Short Answer:', 'fixed');
-    const seed = parseExtractorReply('explore_tom', 'Short Answer:', 'seed');
+    // (The seed's prefix is exactly "Short Answer: ", trailing space included.)
+    const fixed = parseExtractorReply('explore_tom', 'Short Answer: ', 'fixed');
+    const seed = parseExtractorReply('explore_tom', 'Short Answer: ', 'seed');
     expect(fixed).toEqual({ answer: '', valid: false, unsure: false });
     expect(seed).toEqual({ answer: '', valid: true, unsure: false });
     expect(matchesGold(tom('basket'), fixed, 'fixed')).toBe(false);

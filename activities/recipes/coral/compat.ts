@@ -9,6 +9,10 @@
  * | ToM first line / trailing "."   | first non-empty line, trailing dots stripped | first line, `rstrip('.')` before `strip()`  | extract.ts          |
  * | empty extraction                | invalid: never correct, never agrees         | valid: ToM "" is a substring of every gold  | extract.ts          |
  * | ToM gold answer                 | normalised like the prediction               | compared raw (case-sensitive)               | match.ts            |
+ * | ToM answer prefix               | "short answer:" in any case and spacing      | exactly "Short Answer: " / "The final …"    | extract.ts          |
+ * | MATH extraction                 | the last \boxed{} of the reply               | valid only as $\boxed{…}$ (with the dollars) | extract.ts          |
+ * | failed extraction               | never correct                                | still graded: MC as the capitals of "Error: <reply>" (E), MATH by its last \boxed{} | match.ts |
+ * | unsure ToM reply                | never correct                                | graded as "not sure yet" (matches "no")     | match.ts            |
  * | final_success_rate              | the final answer (agreed / last) is correct  | ANY turn was correct                        | metrics.ts          |
  * | per-request sampling seed       | derived from (seed, sample, turn)            | 42 on every request (pinned MATRIX)         | conversation.ts     |
  */

@@ -12,6 +12,9 @@ export interface Belief {
   valid: boolean;
   /** The extractor said "not sure yet". */
   unsure: boolean;
+  /** compat seed, multiple choice and MATH: the reply of an extraction that failed, which the seed still grades
+   *  (match.ts). */
+  failedReply?: string;
 }
 
 export const UNSURE_PHRASE = 'not sure yet';
@@ -25,11 +28,11 @@ export function normalizeTomAnswer(raw: string, dataset: CoralDataset, compat: C
   if (compat === 'seed') {
     // SEED-COMPAT: the first line, every "the" substring deleted ("other" → "or", "theater" → "ater"), and
     // `rstrip('.')` before `strip()`, so "basket. " keeps its dot.
-    const first = stripAnswerPrefix(raw.split('\n')[0] ?? '');
+    const first = stripAnswerPrefix(raw.split('\n')[0] ?? '', compat);
     s = first.toLowerCase().replaceAll('the', '').replace(/\.+$/, '').trim();
   } else {
     const first = raw.split('\n').find((l) => l.trim() !== '') ?? '';
-    s = stripAnswerPrefix(first.trim())
+    s = stripAnswerPrefix(first.trim(), compat)
       .toLowerCase()
       .replace(/\bthe\b/g, '')
       .replace(/\s+/g, ' ')
@@ -40,18 +43,34 @@ export function normalizeTomAnswer(raw: string, dataset: CoralDataset, compat: C
   return dataset === 'hi_tom' ? s.replace(/ /g, '_') : s;
 }
 
-function stripAnswerPrefix(line: string): string {
+function stripAnswerPrefix(line: string, compat: Compat): string {
+  // SEED-COMPAT: the seed's prefix pattern is case-sensitive with single spaces ("Short Answer: ", "The final answer
+  // is "), so "short answer: basket" keeps its prefix; fixed mode accepts any case and spacing.
+  if (compat === 'seed') return line.replace(/^(?:Short Answer: (?:The final answer is )?|The final answer is )/, '');
   return line.replace(/^(?:short answer:\s*(?:the final answer is\s*)?|the final answer is\s*)/i, '');
+}
+
+/** compat seed, MATH: the seed's extractor accepts only `$\boxed{…}$` (with the dollars; from the first "$\boxed{" to
+ *  the last "}$" of that line) and grades the last \boxed{} inside it (extraction_evaluators.py, eval_math.py). */
+function seedMathAnswer(reply: string): string | undefined {
+  const m = /\$\\boxed\{.*\}\$/.exec(reply);
+  return m ? lastBoxed(m[0])?.trim() : undefined;
 }
 
 export function parseExtractorReply(dataset: CoralDataset, reply: string, compat: Compat): Belief {
   if (reply.toLowerCase().includes(UNSURE_PHRASE)) return unsure;
   if (isMultipleChoice(dataset)) {
     const letter = /\(([A-Z])\)/.exec(reply)?.[1];
-    return letter ? valid(letter) : invalid;
+    if (letter) return valid(letter);
+    return compat === 'seed' ? { ...invalid, failedReply: reply } : invalid;
   }
-  const answer = dataset === 'math' ? lastBoxed(reply)?.trim() : normalizeTomAnswer(reply, dataset, compat);
-  if (answer === undefined) return invalid;
+  const answer =
+    dataset === 'math'
+      ? compat === 'seed'
+        ? seedMathAnswer(reply)
+        : lastBoxed(reply)?.trim()
+      : normalizeTomAnswer(reply, dataset, compat);
+  if (answer === undefined) return compat === 'seed' && dataset === 'math' ? { ...invalid, failedReply: reply } : invalid;
   if (answer === '') {
     // SEED-COMPAT: the seed has no "empty" check — an empty ToM answer is valid and, being a substring of every
     // gold answer, counts as correct; two empty MATH boxes agree.
