@@ -13,10 +13,10 @@
 //   current, script-free document. (The feasibility doc's "reuse pages, 5x faster" holds for static markup only.)
 // - The screenshot is taken with CDP `Page.captureScreenshot` (optimizeForSpeed) rather than page.screenshot:
 //   ~30 ms instead of ~45 ms for the same pixels (the PNG is bigger: faster zlib setting).
-// - Network: every request that is not data:/about:/blob: (or a configured asset) is aborted at the context level
-//   and WebSockets are closed unconnected. Prefetch, sendBeacon and preconnect bypass Playwright's interception
-//   (measured), so Chromium's host resolver also maps every host, IP literals included, to NOTFOUND: nothing leaves
-//   the browser even when a request escapes interception.
+// - Network: every request that is not data:/about:/blob: (or a configured asset: `assets`, `serve`) is aborted at the
+//   context level and WebSockets are closed unconnected. Prefetch, sendBeacon and preconnect bypass Playwright's
+//   interception (measured), so Chromium's host resolver also maps every host, IP literals included, to NOTFOUND:
+//   nothing leaves the browser even when a request escapes interception.
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Route } from 'playwright-core';
 
 /** Launch flags (measured on this machine class) plus the resolver rule that makes the no-network guarantee hold. */
@@ -53,6 +53,8 @@ export interface BrowserPoolOptions {
   launchTimeoutMs?: number;
   /** Exact URL → in-memory response. Everything else outside data:/about:/blob: is aborted. */
   assets?: Record<string, Asset>;
+  /** In-memory responses for URL patterns, asked after `assets` (e.g. picture URLs of any size). */
+  serve?: (url: string) => Asset | undefined;
 }
 
 export interface RenderOptions {
@@ -167,6 +169,7 @@ export class BrowserPool {
   private readonly idleCloseMs: number;
   private readonly launchTimeoutMs: number;
   private readonly assets: Map<string, Asset>;
+  private readonly serve: (url: string) => Asset | undefined;
   private readonly slots: Slots;
   /** Navigation URL → markup, for the route handler to answer a fresh-document load. */
   private readonly documents = new Map<string, string>();
@@ -194,6 +197,7 @@ export class BrowserPool {
     this.idleCloseMs = opts.idleCloseMs ?? 60_000;
     this.launchTimeoutMs = opts.launchTimeoutMs ?? 30_000;
     this.assets = new Map(Object.entries(opts.assets ?? {}));
+    this.serve = opts.serve ?? (() => undefined);
     this.slots = new Slots(this.size);
   }
 
@@ -474,7 +478,7 @@ export class BrowserPool {
     const request = route.request();
     const url = request.url();
     let answer: Promise<void>;
-    const asset = this.assets.get(url);
+    const asset = this.assets.get(url) ?? this.serve(url);
     const document = DOCUMENT_URL.test(url) && request.isNavigationRequest() ? this.documents.get(url) : undefined;
     if (asset) answer = route.fulfill({ status: 200, contentType: asset.contentType, body: asset.body });
     else if (document !== undefined) answer = route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: document });
@@ -498,9 +502,4 @@ export async function closeSharedBrowserPool(): Promise<void> {
   const pool = shared;
   shared = undefined;
   await pool?.close();
-}
-
-/** Renders through the process-wide pool. */
-export function renderHtml(html: string, opts?: RenderOptions): Promise<Buffer> {
-  return sharedBrowserPool().renderHtml(html, opts);
 }

@@ -7,7 +7,10 @@ import {
   NO_DRAFT_NOTE,
   NO_RESPONSE,
   runColbenchEpisode,
+  HTML_AGENT_SEED_SYSTEM_PROMPT,
+  HTML_AGENT_SYSTEM_PROMPT,
   type ColbenchCodeTask,
+  type ColbenchCompat,
   type ColbenchHtmlTask,
 } from '../../activities/recipes/colbench';
 import { badRequest, codeDecoding, fakeRender, humanDecoding, memoryImages, rateLimited, scriptedChat, unauthorized } from './helpers';
@@ -161,7 +164,7 @@ describe('ColBench episode (code)', () => {
 });
 
 describe('ColBench episode (html)', () => {
-  const html = (agentReplies: Array<string | Error>, humanReplies: Array<string | Error>) => {
+  const html = (agentReplies: Array<string | Error>, humanReplies: Array<string | Error>, compat?: ColbenchCompat) => {
     const images = memoryImages();
     const rendered: string[] = [];
     const render = async (h: string) => {
@@ -181,9 +184,20 @@ describe('ColBench episode (html)', () => {
       humanDecoding,
       sampleIndex: 2,
       seed: 1,
+      compat,
     });
     return { run, images, rendered, agent, human };
   };
+
+  it.each([
+    [undefined, HTML_AGENT_SYSTEM_PROMPT],
+    ['seed' as const, HTML_AGENT_SEED_SYSTEM_PROMPT],
+  ])('gives the agent the system prompt of compat %s, and records it', async (compat, system) => {
+    const { run, agent } = html([`OUTPUT: ${ANSWER_MARKER} <html><body>x</body></html>`], [], compat);
+    const r = await run;
+    expect(agent.calls[0].messages[0]).toEqual({ role: 'system', content: system });
+    expect(r.system).toBe(system);
+  });
 
   it("renders one page per turn, shows the human this turn's render and the truth, keeps the latest render as the answer", async () => {
     const { run, images, rendered, human } = html(

@@ -7,7 +7,9 @@ import {
   codeHumanMessages,
   CRITIC_SYSTEM_PROMPT,
   criticMessages,
+  agentSystemPrompt,
   extractHtml,
+  HTML_AGENT_SEED_SYSTEM_PROMPT,
   HTML_AGENT_SYSTEM_PROMPT,
   HTML_HUMAN_SYSTEM_PROMPT,
   htmlHumanMessages,
@@ -16,23 +18,48 @@ import {
   readAgentReply,
   stripCodeFence,
 } from '../../activities/recipes/colbench';
+import { webPageAsset } from '../../activities/render/page-renderer';
 
 describe('ColBench prompts', () => {
   it('give every role its own system prompt; agents know the marker, the html agent OUTPUT:', () => {
     const all = [
       CODE_AGENT_SYSTEM_PROMPT,
       HTML_AGENT_SYSTEM_PROMPT,
+      HTML_AGENT_SEED_SYSTEM_PROMPT,
       CODE_HUMAN_SYSTEM_PROMPT,
       HTML_HUMAN_SYSTEM_PROMPT,
       CRITIC_SYSTEM_PROMPT,
     ];
-    expect(new Set(all).size).toBe(5);
+    expect(new Set(all).size).toBe(6);
     expect(CODE_AGENT_SYSTEM_PROMPT).toContain(ANSWER_MARKER);
     expect(CODE_AGENT_SYSTEM_PROMPT).toContain('at most 10 messages');
     expect(HTML_AGENT_SYSTEM_PROMPT).toContain(ANSWER_MARKER);
     expect(HTML_AGENT_SYSTEM_PROMPT).toContain(OUTPUT_MARKER);
+    expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain(ANSWER_MARKER);
+    expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain(OUTPUT_MARKER);
     expect(CODE_HUMAN_SYSTEM_PROMPT).toContain('exactly two sentences');
     expect(CODE_HUMAN_SYSTEM_PROMPT).toContain("don't know");
+  });
+
+  it('pick the html agent prompt by compat: the seed asks for Tailwind CSS and picture 48 only, as the seed does', () => {
+    expect(agentSystemPrompt('html')).toBe(HTML_AGENT_SYSTEM_PROMPT);
+    expect(agentSystemPrompt('html', 'seed')).toBe(HTML_AGENT_SEED_SYSTEM_PROMPT);
+    expect(agentSystemPrompt('code', 'seed')).toBe(CODE_AGENT_SYSTEM_PROMPT);
+    expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain('Tailwind CSS');
+    expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain('https://picsum.photos/id/48/<width>/<height>');
+    expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain('at most 10 exchanges');
+  });
+
+  it('name only URLs the page renderer answers: a page following either html prompt loads everything it asks for', () => {
+    for (const prompt of [HTML_AGENT_SYSTEM_PROMPT, HTML_AGENT_SEED_SYSTEM_PROMPT]) {
+      const sized = prompt.replaceAll('<width>', '320').replaceAll('<height>', '240');
+      const urls = sized.match(/https:\/\/[^\s"<>,]+/g) ?? [];
+      expect(urls.length).toBeGreaterThan(0);
+      for (const url of urls) expect(webPageAsset(url), url).toBeDefined();
+    }
+    expect(HTML_AGENT_SYSTEM_PROMPT).toMatch(
+      /<link rel="stylesheet" href="https:\/\/cdn\.jsdelivr\.net\/npm\/tailwindcss@2\.2\.19\/dist\/tailwind\.min\.css">/,
+    );
   });
 
   it('show the agent its system prompt, the problem as the first user message, then the dialogue', () => {

@@ -11,6 +11,7 @@ import {
   createColbenchSimulatedPolicy,
   criticMessages,
   extractHtml,
+  HTML_AGENT_SEED_SYSTEM_PROMPT,
   HTML_AGENT_SYSTEM_PROMPT,
   htmlHumanMessages,
   pageMutations,
@@ -121,19 +122,25 @@ describe('simulated ColBench policy', () => {
     expect(codeMutations('def f(x):\n    return x >= 10\n')).toEqual(['def f(x):\n    return x >= 12\n', 'def f(x):\n    return x > 10\n']);
   });
 
-  it('html agent: proposes a full page after OUTPUT:, the reference at skill 1, a degraded page at skill 0', () => {
-    const expert = createColbenchSimulatedPolicy({ tasks: pages, skill: 1 });
-    const novice = createColbenchSimulatedPolicy({ tasks: pages, skill: 0 });
-    for (const p of pages) {
-      expect(pageMutations(p.reference).length, p.id).toBeGreaterThanOrEqual(2);
-      const good = readAgentReply(expert(request(afterQuestions(p.problem, 0, HTML_AGENT_SYSTEM_PROMPT))).texts[0]);
-      expect(extractHtml(good.visible)).toBe(p.reference.trim());
-      const bad = readAgentReply(novice(request(afterQuestions(p.problem, 2, HTML_AGENT_SYSTEM_PROMPT))).texts[0]);
-      expect(bad.marker).toBe(true);
-      expect(extractHtml(bad.visible)).not.toBe(p.reference.trim());
-      expect(bad.visible).toMatch(/<html[\s\S]*<\/html>/);
-    }
-  });
+  it.each([
+    ['fixed', HTML_AGENT_SYSTEM_PROMPT],
+    ['seed', HTML_AGENT_SEED_SYSTEM_PROMPT],
+  ])(
+    'html agent (%s prompt): proposes a full page after OUTPUT:, the reference at skill 1, a degraded page at skill 0',
+    (_compat, system) => {
+      const expert = createColbenchSimulatedPolicy({ tasks: pages, skill: 1 });
+      const novice = createColbenchSimulatedPolicy({ tasks: pages, skill: 0 });
+      for (const p of pages) {
+        expect(pageMutations(p.reference).length, p.id).toBeGreaterThanOrEqual(2);
+        const good = readAgentReply(expert(request(afterQuestions(p.problem, 0, system))).texts[0]);
+        expect(extractHtml(good.visible)).toBe(p.reference.trim());
+        const bad = readAgentReply(novice(request(afterQuestions(p.problem, 2, system))).texts[0]);
+        expect(bad.marker).toBe(true);
+        expect(extractHtml(bad.visible)).not.toBe(p.reference.trim());
+        expect(bad.visible).toMatch(/<html[\s\S]*<\/html>/);
+      }
+    },
+  );
 
   it('code human: two sentences quoting the part of the hidden reference the question is about', () => {
     const policy = createColbenchSimulatedPolicy({ tasks, skill: 0.5 });

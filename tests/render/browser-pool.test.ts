@@ -6,25 +6,9 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserLaunchError, BrowserPool, RenderTimeoutError } from '../../activities/render/browser-pool';
 import { watchConnections } from '../helpers/connections';
+import { pixel, share } from '../helpers/pixels';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** RGB of the pixel at (x, y). */
-function pixel(png: PNG, x: number, y: number): [number, number, number] {
-  const i = (y * png.width + x) * 4;
-  return [png.data[i], png.data[i + 1], png.data[i + 2]];
-}
-
-/** Fraction of pixels in the box whose colour is within `tol` of `rgb`. */
-function share(png: PNG, box: { x: number; y: number; w: number; h: number }, rgb: number[], tol = 8): number {
-  let hits = 0;
-  for (let y = box.y; y < box.y + box.h; y++)
-    for (let x = box.x; x < box.x + box.w; x++) {
-      const p = pixel(png, x, y);
-      if (p.every((v, c) => Math.abs(v - rgb[c]) <= tol)) hits++;
-    }
-  return hits / (box.w * box.h);
-}
 
 const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];

@@ -6,13 +6,15 @@
  * |-----------------------------------|------------------------------------------------|----------------------------------------------|----------------|
  * | html episode with no render       | similarity 0 (nothing to compare)              | a black 224×224 image vs the reference       | scoring.ts     |
  * | code tests (passed to the sandbox)| sandboxed, limits, exec semantics pinned       | the released evaluator's exact rules         | runCodeTests   |
+ * | html agent's system prompt        | names the Tailwind link the references use     | the seed's: "Tailwind CSS", no link          | prompts.ts     |
  *
  * Differences kept in both modes (the seed's behaviour is a defect nobody needs to reproduce):
  * - per-request sampling seeds come from (seed, task, sample, turn), not the wall clock (episode.ts);
  * - only a REJECTED human request (HTTP 400/413/422) becomes "No response."; rate limits, server errors and
  *   configuration errors propagate to the retry machinery instead (episode.ts);
  * - the agent's system prompt has no unfilled `{dialogue_history}` placeholder (prompts.ts);
- * - the html agent is told to inline all styles, since rendering blocks the network (no Tailwind CDN; prompts.ts);
+ * - pages render offline: the Tailwind build and picsum.photos pictures pages use are served from memory, the
+ *   pictures as flat placeholders of the asked size (the seed renders with the network on; render/page-renderer.ts);
  * - the critic is a judge by default; the seed's DPO-trained log-prob critic is the `logProbCritic` seam (critic.ts).
  */
 export type ColbenchCompat = 'fixed' | 'seed';

@@ -20,7 +20,7 @@ import { hashSeed } from '../../seeded-random';
 import { extractHtml, readAgentReply } from './agent-reply';
 import { agentMessages } from './agent-view';
 import { agentSystemPrompt, codeHumanMessages, DEFAULT_MAX_AGENT_TURNS, htmlHumanMessages, type DialogueTurn } from './prompts';
-import type { RenderHtml, SaveImage } from './services';
+import type { ColbenchCompat, RenderHtml, SaveImage } from './services';
 import type { ColbenchKind, ColbenchTask } from './tasks';
 import { addUsage } from '../../llm/usage';
 
@@ -75,6 +75,8 @@ export interface ColbenchEpisodeOptions {
   humanReplyLimit?: number;
   /** Which human-call errors become "No response." (default: isRejectedRequest). */
   isRejected?: (err: unknown) => boolean;
+  /** Picks the html agent's system prompt (prompts.ts). Default 'fixed'. */
+  compat?: ColbenchCompat;
 }
 
 /**
@@ -105,7 +107,7 @@ export async function runColbenchEpisode(o: ColbenchEpisodeOptions): Promise<Col
   const limit = o.humanReplyLimit ?? HUMAN_REPLY_LIMIT[kind];
   const isRejected = o.isRejected ?? isRejectedRequest;
 
-  const system = agentSystemPrompt(kind);
+  const system = agentSystemPrompt(kind, o.compat);
   const dialogue: ColbenchTurn[] = [];
   const usage = { agent: { promptTokens: 0, completionTokens: 0 }, human: { promptTokens: 0, completionTokens: 0 } };
   let answer: string | null = null;

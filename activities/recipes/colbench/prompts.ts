@@ -3,6 +3,7 @@
 // prompt. Every role has its own fixed system prompt: the simulated policy and a log reader tell requests apart by
 // it, and no two are equal.
 import type { ChatMessage, ImagePart, TextPart } from '../../llm/types';
+import type { ColbenchCompat } from './compat';
 import type { ColbenchKind } from './tasks';
 
 /** Starts the agent's final answer (code: the Python source follows it). Exactly the seed's marker. */
@@ -21,16 +22,42 @@ export const CODE_AGENT_SYSTEM_PROMPT = [
   `When you are ready, begin your message with "${ANSWER_MARKER}" and follow it with nothing but the Python function as raw source code.`,
 ].join('\n');
 
+/**
+ * The Tailwind stylesheet the reference pages (WebSight v0.2) link; the renderer serves this build from memory
+ * (activities/render/tailwind-cdn.ts), so an agent told this link styles its page exactly as the references are.
+ */
+export const TAILWIND_LINK_URL = 'https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css';
+/** The one picture the seed allows, at any size (sweet_rl prompts/llm_agent_html_prompt.txt); rendered as a placeholder. */
+export const PICTURE_URL = 'https://picsum.photos/id/48/<width>/<height>';
+
 export const HTML_AGENT_SYSTEM_PROMPT = [
   'You are a web designer building one web page for a client who has a specific design in mind.',
   'Each message you send proposes one complete page, a full <html>...</html> document; the client only ever sees a screenshot of it and can only comment on what the screenshot shows.',
-  'Style the page with inline CSS (a <style> element or style attributes). Nothing may be loaded from the network: no external stylesheets, scripts, fonts or images; draw a plain coloured box where a picture belongs.',
+  `Style the page with Tailwind CSS 2 classes, loaded by <link rel="stylesheet" href="${TAILWIND_LINK_URL}"> in its head, and with your own CSS (a <style> element or style attributes) where classes are not enough.`,
+  `Pictures may only come from ${PICTURE_URL}, with the size you want in pixels in place of the two placeholders. Nothing else can be loaded: no other stylesheets, scripts, fonts or images.`,
   "Fill the page with realistic text for the client's business rather than placeholders.",
   `Think briefly first; then write "${OUTPUT_MARKER}" and, after it, the message the client receives, containing your page.`,
   `You may send at most ${DEFAULT_MAX_AGENT_TURNS} messages. When the page is what the client wants, write "${OUTPUT_MARKER}" then "${ANSWER_MARKER}" followed by the final page.`,
 ].join('\n');
 
-export const agentSystemPrompt = (kind: ColbenchKind) => (kind === 'code' ? CODE_AGENT_SYSTEM_PROMPT : HTML_AGENT_SYSTEM_PROMPT);
+/**
+ * `compat: seed`: the seed's instructions in our words (sweet_rl prompts/llm_agent_html_prompt.txt) — Tailwind CSS
+ * with no word on how to load it, picture 48 only — so the agent is steered as the paper's agent was.
+ */
+export const HTML_AGENT_SEED_SYSTEM_PROMPT = [
+  'You are an assistant helping a person build a complete website with a pleasing design, written in HTML styled with Tailwind CSS.',
+  'Put the page inside an <html> element, and write real, substantial sentences about the business.',
+  `Pictures are optional; any you use must come from ${PICTURE_URL}, with the size you want in pixels in place of the two placeholders; always keep picture 48.`,
+  'The design is personal to this person, so expect several rounds of revision.',
+  'Each message may hold at most one HTML page (inside an <html> element). It is rendered and the person sees only its screenshot; they answer by saying how it differs from the page they have in mind, so they cannot answer questions asked in words.',
+  'Make the page match what they want in every respect: overall layout, navigation bar, background colours and so on.',
+  `You have at most ${DEFAULT_MAX_AGENT_TURNS} exchanges and must give your final page before they run out; you are judged on that page and on how few exchanges you needed.`,
+  `Once you know enough, begin your message with "${ANSWER_MARKER}" followed by the final page.`,
+  `First write down what you are still unsure about in the person's wishes; then write "${OUTPUT_MARKER}" followed by the page you propose.`,
+].join('\n');
+
+export const agentSystemPrompt = (kind: ColbenchKind, compat: ColbenchCompat = 'fixed') =>
+  kind === 'code' ? CODE_AGENT_SYSTEM_PROMPT : compat === 'seed' ? HTML_AGENT_SEED_SYSTEM_PROMPT : HTML_AGENT_SYSTEM_PROMPT;
 
 /** A dialogue turn as records keep it: the agent's visible message, or the human's reply. */
 export interface DialogueTurn {

@@ -63,6 +63,7 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
         humanDecoding: { temperature: cfg.human.temperature, maxTokens: cfg.human.maxTokens },
         sampleIndex,
         seed,
+        compat: cfg.compat,
       }),
     recordTokens: (r) => trajectoryTokens(r as ColbenchTrajectory),
     scoreRecords: async (split, records, services: ScoringServices) => {
@@ -139,6 +140,6 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     probePrompts: (n) =>
       tasksFor('eval')
         .slice(0, n)
-        .map((t) => agentMessages(agentSystemPrompt(kind), t.problem, [])),
+        .map((t) => agentMessages(agentSystemPrompt(kind, cfg.compat), t.problem, [])),
   };
 }

@@ -23,6 +23,7 @@ import {
   CRITIC_SYSTEM_PROMPT,
   CRITIC_TASK_HEADING,
   HIDDEN_INFO_HEADING,
+  HTML_AGENT_SEED_SYSTEM_PROMPT,
   HTML_AGENT_SYSTEM_PROMPT,
   HTML_HUMAN_SYSTEM_PROMPT,
   OUTPUT_MARKER,
@@ -249,7 +250,8 @@ export function createColbenchSimulatedPolicy(o: ColbenchSimulatedPolicyOptions)
       const rand = seededRandom(hashSeed(base, i));
       switch (system) {
         case CODE_AGENT_SYSTEM_PROMPT:
-        case HTML_AGENT_SYSTEM_PROMPT: {
+        case HTML_AGENT_SYSTEM_PROMPT:
+        case HTML_AGENT_SEED_SYSTEM_PROMPT: {
           const task = user ? byProblem.get(user.text) : undefined;
           if (!task) return 'I am not sure which project this is; could you describe what you need again?';
           return system === CODE_AGENT_SYSTEM_PROMPT ? codeAgent(task, msgs, rand, o.skill) : htmlAgent(task, msgs, rand, o.skill);
