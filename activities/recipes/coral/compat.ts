@@ -15,5 +15,8 @@
  * | unsure ToM reply                | never correct                                | graded as "not sure yet" (matches "no")     | match.ts            |
  * | final_success_rate              | the final answer (agreed / last) is correct  | ANY turn was correct                        | metrics.ts          |
  * | per-request sampling seed       | derived from (seed, sample, turn)            | 42 on every request (pinned MATRIX)         | conversation.ts     |
+ * | SFT selection (`data.sftSelection` default) | `correct_agreement`: turns of correctly agreed conversations, `maxPerTask` turns per task | `all_turns`: every turn of the first `maxPerTask` conversations per task, no correctness filter | data-options.ts |
+ * | DPO pair choice (`data.pairChoice` default) | `shuffled`: (correct, incorrect) pairs, seeded shuffle, first `maxPairsPerTurn` | `reward_gap`: gap > 0.5, stable-sorted by gap, first `maxPairsPerTurn` (spine turn's pairs first) | data-options.ts |
+ * | `discourageLength`'s length     | the candidate's text length (characters)     | the request's completion tokens: equal for every candidate, so no effect | pair-choice.ts |
  */
 export type Compat = 'fixed' | 'seed';

@@ -1,6 +1,8 @@
 // CoRal's `recipe:` section (configs/schema.ts composes it with the other recipes' through the registry).
 import { z } from 'zod';
 import { movedToModels, positiveInt } from '../../../configs/fields';
+import { PAIR_CHOICES } from './pair-choice';
+import { SFT_SELECTIONS } from './sft';
 import { CORAL_DATASETS } from './tasks';
 
 export const coralRecipeSchema = z.strictObject({
@@ -27,8 +29,17 @@ export const coralRecipeSchema = z.strictObject({
   extractorMaxTokens: positiveInt.default(32),
   data: z
     .strictObject({
+      /** SFT: turns per task (`correct_agreement`) or conversations per task (`all_turns`); DPO: pairs per task. */
       maxPerTask: positiveInt.default(10),
       maxPairsPerTurn: positiveInt.default(1),
+      /** Default by `compat` (data-options.ts): fixed → correct_agreement, seed → all_turns (sft.ts). */
+      sftSelection: z.enum(SFT_SELECTIONS).optional(),
+      /** Default by `compat`: fixed → shuffled, seed → reward_gap (pair-choice.ts). */
+      pairChoice: z.enum(PAIR_CHOICES).optional(),
+      /** The seed's `discourage_agreement`: rank pairs rejecting a wrong agreement first (reward_gap only). */
+      discourageAgreement: z.boolean().default(false),
+      /** The seed's `discourage_length`: rank shorter-chosen / longer-rejected pairs first (reward_gap only). */
+      discourageLength: z.boolean().default(false),
     })
     .prefault({}),
 });

@@ -11,6 +11,8 @@
  *   match.ts              gold matching per dataset; MATH via ../shared/math-equivalence.ts (shared with debate)
  *   metrics.ts            agreement_correctness, final_success_rate, ...; social-metrics.ts (assert / persuade)
  *   sft.ts, preference-pairs.ts   training examples (rows per trainer: activities/data/formats.ts)
+ *   pair-choice.ts        which pairs one tree-sampled turn yields (shuffled, or the seed's reward-gap order)
+ *   data-options.ts       `recipe.data` → builder options, compat defaults, invalid combinations
  *   compat.ts             `compat: fixed | seed` — every place we differ from the seed's released code, and why
  *   tasks.ts              task files (MMLU-Pro, GPQA, MATH, ExploreToM, Hi-ToM) → CoralTask; TaskFileError
  *   score.ts              `collab-loop score --recipe coral`
@@ -33,6 +35,8 @@ export * from './social-metrics';
 export * from './metrics';
 export * from './sft';
 export * from './preference-pairs';
+export * from './pair-choice';
+export * from './data-options';
 export * from './simulated-policy';
 export * from './score';
 export type { Compat } from './compat';

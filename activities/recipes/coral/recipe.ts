@@ -3,6 +3,7 @@
 import { jsonlRows } from '../task-file';
 import { AGENT_ROLE, ScoreInputError, type RecipeDefinition } from '../types';
 import { coralRecipeSchema, type CoralRecipeConfig } from './config';
+import { checkCoralData } from './data-options';
 import { coralRuntime } from './runtime';
 import { scoreCoralRecord } from './score';
 import { createCoralSimulatedPolicy } from './simulated-policy';
@@ -19,7 +20,7 @@ export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
   check: (cfg, o) =>
     o.trainerMethod === 'dpo' && cfg.beamSize < 2
       ? { field: 'recipe.beamSize', message: 'must be at least 2 for DPO: pairs come from sibling candidates' }
-      : undefined,
+      : checkCoralData(cfg),
   simulator: {
     taskKind: (cfg) => cfg.dataset,
     policy: (files, p) => {

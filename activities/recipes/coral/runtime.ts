@@ -7,6 +7,7 @@ import { formatPreferences, formatSft, type TrainingDataFormat } from '../../dat
 import { agentView } from './agent-view';
 import { defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
 import { coralMetrics } from './metrics';
+import { coralDataOptions } from './data-options';
 import { buildPreferencePairs } from './preference-pairs';
 import { coralConversationView } from './report-view';
 import { buildSftExamples } from './sft';
@@ -46,8 +47,9 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
     metrics: (records) => ({ ...coralMetrics(records as CoralConversation[], cfg.compat) }),
     buildData: (records) => {
       const convs = records as CoralConversation[];
-      const sft = buildSftExamples(convs, { maxPerTask: cfg.data.maxPerTask });
-      const pairs = buildPreferencePairs(convs, { maxPerTask: cfg.data.maxPerTask, maxPairsPerTurn: cfg.data.maxPairsPerTurn, seed });
+      const opts = coralDataOptions(cfg, seed);
+      const sft = buildSftExamples(convs, opts.sft);
+      const pairs = buildPreferencePairs(convs, opts.pairs);
       return {
         byRole: { [AGENT_ROLE]: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
         counts: { sft_examples: sft.length, preference_pairs: pairs.length },
