@@ -83,6 +83,16 @@ export function stripPythonFence(text: string): string {
   return (m ? m[1] : text).trim();
 }
 
+/** The seed's code extraction (sweet_rl utils/code_utils.py check_correctness): the text after the first "```python"
+ *  up to the next fence; then, if a fence remains, what lies between the first two — so a "```py" tag line stays in
+ *  the code (and fails as a NameError). */
+export function seedFenceStrip(text: string): string {
+  let t = text;
+  if (t.includes('```python')) t = t.split('```python')[1].split('```')[0];
+  if (t.includes('```')) t = t.split('```')[1] ?? '';
+  return t;
+}
+
 /** The blocklisted substrings the text contains (the seed's check). */
 export function seedBlocklistHits(text: string): string[] {
   return SEED_BLOCKLIST.filter((s) => text.includes(s));
@@ -126,6 +136,11 @@ function howItEnded(r: SandboxResult, wallSeconds: number): string {
   return 'ended early';
 }
 
+/** The runner's namespace rule: `module` (fixed: the answer runs as a module, its imports and helpers visible to its
+ *  functions) or `function` (seed: exec'd inside the evaluator's function, so top-level names land in a locals dict
+ *  the answer's own functions cannot see — a module-level import or helper raises NameError, scored None). */
+const scopeOf = (compat: CodeTestsCompat) => (compat === 'seed' ? 'function' : 'module');
+
 function evaluateFiles(source: string, exprs: string[]): Record<string, string> {
   return { 'evaluate_calls.py': runners().evaluate, 'solution.py': source, 'tests.txt': exprs.join('\0') };
 }
@@ -145,8 +160,9 @@ function result(names: string[], tests: CodeTestOutcome[], rejected?: string): C
 export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResult> {
   const names = Object.keys(input.testCases);
   const exprs = names.map((n) => input.testCases[n]);
-  const candidate = stripPythonFence(input.candidate);
   const compat = input.compat ?? 'fixed';
+  // SEED-COMPAT: the seed's fence rule, and (below) its blocklist over the whole answer, prose included.
+  const candidate = compat === 'seed' ? seedFenceStrip(input.candidate) : stripPythonFence(input.candidate);
   const slot = input.slot ?? 0;
   const fnTimeout = input.functionTimeoutSeconds ?? 1;
   const refTimeout = input.referenceTimeoutSeconds ?? 5;
@@ -154,7 +170,7 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
 
   if (compat === 'seed') {
     // SEED-COMPAT: the released evaluator refuses these substrings anywhere in the answer.
-    const hits = seedBlocklistHits(candidate);
+    const hits = seedBlocklistHits(input.candidate);
     if (hits.length) {
       const why = `forbidden text (seed blocklist): ${hits.map((h) => JSON.stringify(h)).join(', ')}`;
       return result(names, fail(`rejected: ${why}`), why);
@@ -172,7 +188,7 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   const ref = await runSandboxedPython({
     files: evaluateFiles(input.reference, exprs),
     script: 'evaluate_calls.py',
-    args: [String(refTimeout), String(MAX_VALUE_BYTES)],
+    args: [String(refTimeout), String(MAX_VALUE_BYTES), scopeOf(compat)],
     slot,
     isolation,
     limits: { wallSeconds: refWall, cpuSeconds: refWall, outputBytes },
@@ -194,7 +210,7 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   const cand = await runSandboxedPython({
     files: evaluateFiles(candidate, exprs),
     script: 'evaluate_calls.py',
-    args: [String(fnTimeout), String(MAX_VALUE_BYTES)],
+    args: [String(fnTimeout), String(MAX_VALUE_BYTES), scopeOf(compat)],
     slot,
     isolation,
     limits: { wallSeconds: candWall, cpuSeconds: candWall, outputBytes },

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCodeTests, SEED_BLOCKLIST, stripPythonFence, type CodeTestsInput } from '../../activities/sandbox/code-tests';
+import { runCodeTests, SEED_BLOCKLIST, seedFenceStrip, stripPythonFence, type CodeTestsInput } from '../../activities/sandbox/code-tests';
 import { processesOfSlot } from '../../activities/sandbox/python-sandbox';
 import { seekerModule } from './seeker';
 
@@ -136,6 +136,12 @@ describe("runCodeTests: the seed's rule", () => {
     expect(r.passed).toBe(5);
   });
 
+  it('seedFenceStrip: the seed\'s split on "```python", then on a bare fence', () => {
+    expect(seedFenceStrip('Here:\n```python\nx = 1\n```\nDone')).toBe('\nx = 1\n');
+    expect(seedFenceStrip('```py\nx = 1\n```')).toBe('py\nx = 1\n');
+    expect(seedFenceStrip('x = 1')).toBe('x = 1');
+  });
+
   it('strips a ```python fence, or a bare one', () => {
     expect(stripPythonFence('Here you go:\n```python\ndef f():\n    return 1\n```\nDone.')).toBe('def f():\n    return 1');
     expect(stripPythonFence('```\nx = 1\n```')).toBe('x = 1');
@@ -180,6 +186,30 @@ describe('runCodeTests: compat', () => {
     const r = await score(usesOs);
     expect(r.rejected).toBeUndefined();
     expect(r.passed).toBe(5);
+  });
+
+  it('seed: the blocklist reads the whole answer, prose included (the seed checks before taking the code out)', async () => {
+    const answer = `I avoided sys.exit() here.\n\`\`\`python\n${REFERENCE}\n\`\`\``;
+    expect((await score(answer, { compat: 'seed' })).rejected).toBe('forbidden text (seed blocklist): "exit("');
+    expect((await score(answer)).passed).toBe(5);
+  });
+
+  it('seed: a ```py fence keeps its tag line as code, which fails; fixed mode reads the tag', async () => {
+    const answer = `\`\`\`py\n${REFERENCE}\n\`\`\``;
+    const seed = await score(answer, { compat: 'seed' });
+    expect(seed.passed).toBe(0);
+    expect(seed.tests[0].error).toMatch(/NameError: name 'py' is not defined/);
+    expect((await score(answer)).passed).toBe(5);
+  });
+
+  it('seed: the answer runs as exec inside a function, so a module-level import or helper is a NameError', async () => {
+    const helper = `from math import floor\nMEMBER_BONUS = 5\ndef discount(price, rate, member=False):\n    if price < 0:\n        raise ValueError("negative price")\n    total = price * (1 - rate)\n    if member:\n        total -= MEMBER_BONUS\n    return round(max(total, 0), 2) if floor(1.5) == 1 else None\n`;
+    const seed = await score(helper, { compat: 'seed' });
+    expect(seed.passed).toBe(0);
+    expect(seed.tests.every((t) => /NameError/.test(t.error ?? ''))).toBe(true);
+    expect((await score(helper)).passed).toBe(5);
+    // A self-contained function is unaffected, and the reference runs under the same rule.
+    expect((await score(REFERENCE, { compat: 'seed' })).passed).toBe(5);
   });
 });
 

@@ -6,6 +6,9 @@
  * |-----------------------------------|------------------------------------------------|----------------------------------------------|----------------|
  * | html episode with no render       | similarity 0 (nothing to compare)              | a black 224×224 image vs the reference       | scoring.ts     |
  * | code tests (passed to the sandbox)| sandboxed, limits, exec semantics pinned       | the released evaluator's exact rules         | runCodeTests   |
+ * | code: answer extraction           | the first ```python / ```py / bare fence       | split on "```python", then on "```" (a "py" tag line stays code) | sandbox/code-tests.ts |
+ * | code: blocklist                   | none (the sandbox contains it)                 | over the whole answer, prose included        | sandbox/code-tests.ts |
+ * | code: namespace                   | one module namespace                           | exec inside a function: top-level imports and helpers are NameError | runners/evaluate_calls.py |
  * | html agent's system prompt        | names the Tailwind link the references use     | the seed's: "Tailwind CSS", no link          | prompts.ts     |
  *
  * Differences kept in both modes (the seed's behaviour is a defect nobody needs to reproduce):

@@ -1,6 +1,6 @@
 # Evaluates test call expressions against one Python source, inside the sandbox. Used for the task's reference
 # (expected values) and, in a separate sandbox, for the candidate (actual values): each run sees only its own
-# source. Usage: python3 evaluate_calls.py <per-call timeout seconds> <max bytes per value>
+# source. Usage: python3 evaluate_calls.py <per-call timeout seconds> <max bytes per value> [module|function]
 # Inputs in the working directory: solution.py (the source), tests.txt (expressions separated by NUL bytes).
 # For each test, like ColBench's evaluator: exec the source in a fresh namespace, then eval the expression, both
 # under a timer. Output, on the process's original stdout, one frame per test as soon as it is known:
@@ -21,6 +21,11 @@ os.dup2(_null, 0)
 
 TIMEOUT = float(sys.argv[1])
 MAX_VALUE = int(sys.argv[2])
+# module: exec the source in one namespace, as a module runs. function: the seed's semantics (sweet_rl
+# utils/code_utils.py get_function_output runs `exec(answer)` and `eval(test)` inside a function): top-level names go
+# to a separate locals dict, which the answer's functions do not see, so their module-level imports and helpers
+# raise NameError there.
+SCOPE = sys.argv[3] if len(sys.argv) > 3 else 'module'
 MAX_DEPTH = 200
 
 
@@ -121,8 +126,9 @@ def main():
                 signal.setitimer(signal.ITIMER_REAL, TIMEOUT)
                 call = compile(expr, '<test %d>' % i, 'eval', dont_inherit=True)
                 namespace = {'__name__': 'solution', '__builtins__': builtins}
-                exec(code, namespace)
-                value = plain(eval(call, namespace))
+                local = namespace if SCOPE == 'module' else {}
+                exec(code, namespace, local)
+                value = plain(eval(call, namespace, local))
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             if value is None:
