@@ -105,6 +105,31 @@ describe("runCodeTests: the seed's rule", () => {
     });
   });
 
+  it('compares Decimal, Fraction, date, datetime and timedelta results by their own ==, in both modes', async () => {
+    const reference = `from decimal import Decimal\nfrom fractions import Fraction\nimport datetime as dt\ndef money(x):\n    return Decimal(x)\ndef ratio(a, b):\n    return Fraction(a, b)\ndef day(y, m, d):\n    return dt.date(y, m, d)\ndef stamp(h):\n    return dt.datetime(2024, 1, 1, h)\ndef span(h):\n    return dt.timedelta(hours=h)\n`;
+    const tests = {
+      money: 'money("1.0")',
+      ratio: 'ratio(2, 4)',
+      day: 'day(2024, 2, 29)',
+      stamp: 'stamp(7)',
+      span: 'span(36)',
+      wrong: 'money("2.5")',
+    };
+    // Equal values in other spellings pass (1.00 == 1.0, 1/2 == 2/4, 36 h == 1 day 12 h); one wrong value fails.
+    const candidate = `def money(x):\n    from decimal import Decimal\n    return Decimal("1.00") if x == "1.0" else Decimal("2.4")\ndef ratio(a, b):\n    from fractions import Fraction\n    return Fraction(1, 2)\ndef day(y, m, d):\n    import datetime\n    return datetime.date.fromisoformat("2024-02-29")\ndef stamp(h):\n    import datetime\n    return datetime.datetime(2024, 1, 1, 7, 0)\ndef span(h):\n    import datetime\n    return datetime.timedelta(days=1, hours=12)\n`;
+    const fixed = await runCodeTests({ candidate, reference, testCases: tests, slot: SLOT });
+    expect(Object.fromEntries(fixed.tests.map((t) => [t.name, t.passed]))).toEqual({
+      money: true,
+      ratio: true,
+      day: true,
+      stamp: true,
+      span: true,
+      wrong: false,
+    });
+    // Under the seed's function scope the reference's module-level imports are NameErrors: nothing counts.
+    expect((await runCodeTests({ candidate, reference, testCases: tests, slot: SLOT, compat: 'seed' })).passed).toBe(0);
+  });
+
   it('runs every test on a fresh copy of the source, as the seed does (no state leaks between tests)', async () => {
     const src = 'calls = []\ndef f(x):\n    calls.append(x)\n    return len(calls)\n';
     const r = await runCodeTests({ candidate: src, reference: src, testCases: { a: 'f(1)', b: 'f(2)', c: 'f(3)' }, slot: SLOT });

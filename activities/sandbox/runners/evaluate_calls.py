@@ -8,6 +8,9 @@
 #   kind 0: pickle (protocol 5) of the value, reduced to plain builtin data; 1: UTF-8 error text; 2: None.
 # The code under test gets /dev/null as stdout/stderr, so its prints cannot corrupt or flood the frames.
 import builtins
+import datetime
+import decimal
+import fractions
 import os
 import pickle
 import signal
@@ -69,6 +72,9 @@ def plain(v, depth=0, active=None):
         return bytearray(memoryview(v))
     if isinstance(v, bytes):
         return bytes(memoryview(v))
+    known = standard_value(v, t, depth)
+    if known is not NOT_STANDARD:
+        return known
     if active is None:
         active = set()
     if id(v) in active:
@@ -89,6 +95,24 @@ def plain(v, depth=0, active=None):
     finally:
         active.discard(id(v))
     raise NotPlain('returned a %s, which is not plain data' % _type_name(t))
+
+
+NOT_STANDARD = object()
+
+
+def standard_value(v, t, depth):
+    """Standard-library values tasks return, as tagged plain data that compares the way the types' own == does for
+    two values of the same type (Decimal('1.0') == Decimal('1.00'); a Fraction is kept reduced; dates by ISO form),
+    as the seed's in-process == does. (numpy values need numpy in the sandbox's interpreter, which it lacks.)"""
+    if t is decimal.Decimal:
+        return ('__decimal__', str(v.normalize()) if v.is_finite() else str(v))
+    if t is fractions.Fraction:
+        return ('__fraction__', v.numerator, v.denominator)
+    if t in (datetime.datetime, datetime.date, datetime.time):
+        return ('__%s__' % t.__name__, v.isoformat())
+    if t is datetime.timedelta:
+        return ('__timedelta__', v.days, v.seconds, v.microseconds)
+    return NOT_STANDARD
 
 
 def _type_name(t):
