@@ -1,4 +1,4 @@
-// The baselines' call structure (brief A.3) through the one planner interface every method shares: per method, how
+// The baselines' call structure (oceanypt/TOA code/ensemble_methods.py) through the one planner interface every method shares: per method, how
 // many generate / refine / aggregate calls each model makes for a given N and K, and which earlier responses each
 // refine or aggregate call shows.
 import { describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ describe('every method behind one interface', () => {
     expect(() => planner('best-of' as never, { models: ['a'], samples: 1 })).toThrow(/unknown method "best-of"/);
   });
 
-  it('toa through the factory is the search with the brief’s defaults', () => {
+  it('toa through the factory is the search with the seed’s defaults', () => {
     const { calls, state } = drive('toa', { models: ['a', 'b'], samples: 6 });
     expect(state).toMatchObject({ method: 'toa', params: { tau: 0.1, alpha: 0.01, topK: 1, width: 4 } });
     expect(calls.slice(0, 4).every((c) => c.action === 'generate' && c.layer === 1)).toBe(true);

@@ -1,4 +1,4 @@
-// Compute accounting (brief A.4): FLOPs per call from the model's size and the call's tokens, summed per prompt.
+// Compute accounting (activities/recipes/toa/flops.ts, arXiv 2412.17061 §4): FLOPs per call from the model's size and the call's tokens, summed per prompt.
 import { describe, expect, it } from 'vitest';
 import { callFlops, flopsPerToken, promptFlops } from '../../activities/recipes/toa/flops';
 

@@ -1,6 +1,6 @@
 // TOA's MCTS (activities/recipes/toa/search.ts) driven by tiny fake environments: scripted rewards per play for the
 // hand-checked scenarios, a hashed reward of (model, text) for whole runs. Every expected call below was worked out
-// by hand from brief A.2's rules.
+// by hand from the rules of oceanypt/TOA code/ensemble_methods.py (MCTS_thread).
 import { describe, expect, it } from 'vitest';
 import {
   applyPlay,

@@ -1,5 +1,6 @@
 // The paper's baselines at TOA's budget of N calls per prompt (arXiv 2412.17061 §4; oceanypt/TOA generate modes
-// ensemble_sample_N, PRS, ensemble_Seq, ensemble_MoA; brief A.3), as planners with the search's interface, and
+// ensemble_sample_N, PRS, ensemble_Seq, ensemble_MoA; code/ensemble_methods.py sample_N_thread, PRS_thread,
+// Seq_thread, MoA_thread), as planners with the search's interface, and
 // `planner(method, params)`: the one place that maps a method name to its planner, so an executor never switches on it.
 //
 //   random      one model, N fresh generations (K must be 1)

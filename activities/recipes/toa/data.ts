@@ -1,4 +1,5 @@
-// The student's data from each prompt's pool of scored responses (brief A.5; the seed's released sets):
+// The student's data from each prompt's pool of scored responses (oceanypt/TOA README.md,
+// "Synthesized Data Summary", and the released sets):
 //   SFT — the best-scored response;
 //   DPO — chosen = the best, rejected = the response at reward rank `dpoRank` (the seed: 30 of 160, "pi-0-ni-30"),
 //         or the worst when fewer were scored; a prompt with fewer than two scored responses, or a tie between the

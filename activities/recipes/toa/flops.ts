@@ -1,11 +1,12 @@
-// Compute accounting of the paper's tables and scaling plot (arXiv 2412.17061 §4, brief A.4): per LLM call,
-// flops_per_token(model) × (prompt_tokens + completion_tokens) from the server's usage, summed per prompt. The repo's
-// helper (flops.py) is missing; it derives flops_per_token from the model's HF config with context 15000. We use the
-// standard forward-pass estimate of Kaplan et al. 2020 (Table 1):
+// Compute accounting of the paper's tables and scaling plot (arXiv 2412.17061 §4; oceanypt/TOA README.md, figures/
+// scaling_alpaca_eval.png): per LLM call, flops_per_token(model) × (prompt_tokens + completion_tokens) from the
+// server's usage, summed per prompt. oceanypt/TOA ships no FLOPs code, so we use the standard forward-pass estimate
+// of Kaplan et al. 2020 (Table 1):
 //     flops_per_token = 2·P + 2·n_layer·n_ctx·d_model
 // 2·P for the matrix multiplies (one multiply-add per parameter), plus the attention-score term when the model's
 // shape is known; with only P given it is the common 2·P·tokens estimate. n_ctx is a fixed per-model context
-// (15000 by default, TOA's), not the call's length — as in the repo, the attention term is a per-model constant.
+// (15000 by default: the --max_model_len its servers run with, oceanypt/TOA bash/launch_large_models/
+// start_server.py), not the call's length, so the attention term is a per-model constant.
 // Counted: policy calls only. The N RM forward passes are the same for every method at equal N, and the paper's FLOPs
 // leave them out. Refine / aggregate calls cost more because their prompts are longer — that is the point of counting
 // prompt tokens.
@@ -21,7 +22,7 @@ export interface ModelCompute {
   hiddenSize?: number;
 }
 
-/** TOA's context for flops_per_token (brief A.4). */
+/** TOA's servers' --max_model_len (oceanypt/TOA bash/launch_large_models/start_server.py). */
 export const DEFAULT_FLOPS_CONTEXT = 15000;
 
 const positive = (x: number | undefined, what: string) => {

@@ -1,5 +1,6 @@
 // What an iteration reports for TOA: the student's mean reward (the loop's headline: does training on the search's
-// best responses make the student better?), and per compared method at the same N (brief A.4, A.8's scaling plot):
+// best responses make the student better?), and per compared method at the same N (arXiv 2412.17061 §4 and its
+// scaling plot, oceanypt/TOA figures/scaling_alpaca_eval.png):
 // the mean best reward, the mean top-k reward, policy TFLOPs per prompt and failed scores (which policy wrote each
 // best response is in the records and the report).
 import type { RecipeFigure } from '../types';

@@ -1,9 +1,10 @@
 // TOA's prompts, re-authored in our own words: the seed's prompts/ directory (refinement, aggregator and translation
-// templates) is missing from oceanypt/TOA (brief A.7), so only their roles are known.
+// templates, named by its bash/*/run_generate.api.*.sh scripts) is missing from oceanypt/TOA, so only their roles are
+// known.
 //   generate  — the question alone, as the user message (translation: a request to translate `src` into English);
 //   refine    — question + one earlier response → a better response, output alone. No critique or feedback step: the
 //               seed's templates are named refinement_wo_feedback;
-//   aggregate — mixture-of-agents (brief A.3): system = aggregator instructions + "## Response i:" list, user = the
+//   aggregate — mixture-of-agents (oceanypt/TOA code/ensemble_methods.py aggregate_responses): system = aggregator instructions + "## Response i:" list, user = the
 //               original question;
 //   judge     — an LLM-judge reward role: one JSON object {"score": 1..10}; parseJudgeScore reads it leniently.
 // rewardQuestion is what a reward model or scoring service scores a response against: the ORIGINAL question, never

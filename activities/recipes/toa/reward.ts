@@ -1,7 +1,7 @@
 // The reward role's score of one response, asked the way its endpoint speaks (activities/llm/scoring-api.ts): an LLM
 // judge (chat) gets our judging prompt and answers a score from 1 to 10; a reward model (vLLM's reward API) and a
 // scoring service (COMET-KIWI style) get the bare (question or source, response) pair. Every response is scored
-// against the ORIGINAL question, never the refine or aggregate prompt (the seed's reward call, brief A.1).
+// against the ORIGINAL question, never the refine or aggregate prompt (the seed's reward call, oceanypt/TOA code/ensemble_methods.py).
 // An unreadable or rejected score is FAILED, never 0 (the seed silently scores errors 0.0); a retryable endpoint
 // failure that outlasts the client's retries propagates, so the shard retries and paid calls come from the cache.
 import { ApplicationFailure } from '@temporalio/common';

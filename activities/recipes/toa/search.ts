@@ -1,5 +1,5 @@
-// ★ TOA's MCTS (Tree-search Orchestrated Agents, arXiv 2412.17061 §3; oceanypt/TOA mcts.py "as implemented", brief
-// A.2) as a pure, deterministic, serializable state machine: no I/O, no clock, no randomness (ties go to the first
+// ★ TOA's MCTS (Tree-search Orchestrated Agents, arXiv 2412.17061 §3; as implemented in oceanypt/TOA
+// code/ensemble_methods.py MCTS_thread, MCTS_Selection, MCTS_Backup) as a pure, deterministic, serializable state machine: no I/O, no clock, no randomness (ties go to the first
 // child, so no seed is needed). The orchestrator loops  call = nextPlay(s) → LLM call → RM call →
 // s = applyPlay(s, call, outcome)  and may checkpoint `s` (plain JSON) after every play; a killed search resumes from
 // its last completed play and ends with the same tree as an uninterrupted one.
@@ -19,7 +19,7 @@ import type { TokenUsage } from '../../llm/types';
 
 // ---------------------------------------------------------------- shared by every method
 
-/** A call's shape (brief A.1): question only, question + one earlier response, or question + several (MoA). */
+/** A call's shape (arXiv 2412.17061 §3, the generate and refine modules; MoA's aggregation): question only, question + one earlier response, or question + several (MoA). */
 export type Action = 'generate' | 'refine' | 'aggregate';
 
 /** One planned LLM call; its response is scored by the RM against the original question, never the refine prompt. */
@@ -44,7 +44,7 @@ export interface Call {
  */
 export type Outcome = { text: string; reward: number; usage?: TokenUsage } | { text: string; failed: string; usage?: TokenUsage };
 
-/** One response of the pool, as recorded (brief A.2 step 5; A.7 output fields). */
+/** One response of the pool, as recorded (the per-response fields MCTS_thread writes, oceanypt/TOA code/ensemble_methods.py). */
 export interface ResponseRecord {
   play: number;
   model: string;
@@ -62,7 +62,7 @@ export interface ResponseRecord {
   usage?: TokenUsage;
 }
 
-/** The per-prompt diagnostics of brief A.4. Failed responses are counted but never ranked. */
+/** The per-prompt diagnostics of the paper's tables (arXiv 2412.17061 §4). Failed responses are counted but never ranked. */
 export interface Results {
   /** Every response, in play order. */
   responses: ResponseRecord[];
@@ -92,7 +92,7 @@ export interface Planner<S> {
 export const layerLabel = (model: string, layer: number) => `${model}_layer_${layer}`;
 export const actionLabel = (model: string, action: Action) => `${model}_${action}`;
 
-/** Brief A.4's headline diagnostic is the mean of the top 10. */
+/** The paper's scaling plot reports the mean of the top 10 (arXiv 2412.17061 §4; oceanypt/TOA figures/scaling_alpaca_eval.png). */
 export const DEFAULT_TOP_K = 10;
 
 export function checkOutcome(o: Outcome): void {
@@ -127,7 +127,7 @@ export interface SearchParams {
   models: string[];
   /** n_samples: N = samples × K plays per prompt. */
   samples: number;
-  /** Reward temperature: v = sigmoid(raw / tau). 0.1 for ArmoRM scores (≈0–0.2), 1 for KIWI (brief A.2). */
+  /** Reward temperature: v = sigmoid(raw / tau). 0.1 for ArmoRM scores (≈0–0.2), 1 for KIWI (the tau of oceanypt/TOA bash/exp_alpaca_eval and bash/exp_nmt run_generate.api.mcts.pre_load.sh). */
   tau: number;
   /** UCB exploration weight (0.01 in every AlpacaEval / UltraFeedback script; 0.05 for WMT). */
   alpha: number;
@@ -196,7 +196,7 @@ export interface SearchCall extends Call {
 }
 
 export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
-/** v = sigmoid(raw / tau) (brief A.2 step 3): stretches the RM's narrow range into (0, 1) for UCB. */
+/** v = sigmoid(raw / tau) (oceanypt/TOA code/ensemble_methods.py MCTS_thread's sigmoid): stretches the RM's narrow range into (0, 1) for UCB. */
 export const normalizeReward = (raw: number, tau: number) => sigmoid(raw / tau);
 
 export const searchBudget = (p: Pick<SearchParams, 'models' | 'samples'>) => p.samples * p.models.length;
