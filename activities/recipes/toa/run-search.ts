@@ -3,13 +3,13 @@
 // (parallelism comes from many prompts at once). Every call goes through the durable request cache under a key
 // naming (task, sample, method, play), so a search rerun after a killed worker replays its completed plays from the
 // cache — same texts, same rewards, hence the same tree — and continues at the first unpaid play.
-import type { Chat, Decoding, TokenUsage } from '../../llm/types';
+import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { addUsage } from '../../llm/usage';
 import { hashSeed } from '../../seeded-random';
 import { planner, type Method, type PlanParams } from './baselines';
 import { type ModelCompute, promptFlops } from './flops';
 import { aggregatePrompt, generatePrompt, refinePrompt } from './prompts';
-import { scoreResponse } from './reward';
+import { type RewardOutcome, scoreResponse } from './reward';
 import type { Call, Results } from './search';
 import type { ToaTask } from './tasks';
 
@@ -40,6 +40,26 @@ export interface SearchRun {
   key: string;
 }
 
+/** One answer and its score: `who` (a policy, or the student) answers `messages`; the reward role scores the text
+ *  against the original question. An empty answer is failed without a reward call. */
+export async function answerAndScore(o: {
+  who: string;
+  policy: Chat;
+  reward: Chat;
+  task: ToaTask;
+  messages: ChatMessage[];
+  decoding: Decoding;
+  judge: { maxTokens: number; parseRetries: number };
+  key: string;
+}): Promise<{ text: string; usage: TokenUsage; scored: RewardOutcome }> {
+  const out = await o.policy({ messages: o.messages, decoding: o.decoding, sampleKey: o.key });
+  const text = (out.texts[0] ?? '').trim();
+  const scored = text
+    ? await scoreResponse(o.reward, o.task, text, { key: `${o.key}/reward`, ...o.judge })
+    : { failed: `${o.who} returned an empty response`, usage: { promptTokens: 0, completionTokens: 0 } };
+  return { text, usage: out.usage, scored };
+}
+
 function messagesFor(task: ToaTask, call: Call) {
   if (call.action === 'generate') return generatePrompt(task);
   if (call.action === 'refine') return refinePrompt(task, call.parentText ?? '');
@@ -53,22 +73,19 @@ export async function runSearch(r: SearchRun): Promise<SearchRecord> {
   let s = plan.newState();
   for (let call = plan.nextPlay(s); call; call = plan.nextPlay(s)) {
     const key = `${r.key}/${r.method}/p${call.play}`;
-    const out = await r.chats[call.model]({
+    const { text, usage, scored } = await answerAndScore({
+      who: call.model,
+      policy: r.chats[call.model],
+      reward: r.reward,
+      task: r.task,
       messages: messagesFor(r.task, call),
       decoding: { ...r.decoding, seed: hashSeed(r.seed, r.task.id, key) },
-      sampleKey: key,
+      judge: r.judge,
+      key,
     });
-    addUsage(policyUsage, out.usage);
-    const text = (out.texts[0] ?? '').trim();
-    const scored = text
-      ? await scoreResponse(r.reward, r.task, text, { key: `${key}/reward`, ...r.judge })
-      : { failed: `${call.model} returned an empty response`, usage: { promptTokens: 0, completionTokens: 0 } };
+    addUsage(policyUsage, usage);
     addUsage(rewardUsage, scored.usage);
-    s = plan.applyPlay(
-      s,
-      call,
-      'reward' in scored ? { text, reward: scored.reward, usage: out.usage } : { text, failed: scored.failed, usage: out.usage },
-    );
+    s = plan.applyPlay(s, call, 'reward' in scored ? { text, reward: scored.reward, usage } : { text, failed: scored.failed, usage });
   }
   const results = plan.results(s, r.topK);
   const f = promptFlops(

@@ -12,8 +12,7 @@ import { rewardVsFlops, toaMetrics } from './metrics';
 import { generatePrompt } from './prompts';
 import { recordTokens, summarizeSearch, type ToaBuildRecord, type ToaEvalRecord } from './records';
 import { toaRecordView } from './report-view';
-import { scoreResponse } from './reward';
-import { runSearch } from './run-search';
+import { answerAndScore, runSearch } from './run-search';
 import { readToaSplit, type ToaTask } from './tasks';
 
 /** The planner's models and samples: single-agent methods spend the whole budget N on one policy. */
@@ -53,15 +52,16 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       const task = tasksFor(split)[taskIndex];
       const key = `${task.id}/s${sampleIndex}`;
       if (split === 'train') return { kind: 'build', taskId: task.id, sampleIndex, search: await search(task, cfg.method, chats, key) };
-      const out = await chats[STUDENT_ROLE]({
+      const { text, usage, scored } = await answerAndScore({
+        who: 'the student',
+        policy: chats[STUDENT_ROLE],
+        reward: chats[REWARD_ROLE],
+        task,
         messages: generatePrompt(task),
         decoding: { ...decoding, seed: hashSeed(seed, task.id, key, 'student') },
-        sampleKey: `${key}/student`,
+        judge: cfg.judge,
+        key: `${key}/student`,
       });
-      const text = (out.texts[0] ?? '').trim();
-      const scored = text
-        ? await scoreResponse(chats[REWARD_ROLE], task, text, { key: `${key}/student/reward`, ...cfg.judge })
-        : { failed: 'the student returned an empty response' };
       const methods: ToaEvalRecord['methods'] = {};
       // One prompt's compared searches run side by side: each is sequential in itself.
       const runs = await Promise.all(cfg.compare.map((m) => search(task, m, chats, key)));
@@ -72,7 +72,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
         kind: 'eval',
         taskId: task.id,
         sampleIndex,
-        student: { text, ...('reward' in scored ? { reward: scored.reward } : { failed: scored.failed }), usage: out.usage },
+        student: { text, ...('reward' in scored ? { reward: scored.reward } : { failed: scored.failed }), usage },
         methods,
       };
     },
