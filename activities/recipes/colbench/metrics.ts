@@ -3,11 +3,12 @@
 // averaged over tasks. Zero episodes give zeros (with `episodes: 0`), never NaN: metrics travel as JSON numbers.
 import { trajectoryTokens, type ColbenchTrajectory } from './episode';
 import type { CodeScore, HtmlScore } from './scoring';
+import { meanOf } from '../shared/mean';
 
 export type ScoredCodeTrajectory = ColbenchTrajectory & { score: CodeScore };
 export type ScoredHtmlTrajectory = ColbenchTrajectory & { score: HtmlScore };
 
-const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
 
 interface Common {
   /** The agent answered with the marker before running out of turns. */

@@ -5,8 +5,9 @@
 import type { SuccessMetric } from './config';
 import type { CollabEvalRecord } from './conversation';
 import type { MetricOutcome } from './metrics';
+import { meanOf } from '../shared/mean';
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
 const scores = (records: readonly CollabEvalRecord[], metric: string) =>
   records.flatMap((r) => {
     const m = (r.metrics as Record<string, MetricOutcome | undefined>)[metric];

@@ -11,6 +11,7 @@
 // A future whose simulation failed or whose metrics are not all available is left out, never scored as 0 (verl
 // scores failed metrics 0); with no usable future there is no reward at all.
 import type { MetricOutcome } from './metrics';
+import { meanOf } from '../shared/mean';
 
 export type Aggregation = 'weighted-mean' | 'clamped';
 export const DEFAULT_AGGREGATION: Aggregation = 'weighted-mean';
@@ -62,7 +63,7 @@ export function multiturnReward(
 
   const result = { usedFutures: used.length, missingFutures: futures.length - used.length };
   if (used.length === 0) return { ...result, perMetric: {} };
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const mean = (xs: number[]) => meanOf(xs) as number; // `used` is not empty here
   const perMetric = Object.fromEntries(names.map((m) => [m, mean(used.map((s) => s[m]))]));
   const score =
     aggregation === 'weighted-mean'

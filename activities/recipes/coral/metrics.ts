@@ -3,6 +3,7 @@
 import type { Compat } from './compat';
 import type { CoralConversation } from './conversation';
 import { socialMetrics } from './social-metrics';
+import { meanOf } from '../shared/mean';
 
 export interface CoralMetrics {
   /** Headline: the conversation ended in agreement and the agreed answer is correct (no agreement scores 0). */
@@ -26,7 +27,7 @@ export interface CoralMetrics {
   conversations: number;
 }
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
 
 /** Zero conversations give zeros (with `conversations: 0`), never NaN: metrics travel as JSON numbers. */
 export function coralMetrics(records: readonly CoralConversation[], compat: Compat): CoralMetrics {

@@ -5,8 +5,9 @@
 import { isCorrect } from './answers';
 import type { DebateRecord } from './debate';
 import type { DebateDataset } from './tasks';
+import { meanOf } from '../shared/mean';
 
-const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
 
 export function debateMetrics(
   records: readonly DebateRecord[],

@@ -6,8 +6,8 @@
 import type { RecipeFigure } from '../types';
 import type { Method } from './baselines';
 import type { SearchSummary, ToaEvalRecord } from './records';
+import { meanOf } from '../shared/mean';
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
 /** A mean over no scores is left out of the metrics (missing, never 0). */
 const put = (out: Record<string, number>, key: string, v: number | undefined) => {
   if (v !== undefined) out[key] = v;
@@ -19,12 +19,12 @@ export function toaMetrics(records: readonly ToaEvalRecord[]): Record<string, nu
     failed_rewards: records.filter((r) => r.student.reward === undefined).length,
     prompts: records.length,
   };
-  put(out, 'reward', mean(scored));
+  put(out, 'reward', meanOf(scored));
   const methods = [...new Set(records.flatMap((r) => Object.keys(r.methods)))];
   for (const m of methods) {
     const runs = records.flatMap((r) => (r.methods[m as keyof typeof r.methods] ? [r.methods[m as keyof typeof r.methods]!] : []));
-    put(out, `${m}/best_reward`, mean(runs.flatMap((s) => (s.best ? [s.best.reward] : []))));
-    put(out, `${m}/topk_reward`, mean(runs.flatMap((s) => (s.topK.mean !== undefined ? [s.topK.mean] : []))));
+    put(out, `${m}/best_reward`, meanOf(runs.flatMap((s) => (s.best ? [s.best.reward] : []))));
+    put(out, `${m}/topk_reward`, meanOf(runs.flatMap((s) => (s.topK.mean !== undefined ? [s.topK.mean] : []))));
     out[`${m}/tflops`] = runs.reduce((a, s) => a + s.flops, 0) / runs.length / 1e12;
     out[`${m}/failed_rewards`] = runs.reduce((a, s) => a + s.failed, 0);
   }

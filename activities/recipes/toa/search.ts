@@ -16,6 +16,7 @@
 // Also here, because every method shares them (baselines.ts imports them; nothing here imports baselines.ts): the
 // call / outcome / record / results shapes and the Planner interface one executor drives all methods through.
 import type { TokenUsage } from '../../llm/types';
+import { meanOf } from '../shared/mean';
 
 // ---------------------------------------------------------------- shared by every method
 
@@ -105,7 +106,6 @@ export function summarize(responses: readonly ResponseRecord[], k = DEFAULT_TOP_
   const scored = responses.filter((r) => r.reward !== undefined);
   let best: ResponseRecord | undefined;
   for (const r of scored) if (!best || r.reward! > best.reward!) best = r;
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
   const rewards = scored.map((r) => r.reward!);
   const actions: Record<string, number> = {};
   for (const r of responses) actions[actionLabel(r.model, r.action)] = (actions[actionLabel(r.model, r.action)] ?? 0) + 1;
@@ -113,8 +113,8 @@ export function summarize(responses: readonly ResponseRecord[], k = DEFAULT_TOP_
     responses: [...responses],
     best,
     bestModel: best?.model,
-    topK: { k, mean: mean([...rewards].sort((a, b) => b - a).slice(0, k)) },
-    meanReward: mean(rewards),
+    topK: { k, mean: meanOf([...rewards].sort((a, b) => b - a).slice(0, k)) },
+    meanReward: meanOf(rewards),
     failed: responses.length - scored.length,
     actions,
   };
@@ -307,7 +307,7 @@ function responseCandidates(s: SearchState, m: ModelNode): ResponseNode[] {
 }
 
 /**
- * Brief A.2 step 1: a model node is not fully expanded — selection stops and expands it — when
+ * Selection (oceanypt/TOA code/ensemble_methods.py fully_expanded, reached_width, child_better_than_parent): a model node is not fully expanded — selection stops and expands it — when
  *  (a) the next response layer (depth + 1, counted over the whole tree, failed responses included: they spent budget)
  *      holds fewer than `width` nodes, or
  *  (b) none of its scored response children beats its parent response's stored reward (root arms are exempt):
