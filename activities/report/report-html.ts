@@ -115,14 +115,21 @@ function lineage(rows: IterationSummary[]): string {
 }
 
 /** The evaluation records of one iteration, through its evaluate manifest (which lists the scored shard refs). */
+/** Read once per iteration summary: the conversations and the recipe's figures both draw on them. */
+const recordsRead = new WeakMap<IterationSummary, unknown[]>();
+
 function evaluationRecords(r: IterationSummary): unknown[] {
+  const known = recordsRead.get(r);
+  if (known) return known;
   const manifestRef = r.manifests.evaluate;
   if (!manifestRef) throw new Error(`iteration ${r.iteration} has no evaluation`);
   const m = reader.readJson<{ inputs: Record<string, ArtifactRef | string> }>(manifestRef);
   const shards = Object.entries(m.inputs)
     .filter(([k]) => k.startsWith('eval_shard_'))
     .map(([, v]) => v as ArtifactRef);
-  return shards.flatMap((s) => reader.readJsonl<unknown>(s));
+  const records = shards.flatMap((s) => reader.readJsonl<unknown>(s));
+  recordsRead.set(r, records);
+  return records;
 }
 
 function pngDataUri(ref: string): string | undefined {
