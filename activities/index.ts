@@ -2,13 +2,13 @@
 // template) become one non-retryable failure with a clear message instead of a retry storm of stack traces.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { CollabActivities } from '../workflows/activity-types';
-import { buildTrainingData } from './data/build-training-data';
+import { buildScorerData, buildTrainingData } from './data/build-training-data';
 import { evaluateIteration } from './evaluation/evaluate-iteration';
 import { scoreShard } from './evaluation/score-shard';
 import { planShards } from './generation/plan-shards';
 import { recipeNeeds } from './recipes/runtime';
 import { runShard } from './generation/run-shard';
-import { deployCheckpoint, undeployCheckpoint } from './serving/deploy';
+import { deployCheckpoint, serveScorers, undeployCheckpoint } from './serving/deploy';
 import { trainCheckpoint } from './training/train-checkpoint';
 import { trackIteration } from './tracking/track-iteration';
 
@@ -41,6 +41,8 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
     runShard,
     scoreShard,
     evaluateIteration,
+    buildScorerData,
+    serveScorers,
     buildTrainingData,
     trainCheckpoint,
     trackIteration,

@@ -81,6 +81,31 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
     }
     expect(it0.nextCheckpoint).toBeTruthy();
 
+    // The learned critic (the default, the seed's): trained this iteration, before the agent's data was built, on
+    // whole-trajectory pairs with the reference in front — the one place the reference may appear.
+    const critic = it0.models!.critic;
+    expect(critic.kind).toBe('trained');
+    expect(critic.nextCheckpoint).toBeTruthy();
+    expect(critic.nextCheckpoint).not.toBe(it0.nextCheckpoint);
+    const criticRows = new ArtifactStore(path.join(stateDir, 'artifacts')).readJsonl<{
+      chosen: Array<{ role: string; content: string }>;
+      rejected: Array<{ role: string; content: string }>;
+    }>(critic.dataset!);
+    expect(criticRows.length).toBeGreaterThan(0);
+    const taskReferences = loadColbenchTasks(TASKS, 'code').map((t) => t.reference);
+    for (const row of criticRows) {
+      expect(row.chosen[0].role).toBe('system');
+      expect(taskReferences.some((ref) => row.chosen[0].content.includes(ref))).toBe(true);
+      expect(row.rejected[0]).toEqual(row.chosen[0]);
+    }
+    // The agent's pairs were ranked by log-probs (the simulator's prompt_logprobs), not by a judge's reply.
+    const manifest = new ArtifactStore(path.join(stateDir, 'artifacts')).readJson<{ outputs: Record<string, unknown> }>(
+      it0.manifests['build-data'],
+    );
+    expect(manifest.outputs.step_pairs).toBeGreaterThan(0);
+    expect(manifest.outputs.unscored_states).toBe(0);
+    expect(manifest.outputs.logprob_ranked).toBe((manifest.outputs.turn_states as number) * 4);
+
     await recordHistoriesIfAsked(env, runName, 'colbench');
   });
 });

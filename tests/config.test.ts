@@ -66,7 +66,9 @@ describe('config validation', () => {
     expect(errorOf(() => loadConfig(debate, { overrides: ['recipe.summarizer.model=m'] })).field).toBe('recipe.summarizer');
     const colbench = path.join(PROJECT_ROOT, 'configs', 'colbench-code.dry-run.yaml');
     expect(errorOf(() => loadConfig(colbench, { overrides: ['recipe.human.endpoint.model=m'] })).field).toBe('recipe.human.endpoint');
-    expect(errorOf(() => loadConfig(colbench, { overrides: ['recipe.data.critic.model=m'] })).field).toBe('recipe.data.critic');
+    const critic = errorOf(() => loadConfig(colbench, { overrides: ['recipe.data.critic={endpoint: {model: m}}'] }));
+    expect(critic.field).toBe('recipe.data.critic');
+    expect(critic.message).toMatch(/the critic model itself is the models section's role `critic`/);
     // The new place works; a role the recipe does not have is named with the ones it has.
     const { config } = loadConfig(demo, { overrides: ep.map((o) => `models.extractor.${o}`) });
     expect(config.models.extractor).toMatchObject({ kind: 'external', endpoint: { model: 'm' } });
@@ -94,6 +96,23 @@ describe('config validation', () => {
     );
     const coral = errorOf(() => loadConfig(demo, { overrides: ['trainer.kind=verl', 'trainer.method=grpo'] }));
     expect(coral.message).toMatch(/trainer\.method: grpo needs a recipe with an online RL reward; coral has none/);
+  });
+
+  it("SWEET-RL's critic: learned (trained by the loop, DPO) by default, or a judge of any kind", () => {
+    const colbench = path.join(PROJECT_ROOT, 'configs', 'colbench-code.dry-run.yaml');
+    const { config } = loadConfig(colbench);
+    expect(config.recipe.name === 'colbench-code' && config.recipe.data.critic).toBe('learned');
+    const sft = errorOf(() => loadConfig(colbench, { overrides: ['trainer.method=sft'] }));
+    expect(sft.message).toMatch(/recipe\.data\.critic: learned trains the critic with DPO .* use critic: judge, or trainer\.method: dpo/);
+    const external = ['models.critic={kind: external, endpoint: {baseUrl: "http://127.0.0.1:9/v1", model: m}}'];
+    expect(errorOf(() => loadConfig(colbench, { overrides: external })).message).toMatch(
+      /models\.critic: must be kind: trained: the recipe trains critic each iteration .* use recipe\.data\.critic: judge/,
+    );
+    const judge = loadConfig(colbench, { overrides: [...external, 'recipe.data.critic=judge', 'trainer.method=sft'] }).config;
+    expect(judge.models.critic?.kind).toBe('external');
+    expect(errorOf(() => loadConfig(colbench, { overrides: ['recipe.data.critic=oracle'] })).message).toMatch(
+      /recipe\.data\.critic: must be learned .* or judge/,
+    );
   });
 
   it('TOA: every policy sized for FLOPs, roles and ranges checked, reward endpoints by api', () => {

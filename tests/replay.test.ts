@@ -25,6 +25,8 @@ describe('replay of recorded histories', () => {
         'iteration-debate-model-roles.json',
         'iteration-coral-model-roles.json',
         'iteration-colbench-model-roles.json',
+        // SWEET-RL's learned critic: trained, then served, inside build-data (trained-scorers-v1).
+        'iteration-colbench-learned-critic.json',
       ]),
     );
   });

@@ -11,6 +11,7 @@ import type {
   ShardResult,
   ShardSpec,
   RoleDatasets,
+  ScorerModel,
   TrainResult,
 } from './types';
 import type { RecipeNeeds } from '../activities/recipes/types';
@@ -19,6 +20,15 @@ export interface StageContext {
   runName: string;
   iteration: number;
   config: LoopConfig;
+}
+
+export interface BuildDataInput extends StageContext {
+  checkpoint: string;
+  shards: ShardResult[];
+  agent?: EndpointRef;
+  roles?: Record<string, EndpointRef>;
+  /** The scorer roles trained this iteration (RecipeNeeds.scorers): their checkpoint, endpoint and rows. */
+  scorers?: Record<string, ScorerModel>;
 }
 
 export interface CollabActivities {
@@ -37,9 +47,13 @@ export interface CollabActivities {
   /** Recipes that run agent code or render pages score each shard on the sandbox queue. */
   scoreShard(input: StageContext & { split: ShardSpec['split']; shard: ShardResult }): Promise<ShardResult>;
   /** `agent` (and `roles`, each served role's endpoint): for recipes whose data needs model calls (SWEET-RL). */
-  buildTrainingData(
-    input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef; roles?: Record<string, EndpointRef> },
-  ): Promise<BuiltData>;
+  buildTrainingData(input: BuildDataInput): Promise<BuiltData>;
+  /** The rows that train the recipe's scorer roles (RecipeNeeds.scorers), before the data that needs them. */
+  buildScorerData(
+    input: StageContext & { checkpoint: string; shards: ShardResult[] },
+  ): Promise<{ roles: Record<string, RoleDatasets>; counts: Record<string, number> }>;
+  /** Serves the scorer roles' new checkpoints where the serving kind answers prompt log-probs. */
+  serveScorers(input: StageContext & { checkpoints: Record<string, string> }): Promise<Record<string, ScorerModel>>;
   /** Logs the finished iterations (metrics, params, lineage, report) to the config's `tracking:` trackers. Idempotent. */
   trackIteration(input: { runName: string; config: LoopConfig; iterations: IterationSummary[]; final: boolean }): Promise<void>;
   /** `role`: set when an iteration trains several roles; each then has its own directories and checkpoint chain. */

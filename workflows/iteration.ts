@@ -37,6 +37,8 @@ import {
   deploySummary,
   evaluateSummary,
   planSummary,
+  scorerDataSummary,
+  serveScorersSummary,
   shardSummary,
   trainSummary,
   undeploySummary,
@@ -55,6 +57,7 @@ import {
   type LlmUsage,
   type LoopConfig,
   type RoleLineage,
+  type ScorerModel,
   type ShardResult,
   type ShardSpec,
   type Stage,
@@ -340,6 +343,37 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
         config,
         trainShards.reduce((a, s) => a + s.conversations, 0),
       );
+      // Scorer roles (SWEET-RL's learned critic) are trained on this iteration's records first, then served, and the
+      // data builder ranks with them. A retry redoes these steps cheaply: same rows, a finished trainer returns at
+      // once, a healthy server is reused.
+      const scorerRoles = needs!.scorers?.length && config.trainer && deployed?.roles ? needs!.scorers : [];
+      let scorers: Record<string, ScorerModel> | undefined;
+      if (scorerRoles.length && patched('trained-scorers-v1')) {
+        const conversations = trainShards.reduce((a, s) => a + s.conversations, 0);
+        const rows = await run(activities(config).cpu, 'buildScorerData', scorerDataSummary(scorerRoles, conversations), {
+          ...ctx(),
+          checkpoint,
+          shards: trainShards,
+        });
+        await Promise.all(
+          scorerRoles
+            .filter((role) => datasetFor(rows.roles[role], config))
+            .map(async (role) => {
+              const result = await run(activities(config).train, 'trainCheckpoint', trainSummary(config, role), {
+                ...ctx(),
+                checkpoint: deployed!.roles![role].checkpoint!,
+                data: rows.roles[role],
+                role,
+              });
+              trainedRoles.set(role, result);
+            }),
+        );
+        const checkpoints = Object.fromEntries(
+          scorerRoles.map((r) => [r, trainedRoles.get(r)?.checkpoint ?? deployed!.roles![r].checkpoint!]),
+        );
+        scorers = await run(activities(config).deploy, 'serveScorers', serveScorersSummary(scorerRoles), { ...ctx(), checkpoints });
+        for (const r of scorerRoles) scorers[r].data = rows.roles[r];
+      }
       data = needs!.modelsForData
         ? await run(activities(config).llm, 'buildTrainingData', summary, {
             ...ctx(),
@@ -347,6 +381,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
             shards: trainShards,
             agent: deployed!.endpoint,
             ...servedEndpoints(),
+            ...(scorers ? { scorers } : {}),
           })
         : await run(activities(config).cpu, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards });
       if (data.usage) Object.assign(status.stages!['build-data']!, data.usage);

@@ -24,6 +24,10 @@ export const evaluateSummary = (conversations: number) => `evaluate · ${plural(
 export const buildDataSummary = (config: LoopConfig, conversations: number) =>
   `build ${config.trainer?.method ?? 'training'} data · ${plural(conversations, 'conversation')}`;
 
+export const scorerDataSummary = (roles: string[], conversations: number) =>
+  `build ${roles.join(', ')} data · ${plural(conversations, 'conversation')}`;
+export const serveScorersSummary = (roles: string[]) => `serve ${roles.join(', ')} (trained this iteration)`;
+
 /** `role`: the model role, when an iteration trains several. */
 export function trainSummary(config: LoopConfig, role?: string): string {
   const t = config.trainer;

@@ -215,6 +215,14 @@ export interface RoleDatasets {
   rl?: ArtifactRef;
 }
 
+/** A scorer role trained this iteration before the data that needs it (RecipeNeeds.scorers; SWEET-RL's critic):
+ *  its new checkpoint, the endpoint serving it when the serving kind gives prompt log-probs, and its rows. */
+export interface ScorerModel {
+  checkpoint: string;
+  endpoint?: EndpointRef;
+  data?: RoleDatasets;
+}
+
 /** The dataset each training method learns from. */
 export const DATASET_OF = { sft: 'sft', dpo: 'dpo', grpo: 'rl' } as const satisfies Record<TrainMethod, keyof RoleDatasets>;
 

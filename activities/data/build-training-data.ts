@@ -3,13 +3,17 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { DATASET_OF, type BuiltData, type LlmUsage, type RoleDatasets, type ShardResult } from '../../workflows/types';
 import type { TrainMethod } from '../training/adapters/types';
-import type { StageContext } from '../../workflows/activity-types';
+import type { BuildDataInput, StageContext } from '../../workflows/activity-types';
 import { recipeRuntime } from '../recipes/runtime';
 import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter, type EndpointRef, type UsageCounter } from '../llm/client';
 import { modelRoles, primaryRole, roleChats, roleEndpoints, rolesOfKind } from '../llm/roles';
 import type { Chat } from '../llm/types';
 import { storeFor, writeStageManifest } from '../manifest';
+import { AGENT_ROLE } from '../recipes/types';
+import { scriptLogProbChat } from '../llm/script-logprobs';
+import { servesLogProbs } from '../serving/log-prob-serving';
+import type { ScorerModel } from '../../workflows/types';
 
 /** The models a recipe's data builder calls (SWEET-RL: the served policy samples candidates, the critic ranks
  *  them). Through the durable cache like every call, so a retried stage pays for nothing twice. */
@@ -34,16 +38,57 @@ const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
     `no prompts for online RL: the recipe built none from the ${n} sampled conversations (is trainer.method grpo supported by it?)`,
 };
 
-export async function buildTrainingData(
-  input: StageContext & { checkpoint: string; shards: ShardResult[]; agent?: EndpointRef; roles?: Record<string, EndpointRef> },
-): Promise<BuiltData> {
+/**
+ * Per role, a Chat answering mean log-probs (RecipeRuntime.buildDataWithModels): over HTTP from a server that gives
+ * prompt log-probs (vLLM, the simulator; scorer roles were served by serveScorers), else from the checkpoint by
+ * scripts/python/mean_logprobs.py. The agent's is its served checkpoint; each scorer's, its checkpoint of this
+ * iteration.
+ */
+function logProbChatsFor(
+  input: StageContext & { checkpoint: string; agent: EndpointRef; scorers: Record<string, ScorerModel> },
+  usage: UsageCounter,
+): Record<string, Chat> {
+  const signal = Context.current().cancellationSignal;
+  const opts = { cache: requestCacheFor(input.config.stateDir), llm: input.config.llm, usage, signal };
+  const agentCheckpoint = modelRoles(input.config, input.checkpoint)[AGENT_ROLE];
+  const of = (m: ScorerModel) =>
+    m.endpoint ? createChat({ ...opts, endpoint: { ...m.endpoint, api: 'logprob' } }) : scriptLogProbChat(m.checkpoint, { signal });
+  return {
+    [AGENT_ROLE]: of({
+      checkpoint: 'checkpoint' in agentCheckpoint ? agentCheckpoint.checkpoint : input.checkpoint,
+      ...(servesLogProbs(input.config) ? { endpoint: input.agent } : {}),
+    }),
+    ...Object.fromEntries(Object.entries(input.scorers).map(([role, m]) => [role, of(m)])),
+  };
+}
+
+/** The rows that train the recipe's scorer roles (RecipeNeeds.scorers) before the data that needs them is built. */
+export async function buildScorerData(
+  input: StageContext & { checkpoint: string; shards: ShardResult[] },
+): Promise<{ roles: Record<string, RoleDatasets>; counts: Record<string, number> }> {
+  const store = storeFor(input.config.stateDir);
+  const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
+  const runtime = recipeRuntime(input.config);
+  if (!runtime.buildScorerData) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} trains no scorer`, 'ConfigError');
+  const data = runtime.buildScorerData(records);
+  const toRef = (lines: string[]) => (lines.length ? store.put(`${lines.join('\n')}\n`, { ext: '.jsonl', rows: lines.length }) : undefined);
+  const roles = Object.fromEntries(Object.entries(data.byRole).map(([r, d]) => [r, { sft: toRef(d.sft), dpo: toRef(d.dpo) }]));
+  return { roles, counts: data.counts };
+}
+
+export async function buildTrainingData(input: BuildDataInput): Promise<BuiltData> {
   const store = storeFor(input.config.stateDir);
   const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
   const runtime = recipeRuntime(input.config);
   const counter = newUsageCounter();
+  const agent = input.agent;
   const data =
-    runtime.buildDataWithModels && input.agent
-      ? await runtime.buildDataWithModels(records, chatsFor({ ...input, agent: input.agent }, counter))
+    runtime.buildDataWithModels && agent
+      ? await runtime.buildDataWithModels(
+          records,
+          chatsFor({ ...input, agent }, counter),
+          input.scorers ? logProbChatsFor({ ...input, agent, scorers: input.scorers }, counter) : undefined,
+        )
       : runtime.buildData(records);
   const usage: LlmUsage = {
     calls: counter.calls,
@@ -57,7 +102,11 @@ export async function buildTrainingData(
   const roles: Record<string, RoleDatasets> = {};
   for (const role of trained) {
     const d = data.byRole[role];
-    roles[role] = { sft: toRef(d?.sft ?? []), dpo: toRef(d?.dpo ?? []), ...(d?.rl ? { rl: toRef(d.rl) } : {}) };
+    roles[role] = input.scorers?.[role]?.data ?? {
+      sft: toRef(d?.sft ?? []),
+      dpo: toRef(d?.dpo ?? []),
+      ...(d?.rl ? { rl: toRef(d.rl) } : {}),
+    };
   }
   const method = input.config.trainer?.method;
   // A role without examples keeps its checkpoint this iteration; with none for any role there is nothing to train.

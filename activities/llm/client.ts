@@ -11,6 +11,7 @@ import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
 import { type RequestCache, requestCacheKey, type CachedAnswer } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter } from './limiter';
+import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { scoreOnce, scoringPair } from './scoring-api';
 import type { Chat, ChatCall, ChatOutput, ModelApi } from './types';
 
@@ -158,15 +159,9 @@ export function createChat(opts: ChatClientOptions): Chat {
   async function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
     for (let attempt = 0; ; attempt++) {
       try {
-        if (api !== 'chat')
-          return await limiter.run(() =>
-            scoreOnce({ ...endpoint, api }, call, {
-              signal,
-              timeoutMs: llm.requestTimeoutSeconds * 1000,
-              key,
-              apiKey: endpoint.apiKeyEnv ? apiKey : undefined,
-            }),
-          );
+        const o = { signal, timeoutMs: llm.requestTimeoutSeconds * 1000, key, apiKey: endpoint.apiKeyEnv ? apiKey : undefined };
+        if (api === 'logprob') return await limiter.run(() => logProbOnce(endpoint, call, o));
+        if (api !== 'chat') return await limiter.run(() => scoreOnce({ ...endpoint, api }, call, o));
         const body = await limiter.run(() =>
           client.chat.completions.create(requestBody(call, n, seed), { headers: { 'x-collab-request-key': key }, signal }),
         );
@@ -208,7 +203,8 @@ export function createChat(opts: ChatClientOptions): Chat {
 
   const chat = async (call: ChatCall): Promise<ChatOutput> => {
     // A scoring endpoint answers one score per request: a call it cannot take fails for good, before the cache.
-    if (api !== 'chat') scoringPair(call, `${endpoint.baseUrl} (${api} API)`);
+    if (api === 'logprob') checkLogProbCall(call, `${endpoint.baseUrl} (log-prob API)`);
+    else if (api !== 'chat') scoringPair(call, `${endpoint.baseUrl} (${api} API)`);
     const key = requestCacheKey(endpoint.cacheId, call, api);
     // The shared promise is registered before the first await, so identical concurrent calls (two shards retried
     // side by side, a zombie attempt and its retry) never both miss the cache and both pay: by the time the promise

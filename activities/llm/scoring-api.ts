@@ -29,7 +29,7 @@ import type { ChatCall, ChatMessage, ModelApi } from './types';
 export interface ScoringEndpoint {
   baseUrl: string;
   model: string;
-  api: Exclude<ModelApi, 'chat'>;
+  api: Exclude<ModelApi, 'chat' | 'logprob'>;
   /** api score only: the scoring route under baseUrl. */
   path?: string;
 }

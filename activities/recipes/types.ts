@@ -74,8 +74,12 @@ export interface RecipeRuntime {
   probePrompts(n: number): ChatMessage[][];
   /** Recipes whose records need untrusted code run or pages rendered before metrics (sandbox queue). */
   scoreRecords?(split: Split, records: unknown[], services: ScoringServices): Promise<unknown[]>;
-  /** Recipes whose training data needs model calls (SWEET-RL: candidates from the agent, ranks from a critic). */
-  buildDataWithModels?(records: unknown[], chats: Record<string, Chat>): Promise<TrainingData>;
+  /** Recipes whose training data needs model calls (SWEET-RL: candidates from the agent, ranks from a critic).
+   *  `logProbs`: per role (the agent and each of `needs.scorers`), a Chat that answers the mean log-prob of a call's
+   *  last (assistant) message (activities/llm/logprob-api.ts). */
+  buildDataWithModels?(records: unknown[], chats: Record<string, Chat>, logProbs?: Record<string, Chat>): Promise<TrainingData>;
+  /** The rows that train `needs.scorers` this iteration, before the data that needs them is built. */
+  buildScorerData?(records: unknown[]): TrainingData;
   /** The recipe's own figures in the report, from one iteration's evaluation records (TOA: reward against FLOPs). */
   reportFigures?(records: unknown[]): RecipeFigure[];
 }
@@ -99,6 +103,9 @@ export interface RecipeNeeds {
   rendering: boolean;
   /** Generation runs unit tests in the Python sandbox (on the worker that runs shards). */
   unitTests?: boolean;
+  /** Trained roles the data builder scores with (SWEET-RL's learned critic): each is trained on `buildScorerData`'s
+   *  rows of this iteration and served before `buildDataWithModels` runs, which gets their log-probs. */
+  scorers?: string[];
 }
 
 export interface RecipeDefinition<C extends { name: string } = { name: string }> {

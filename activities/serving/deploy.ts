@@ -11,7 +11,8 @@ import { execa } from 'execa';
 import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { DeployResult, ProbeResult } from '../../workflows/types';
+import type { DeployResult, ProbeResult, ScorerModel } from '../../workflows/types';
+import { servesLogProbs } from './log-prob-serving';
 import type { StageContext } from '../../workflows/activity-types';
 import { externalEndpointRef, type EndpointRef } from '../llm/client';
 import { sha256Hex, writeFileAtomic } from '../artifacts/store';
@@ -278,6 +279,21 @@ export async function deployCheckpoint(
     manifest,
     ...(deployedRoles ? { roles: deployedRoles, primaryRole: primary } : {}),
   };
+}
+
+/**
+ * Serves the scorer roles' checkpoints trained this iteration (RecipeNeeds.scorers) beside the deployed ones, when
+ * the serving kind answers prompt log-probs (log-prob-serving.ts); otherwise the data builder reads the checkpoints
+ * itself and nothing is served. Undeploy stops them with the iteration's other servers.
+ */
+export async function serveScorers(input: StageContext & { checkpoints: Record<string, string> }): Promise<Record<string, ScorerModel>> {
+  const serve = servesLogProbs(input.config) && input.config.server.kind !== 'external';
+  const out: Record<string, ScorerModel> = {};
+  for (const [role, checkpoint] of Object.entries(input.checkpoints))
+    out[role] = serve
+      ? { checkpoint, endpoint: (await serveCheckpoint(input, checkpoint, `-${role}${serverKey(checkpoint)}`)).endpoint }
+      : { checkpoint };
+  return out;
 }
 
 export async function undeployCheckpoint(input: StageContext): Promise<boolean> {

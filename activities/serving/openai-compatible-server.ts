@@ -26,7 +26,15 @@ export interface PolicyReply {
   promptTokens: number;
   completionTokens: number[];
 }
-export type Policy = (req: PolicyRequest) => PolicyReply;
+export type Policy = ((req: PolicyRequest) => PolicyReply) & {
+  /** The mean log-prob of the last (assistant) message given the others: answers vLLM's prompt_logprobs (below). */
+  meanLogProb?: (req: { model: string; messages: PolicyRequest['messages'] }) => number;
+};
+
+/** The simulator's tokens: one per message header and one per word; `/tokenize` with add_generation_prompt adds the
+ *  assistant header. So the prompt_logprobs after a prefix's count are exactly the last message's words. */
+const simulatedTokens = (messages: PolicyRequest['messages'], addGenerationPrompt: boolean) =>
+  messages.reduce((a, m) => a + 1 + words(textOf(m.content)), 0) + (addGenerationPrompt ? 1 : 0);
 
 const textOf = (c: unknown): string => (typeof c === 'string' ? c : JSON.stringify(c ?? ''));
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
@@ -264,31 +272,10 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
         if (gone) return release();
         let payload: unknown;
         try {
-          const reply = opts.policy({
-            model: body.model,
-            messages: body.messages,
-            n: body.n,
-            seed: body.seed,
-            temperature: body.temperature,
-            maxTokens: body.maxTokens,
-          });
-          if (reply.texts.length !== body.n) throw new Error(`policy returned ${reply.texts.length} texts for n=${body.n}`);
-          const completion = reply.completionTokens.reduce((a, b) => a + b, 0);
-          payload = {
-            id: `chatcmpl-${randomUUID()}`,
-            object: 'chat.completion',
-            created: Math.floor(Date.now() / 1000),
-            model: opts.modelName,
-            choices: reply.texts.map((content, index) => ({
-              index,
-              message: { role: 'assistant', content },
-              logprobs: null,
-              finish_reason: 'stop',
-            })),
-            usage: { prompt_tokens: reply.promptTokens, completion_tokens: completion, total_tokens: reply.promptTokens + completion },
-          };
+          payload = body.raw.prompt_logprobs != null ? promptLogProbPayload(body) : completionPayload(body);
         } catch (err) {
           release();
+          if (err instanceof RequestError) return sendError(res, err);
           return sendError(res, new RequestError(500, `policy failed: ${(err as Error).message}`, 'server_error', null));
         }
         // Count only once the whole response is handed to the socket: a 200 the client never got was not paid.
@@ -304,6 +291,70 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
       if (latencyMs > 0) setTimeout(answer, latencyMs);
       else answer();
     });
+  }
+
+  function completionPayload(body: ChatBody): unknown {
+    const reply = opts.policy({
+      model: body.model,
+      messages: body.messages,
+      n: body.n,
+      seed: body.seed,
+      temperature: body.temperature,
+      maxTokens: body.maxTokens,
+    });
+    if (reply.texts.length !== body.n) throw new Error(`policy returned ${reply.texts.length} texts for n=${body.n}`);
+    const completion = reply.completionTokens.reduce((a, b) => a + b, 0);
+    return {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: opts.modelName,
+      choices: reply.texts.map((content, index) => ({
+        index,
+        message: { role: 'assistant', content },
+        logprobs: null,
+        finish_reason: 'stop',
+      })),
+      usage: { prompt_tokens: reply.promptTokens, completion_tokens: completion, total_tokens: reply.promptTokens + completion },
+    };
+  }
+
+  // vLLM's prompt log-probs (activities/llm/logprob-api.ts asks them): every prompt token but the first gets an
+  // entry; the last message's words get the policy's mean log-prob, the context's tokens -1.
+  function promptLogProbPayload(body: ChatBody): unknown {
+    const meanLogProb = opts.policy.meanLogProb;
+    if (!meanLogProb) throw invalid('this server gives no prompt log-probs', 'prompt_logprobs');
+    const last = body.messages.at(-1);
+    if (last?.role !== 'assistant') throw invalid('prompt_logprobs needs a last assistant message', 'messages');
+    const total = simulatedTokens(body.messages, false);
+    const context = simulatedTokens(body.messages.slice(0, -1), true);
+    const mean = meanLogProb({ model: body.model, messages: body.messages });
+    const entry = (i: number, lp: number) => ({ [String(i)]: { logprob: lp, rank: 1, decoded_token: `t${i}` } });
+    return {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: opts.modelName,
+      choices: [{ index: 0, message: { role: 'assistant', content: '' }, logprobs: null, finish_reason: 'length' }],
+      prompt_logprobs: Array.from({ length: total }, (_, i) => (i === 0 ? null : entry(i, i < context ? -1 : mean))),
+      usage: { prompt_tokens: total, completion_tokens: 1, total_tokens: total + 1 },
+    };
+  }
+
+  function tokenize(res: http.ServerResponse, text: string): void {
+    let b: Record<string, unknown>;
+    try {
+      b = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      sendError(res, invalid('request body is not valid JSON'));
+      return;
+    }
+    if (!Array.isArray(b?.messages)) {
+      sendError(res, invalid('"messages" must be an array', 'messages'));
+      return;
+    }
+    const count = simulatedTokens(b.messages as PolicyRequest['messages'], b.add_generation_prompt !== false);
+    sendJson(res, 200, { count, max_model_len: 1 << 20, tokens: [] });
   }
 
   function chat(req: http.IncomingMessage, res: http.ServerResponse, text: string): void {
@@ -370,6 +421,7 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
         }
       });
     }
+    if (method === 'POST' && path === '/tokenize') return readBody(req, res, (text) => tokenize(res, text));
     req.resume();
     if (method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, models);

@@ -17,6 +17,8 @@ import {
   type RankedState,
   type TurnState,
 } from '../../activities/recipes/colbench';
+import { criticContext } from '../../activities/recipes/colbench/baselines';
+import { learnedCritic } from '../../activities/recipes/colbench/critic';
 import { backendTasks, codeDecoding, humanDecoding, scriptedChat, simulatedChat } from './helpers';
 
 const task: ColbenchCodeTask = {
@@ -163,6 +165,58 @@ describe('SWEET-RL candidates and ranking', () => {
     expect(r.ranked.map((c) => c.text)).toEqual(['a', 'c', 'b']);
     expect(r.ranked[0].score).toBeCloseTo(0.5);
     await expect(rankCandidates(state, ['a'], undefined)).rejects.toThrow('give a critic Chat or opts.scorer');
+  });
+});
+
+describe('the learned critic (the seed: critic mean log-prob minus policy mean log-prob)', () => {
+  const [state] = turnStates([trajectory('fee', 0, 2)], [task]).slice(-1);
+  it('asks the critic with the reference in front and the policy with what it saw, and ranks by the difference', async () => {
+    const asked: Record<'critic' | 'policy', ChatCall[]> = { critic: [], policy: [] };
+    const logProbs = (who: 'critic' | 'policy', table: Record<string, number>): Chat =>
+      Object.assign(
+        async (c: ChatCall) => {
+          asked[who].push(c);
+          return {
+            texts: [String(table[String(c.messages.at(-1)!.content)])],
+            finishReasons: ['stop'],
+            usage: { promptTokens: 3, completionTokens: 0 },
+            cached: false,
+          };
+        },
+        { api: 'logprob' as const },
+      );
+    const scorer = learnedCritic({
+      critic: logProbs('critic', { ask: -0.2, answer: -3, other: -1 }),
+      policy: logProbs('policy', { ask: -1, answer: -1, other: -0.5 }),
+    });
+    const r = await rankCandidates(state, ['answer', 'ask', 'other'], undefined, { scorer });
+    expect(r.ranked.map((c) => [c.text, c.score])).toEqual([
+      ['ask', 0.8],
+      ['other', -0.5],
+      ['answer', -2],
+    ]);
+    for (const c of asked.critic) {
+      expect(c.messages[0]).toEqual({ role: 'system', content: criticContext(state.reference) });
+      expect(c.messages.slice(1, -1)).toEqual(state.messages);
+    }
+    for (const c of asked.policy) {
+      expect(c.messages.slice(0, -1)).toEqual(state.messages);
+      expect(JSON.stringify(c.messages)).not.toContain(state.reference.trim());
+    }
+    expect(asked.critic.map((c) => c.messages.at(-1))).toEqual(
+      ['answer', 'ask', 'other'].map((content) => ({ role: 'assistant', content })),
+    );
+  });
+
+  it('fails loudly on a log-prob that is not a number, never ranking on it', async () => {
+    const broken: Chat = async () => ({
+      texts: ['NaN'],
+      finishReasons: ['stop'],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      cached: false,
+    });
+    const scorer = learnedCritic({ critic: broken, policy: broken });
+    await expect(rankCandidates(state, ['a', 'b'], undefined, { scorer })).rejects.toThrow(/critic log-prob for state .* is "NaN"/);
   });
 });
 

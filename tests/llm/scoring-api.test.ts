@@ -2,8 +2,6 @@
 // reward role can be a reward model (vLLM's pooling API) or a scoring service (COMET-KIWI's POST /predict/). Real
 // HTTP servers started here answer; the client is the one recipes get from createChat, with its durable cache.
 import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,50 +10,7 @@ import type { LlmConfig } from '../../configs/schema';
 import { RequestCache, requestCacheKey } from '../../activities/llm/cache';
 import { createChat, externalEndpointRef, newUsageCounter, type EndpointRef, type UsageCounter } from '../../activities/llm/client';
 import type { ChatCall } from '../../activities/llm/types';
-
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: unknown;
-}
-
-interface TestServer {
-  url: string;
-  received: Received[];
-  close(): Promise<void>;
-}
-
-/** A real HTTP server: `answer` gets each request (JSON body parsed) and writes the response, or never does. */
-async function startServer(answer: (req: Received, res: ServerResponse) => void): Promise<TestServer> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      const r: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
-      received.push(r);
-      answer(r, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
+import { json, startServer, type TestServer } from '../helpers/recording-server';
 
 /** The score the stand-in KIWI service gives a (src, mt) pair: deterministic, different for different pairs. */
 const kiwiScore = (src: string, mt: string) => Number((mt.length / (src.length + mt.length)).toFixed(6));

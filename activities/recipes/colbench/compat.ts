@@ -18,6 +18,7 @@
  * - the agent's system prompt has no unfilled `{dialogue_history}` placeholder (prompts.ts);
  * - pages render offline: the Tailwind build and picsum.photos pictures pages use are served from memory, the
  *   pictures as flat placeholders of the asked size (the seed renders with the network on; render/page-renderer.ts);
- * - the critic is a judge by default; the seed's DPO-trained log-prob critic is the `logProbCritic` seam (critic.ts).
+ * - SWEET-RL's critic is the seed's learned one by default (recipe.data.critic: learned; critic.ts), trained with the
+ *   run's DPO trainer rather than the seed's OpenRLHF fork with `--mean_log_prob`; `judge` is ours.
  */
 export type ColbenchCompat = 'fixed' | 'seed';

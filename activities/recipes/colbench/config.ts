@@ -33,8 +33,19 @@ const colbenchCommon = {
       candidates: z.number().int().min(2).default(16),
       candidateTemperature: z.number().min(0).max(2).default(1),
       pairsPerTurn: positiveInt.default(4),
-      /** The judge critic is the model role `critic` (models section). */
-      critic: movedToModels('critic'),
+      /**
+       * How SWEET-RL ranks candidate turns (critic.ts). learned — the seed's: the `critic` role (trained by default,
+       * its own checkpoint chain) is DPO-trained each iteration on trajectory pairs with the reference in its prompt,
+       * then ranks by its mean log-prob of a candidate minus the policy's (sweet_rl README, SWEET-RL section;
+       * scripts/rank_best_of_n.py). judge — the `critic` role (frozen by default) scores candidates 0–10 in a prompt.
+       */
+      critic: z
+        .enum(['learned', 'judge'], {
+          error:
+            "must be learned (the seed: a DPO-trained critic) or judge (an LLM scoring candidates 0–10); the critic model itself is the models section's role `critic`",
+        })
+        .default('learned'),
+      /** Judge critic only: the judge's reply length. */
       criticMaxTokens: positiveInt.default(256),
     })
     .prefault({}),

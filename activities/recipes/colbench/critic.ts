@@ -1,19 +1,19 @@
 // The SWEET-RL critic: scores candidate next agent turns of one state, seeing the training-time reference.
 //
-// Two interchangeable scorers behind one seam (`CandidateScorer`):
-//  - judgeCritic (the configurable default): an instruction-tuned model reads the task, the reference, the dialogue
-//    and all candidates, and gives each a 0–10 score (CRITIC_SYSTEM_PROMPT in prompts.ts).
-//  - logProbCritic: the seed's critic (SWEET-RL paper; sweet_rl issue #2; sweet_rl README, the training pipeline). A model DPO-trained on trajectory pairs with the
-//    reference in its prompt; a candidate's score is its mean token log-prob under that critic (reference + dialogue
-//    + candidate) minus its mean log-prob under the sampling policy without the reference — the implicit advantage,
-//    β dropped since it does not change the ranking. Needs prompt log-probs from two servers, injected here.
-// Why the judge is the default: the log-prob critic needs its own DPO training stage on thousands of trajectories
-// (the seed: 15k) and a server that returns prompt log-probs; a judge works from iteration 0 with any
-// OpenAI-compatible endpoint, its scores are readable, and it still uses the asymmetric information that is the
-// point of SWEET-RL (the critic sees the reference; the policy never does). Its cost: one call per state, scores
-// on a coarse scale (ties are skipped when pairing), and positional bias — mitigated by presenting the candidates in
-// a seeded random order per state.
-import type { Chat, Decoding, TokenUsage } from '../../llm/types';
+// Two interchangeable scorers behind one seam (`CandidateScorer`), chosen by recipe.data.critic:
+//  - learned (default; learnedCritic over logProbCritic): the seed's critic (sweet_rl README, "SWEET-RL";
+//    scripts/rank_best_of_n.py). A model DPO-trained this iteration on trajectory pairs with the reference in its
+//    prompt; a candidate's score is its mean token log-prob under that critic (reference + dialogue + candidate)
+//    minus its mean log-prob under the sampling policy without the reference — the implicit advantage, β dropped
+//    since it does not change the ranking. The log-probs come from log-prob Chats (activities/llm/logprob-api.ts,
+//    or script-logprobs.ts on a local checkpoint), trained and served by the iteration (workflows/iteration.ts).
+//  - judge (judgeCritic): an instruction-tuned model reads the task, the reference, the dialogue and all candidates,
+//    and gives each a 0–10 score (CRITIC_SYSTEM_PROMPT in prompts.ts). It works from iteration 0 with any
+//    OpenAI-compatible endpoint and still uses SWEET-RL's asymmetric information (the critic sees the reference;
+//    the policy never does). Its cost: one call per state, scores on a coarse scale (ties are skipped when
+//    pairing), and positional bias — mitigated by presenting the candidates in a seeded random order per state.
+import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
+import { criticContext } from './baselines';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { criticMessages } from './prompts';
 import type { TurnState } from './turn-state';
@@ -122,6 +122,33 @@ export interface LogProbCriticDeps {
 /** The seed's ranking: critic mean log-prob minus policy mean log-prob, per candidate. */
 export function logProbCritic(deps: LogProbCriticDeps): CandidateScorer {
   return async (state, candidates) => ({
-    scores: await Promise.all(candidates.map(async (c) => (await deps.critic(state, c)) - (await deps.policy(state, c)))),
+    scores: await Promise.all(
+      candidates.map(async (c) => {
+        const [critic, policy] = await Promise.all([deps.critic(state, c), deps.policy(state, c)]);
+        return critic - policy;
+      }),
+    ),
   });
 }
+
+/** A MeanLogProb from a log-prob Chat (activities/llm/logprob-api.ts) and what the model sees before the candidate. */
+export function chatMeanLogProb(chat: Chat, who: string, context: (state: TurnState) => ChatMessage[]): MeanLogProb {
+  return async (state, candidate) => {
+    const out = await chat({
+      messages: [...context(state), { role: 'assistant', content: candidate }],
+      decoding: { temperature: 0, maxTokens: 1 },
+      sampleKey: `logprob/${who}/${state.id}`,
+    });
+    const v = Number(out.texts[0]);
+    if (!Number.isFinite(v)) throw new Error(`${who} log-prob for state ${state.id} is ${JSON.stringify(out.texts[0])}, not a number`);
+    return v;
+  };
+}
+
+/** The seed's critic over log-prob chats: the critic sees the reference first (a system message the policy never
+ *  gets, as in its training pairs: baselines.ts criticPreferencePairs); the policy sees what it saw when sampling. */
+export const learnedCritic = (logProbs: { critic: Chat; policy: Chat }): CandidateScorer =>
+  logProbCritic({
+    critic: chatMeanLogProb(logProbs.critic, 'critic', (s) => [{ role: 'system', content: criticContext(s.reference) }, ...s.messages]),
+    policy: chatMeanLogProb(logProbs.policy, 'policy', (s) => s.messages),
+  });

@@ -6,6 +6,8 @@ import { colbenchRuntime } from './runtime';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
 import { loadColbenchTasks, type ColbenchKind } from './tasks';
 
+const learnedCritic = (cfg: ColbenchRecipeConfig) => cfg.data.method === 'sweet-rl' && cfg.data.critic === 'learned';
+
 function colbenchRecipe<C extends ColbenchRecipeConfig>(
   name: C['name'],
   kind: ColbenchKind,
@@ -16,10 +18,27 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
     schema,
     // The trained agent; the simulated human and (SWEET-RL only) the critic that ranks candidates, frozen by default —
     // in the paper both are larger models behind their own endpoints (models: {human: {kind: external, ...}}).
-    roles: (cfg) => ({ [AGENT_ROLE]: 'trained', human: 'frozen', ...(cfg.data.method === 'sweet-rl' ? { critic: 'frozen' } : {}) }),
+    // The learned critic (the seed's) is trained every iteration before the policy's data is built; a judge is frozen.
+    roles: (cfg) => ({
+      [AGENT_ROLE]: 'trained',
+      human: 'frozen',
+      ...(cfg.data.method === 'sweet-rl' ? { critic: cfg.data.critic === 'learned' ? 'trained' : 'frozen' } : {}),
+    }),
     // Backend: all hidden tests pass; frontend: similarity of the final render to the reference.
     headlineMetric: kind === 'code' ? 'success_rate' : 'mean_similarity',
-    needs: (cfg) => ({ sandboxScoring: true, modelsForData: cfg.data.method === 'sweet-rl', rendering: kind === 'html' }),
+    needs: (cfg) => ({
+      sandboxScoring: true,
+      modelsForData: cfg.data.method === 'sweet-rl',
+      rendering: kind === 'html',
+      ...(learnedCritic(cfg) ? { scorers: ['critic'] } : {}),
+    }),
+    check: (cfg, o) =>
+      learnedCritic(cfg) && o.trainerMethod && o.trainerMethod !== 'dpo'
+        ? {
+            field: 'recipe.data.critic',
+            message: `learned trains the critic with DPO beside a DPO-trained policy (the seed's SWEET-RL); with trainer.method ${o.trainerMethod} use critic: judge, or trainer.method: dpo`,
+          }
+        : undefined,
     runtime: (cfg, o) => colbenchRuntime(cfg, o.seed, o.format),
     simulator: {
       taskKind: () => kind,

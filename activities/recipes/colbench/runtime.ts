@@ -7,7 +7,8 @@ import { AGENT_ROLE, type RecipeRuntime, type ScoringServices, type Split, type 
 import type { TrainingDataFormat } from '../../data/formats';
 import { formatPreferences, formatSft } from '../../data/formats';
 import { agentMessages } from './agent-view';
-import { rejectionFinetuningExamples, multiTurnDpoPairs, trajectoryDpoRow } from './baselines';
+import { criticPreferencePairs, rejectionFinetuningExamples, multiTurnDpoPairs, trajectoryDpoRow, type TrajectoryPair } from './baselines';
+import { learnedCritic } from './critic';
 import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
 import { colbenchCodeMetrics, colbenchHtmlMetrics, type ScoredCodeTrajectory, type ScoredHtmlTrajectory } from './metrics';
 import { agentSystemPrompt } from './prompts';
@@ -31,12 +32,15 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     const s = (r as { score?: { fraction?: number; similarity?: number } }).score;
     return s?.fraction ?? s?.similarity ?? 0;
   };
+  // Trajectory pairs: the seed's backend rule (best reaching 1 vs each lower) for code, every pair apart by ≥ 0.1 for html.
+  const pairOptions = kind === 'html' ? ({ mode: 'all-pairs' } as const) : {};
+  // Whole-conversation rows (OpenRLHF implicit prompt); the trainers read them as preference rows.
+  const trajectoryRows = (pairs: TrajectoryPair[]) => (format === 'verl' ? [] : pairs.map((p) => JSON.stringify(trajectoryDpoRow(p))));
   const baselineData = (records: ColbenchTrajectory[]): TrainingData => {
     const scores = records.map(scoreOf);
     const sft = rejectionFinetuningExamples(records, scores);
-    const pairs = multiTurnDpoPairs(records, scores, seed, kind === 'html' ? { mode: 'all-pairs' } : {});
-    // MT-DPO rows are whole conversations (OpenRLHF implicit prompt); the trainers read them as preference rows.
-    const dpo = format === 'verl' ? [] : pairs.map((p) => JSON.stringify(trajectoryDpoRow(p)));
+    const pairs = multiTurnDpoPairs(records, scores, seed, pairOptions);
+    const dpo = trajectoryRows(pairs);
     return {
       byRole: { [AGENT_ROLE]: { sft: formatSft(sft, format), dpo } },
       counts: { sft_examples: sft.length, trajectory_pairs: pairs.length },
@@ -103,18 +107,35 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     buildData: (records) => baselineData(records as ColbenchTrajectory[]),
     ...(cfg.data.method === 'sweet-rl'
       ? {
-          buildDataWithModels: async (records: unknown[], chats: Record<string, Chat>): Promise<TrainingData> => {
+          buildDataWithModels: async (
+            records: unknown[],
+            chats: Record<string, Chat>,
+            logProbs: Record<string, Chat> = {},
+          ): Promise<TrainingData> => {
             const trajectories = records as ColbenchTrajectory[];
+            const learned = cfg.data.critic === 'learned';
+            if (learned && !(logProbs.critic && logProbs[AGENT_ROLE]))
+              throw new Error('colbench: the learned critic ranks with log-probs of the critic and the agent, and none were given');
+            const scorer = learned ? learnedCritic({ critic: logProbs.critic, policy: logProbs[AGENT_ROLE] }) : undefined;
             const states = turnStates(trajectories, tasksFor('train'), { fraction: cfg.data.fraction });
-            const ranked = await Promise.all(
-              states.map(async (state) => {
-                const c = await sampleCandidates(state, chats[AGENT_ROLE], cfg.data.candidates, {
+            // Every state's candidates first, then every ranking: a log-prob scorer gets all its calls at once.
+            const sampled = await Promise.all(
+              states.map((state) =>
+                sampleCandidates(state, chats[AGENT_ROLE], cfg.data.candidates, {
                   temperature: cfg.data.candidateTemperature,
                   topP: cfg.topP,
                   maxTokens: cfg.maxTokens,
-                });
-                return rankCandidates(state, c.texts, chats.critic, { seed, decoding: { maxTokens: cfg.data.criticMaxTokens } });
-              }),
+                }),
+              ),
+            );
+            const ranked = await Promise.all(
+              states.map((state, i) =>
+                rankCandidates(state, sampled[i].texts, chats.critic, {
+                  seed,
+                  decoding: { maxTokens: cfg.data.criticMaxTokens },
+                  ...(scorer ? { scorer } : {}),
+                }),
+              ),
             );
             const pairs = pairsFromRanking(ranked, cfg.data.pairsPerTurn, seed);
             const base = baselineData(trajectories);
@@ -124,9 +145,17 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
                 turn_states: states.length,
                 step_pairs: pairs.length,
                 unscored_states: ranked.filter((r) => r.unscored).length,
+                // Candidates ranked by the learned critic's log-prob advantage (0 with a judge).
+                logprob_ranked: learned ? ranked.reduce((a, r) => a + r.ranked.length, 0) : 0,
                 sft_examples: base.counts.sft_examples,
               },
             };
+          },
+          // The learned critic's rows: the trajectory pairs with the reference in front (baselines.ts).
+          buildScorerData: (records: unknown[]): TrainingData => {
+            const trajectories = records as ColbenchTrajectory[];
+            const pairs = criticPreferencePairs(trajectories, trajectories.map(scoreOf), tasksFor('train'), seed, pairOptions);
+            return { byRole: { critic: { sft: [], dpo: trajectoryRows(pairs) } }, counts: { critic_pairs: pairs.length } };
           },
         }
       : {}),

@@ -9,12 +9,14 @@
 //  - html human: it cannot see pictures, so it compares the two image data URLs: identical → satisfied; no draft →
 //    asks for one; otherwise two generic sentences about visual differences.
 //  - critic: scores candidates higher when they move toward the reference (contain it > ask a question > other >
-//    answer with something else), plus seeded noise.
+//    answer with something else), plus seeded noise; as the learned critic (prompt log-probs), the same ordering
+//    scaled by `skill`, against a flat policy baseline.
 // All randomness is seeded by the request itself (model, messages, seed — ignored at temperature 0 — and the
 // candidate index): the same request always gets the same reply, while n candidates differ. No timers, no I/O.
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { extractHtml } from './agent-reply';
+import { criticContext } from './baselines';
 import {
   ANSWER_MARKER,
   CODE_AGENT_SYSTEM_PROMPT,
@@ -31,7 +33,9 @@ import {
 } from './prompts';
 import type { ColbenchTask } from './tasks';
 
-export type ColbenchSimulatedPolicy = (req: SimulatedRequest) => SimulatedReply;
+export type ColbenchSimulatedPolicy = ((req: SimulatedRequest) => SimulatedReply) & {
+  meanLogProb(req: { messages: SimulatedRequest['messages'] }): number;
+};
 
 export interface ColbenchSimulatedPolicyOptions {
   tasks: readonly ColbenchTask[];
@@ -215,22 +219,43 @@ function sectionAfter(prompt: string, heading: string): string {
   return end === -1 ? rest : rest.slice(0, end);
 }
 
+/** How far a candidate turn moves toward the reference, 0..10: contains it > asks a question > other > answers
+ *  with something else. The judge's score and the learned critic's log-prob both follow it. */
+function towardReference(text: string, reference: string): number {
+  const page = extractHtml(text);
+  if (squash(text).includes(squash(reference)) || (page !== null && squash(page) === squash(reference))) return 9;
+  if (text.includes(ANSWER_MARKER)) return 2;
+  if (text.includes('?')) return 6;
+  return 4;
+}
+
 function critic(task: ColbenchTask | undefined, prompt: string, rand: () => number): string {
   const reference = task?.reference ?? sectionAfter(prompt, CRITIC_REFERENCE_HEADING);
   const blocks = prompt.split(/^### Candidate (\d+)\n/m);
   const lines: string[] = [];
   for (let i = 1; i + 1 < blocks.length; i += 2) {
     const text = blocks[i + 1].replace(/\n\nScore all \d+ candidates[\s\S]*$/, '');
-    const page = extractHtml(text);
-    let base: number;
-    if (squash(text).includes(squash(reference)) || (page !== null && squash(page) === squash(reference))) base = 9;
-    else if (text.includes(ANSWER_MARKER)) base = 2;
-    else if (text.includes('?')) base = 6;
-    else base = 4;
+    const base = towardReference(text, reference);
     const score = Math.min(10, Math.max(0, Math.round((base + (rand() * 3 - 1.5)) * 10) / 10));
     lines.push(`Candidate ${blocks[i]}: ${score}`);
   }
   return lines.join('\n');
+}
+
+const CRITIC_CONTEXT = criticContext('');
+
+/**
+ * Mean log-prob of the last message (the server's prompt_logprobs). Seen by the learned critic (its first message
+ * is the reference, baselines.ts criticContext): higher the more the turn moves toward the reference, by `skill` —
+ * training the critic sharpens it. Seen by the policy (no reference): the same for every turn but for seeded noise.
+ */
+function simulatedMeanLogProb(messages: Msg[], skill: number): number {
+  const action = messages.at(-1)?.text ?? '';
+  const noise = seededRandom(hashSeed('sim-logprob', JSON.stringify(messages.map((m) => m.text))))() - 0.5;
+  const first = messages[0];
+  if (first?.role === 'system' && first.text.startsWith(CRITIC_CONTEXT))
+    return -3 + (skill * towardReference(action, first.text.slice(CRITIC_CONTEXT.length))) / 3 + 0.2 * noise;
+  return -2 + 0.2 * noise;
 }
 
 export function createColbenchSimulatedPolicy(o: ColbenchSimulatedPolicyOptions): ColbenchSimulatedPolicy {
@@ -238,7 +263,7 @@ export function createColbenchSimulatedPolicy(o: ColbenchSimulatedPolicyOptions)
   const byProblem = new Map(o.tasks.map((t) => [t.problem, t]));
   const findIn = (text: string, heading: string) => byProblem.get(sectionAfter(text, heading));
 
-  return (req) => {
+  const policy = (req: SimulatedRequest): SimulatedReply => {
     const msgs = req.messages.map(readMessage);
     const promptTokens = msgs.reduce((a, m) => a + wordCount(m.text) + 85 * m.images.length, 0);
     const n = Math.max(1, req.n);
@@ -272,4 +297,7 @@ export function createColbenchSimulatedPolicy(o: ColbenchSimulatedPolicyOptions)
     });
     return { texts, promptTokens, completionTokens: texts.map(wordCount) };
   };
+  return Object.assign(policy, {
+    meanLogProb: (req: { messages: SimulatedRequest['messages'] }) => simulatedMeanLogProb(req.messages.map(readMessage), o.skill),
+  });
 }
