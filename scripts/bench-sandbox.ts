@@ -20,6 +20,15 @@ const SOLUTION = [
   '    return out',
   '',
 ].join('\n');
+/** The same work through numpy (one of the sandbox's packages): its import is what a numpy task adds to every run. */
+const NUMPY_SOLUTION = [
+  'import numpy as np',
+  'def running_max(xs, window):',
+  '    a = np.asarray(xs)',
+  '    return [int(a[max(0, i - window + 1):i + 1].max()) for i in range(len(a))]',
+  '',
+].join('\n');
+const NUMPY_RUNS = 40;
 const TESTS = [
   'running_max([1, 3, 2, 5, 4], 2)',
   'running_max([], 3)',
@@ -46,6 +55,9 @@ export interface SandboxBench {
   /** Median latency of one run, ms. */
   sandboxedMedianMs: number;
   bareMedianMs: number;
+  /** Median latency of a sandboxed run whose solution imports numpy, ms; minus sandboxedMedianMs: numpy's import. */
+  numpyMedianMs: number;
+  numpyImportMs: number;
 }
 
 function spawnBare(args: string[], cwd: string): Promise<string> {
@@ -73,9 +85,9 @@ async function bareRun(runner: string, flags: string[]): Promise<string> {
   }
 }
 
-async function sandboxRun(runner: string, slot: number): Promise<string> {
+async function sandboxRun(runner: string, slot: number, solution = SOLUTION): Promise<string> {
   const r = await runSandboxedPython({
-    files: { 'evaluate_calls.py': runner, 'solution.py': SOLUTION, 'tests.txt': TESTS.join('\0') },
+    files: { 'evaluate_calls.py': runner, 'solution.py': solution, 'tests.txt': TESTS.join('\0') },
     script: 'evaluate_calls.py',
     args: ['1', '262144'],
     slot,
@@ -137,6 +149,8 @@ export async function benchSandbox(runs = 200): Promise<SandboxBench> {
       totals[side].latencies.push(...b.latencies);
     }
   }
+  const numpy = await batch(NUMPY_RUNS, (lane) => sandboxRun(runner, SLOTS[lane], NUMPY_SOLUTION));
+  if (numpy.output !== warm.sandboxed) throw new Error('benchSandbox: the numpy solution disagrees with the plain one');
   const perSecond = (side: Side) => totals[side].latencies.length / totals[side].seconds;
   return {
     sandboxedPerSecond: round(perSecond('sandboxed')),
@@ -147,6 +161,8 @@ export async function benchSandbox(runs = 200): Promise<SandboxBench> {
     ratioSameFlags: round(perSecond('sandboxed') / perSecond('bareSameFlags'), 3),
     sandboxedMedianMs: round(median(totals.sandboxed.latencies)),
     bareMedianMs: round(median(totals.bare.latencies)),
+    numpyMedianMs: round(median(numpy.latencies)),
+    numpyImportMs: round(median(numpy.latencies) - median(totals.sandboxed.latencies)),
   };
 }
 

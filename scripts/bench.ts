@@ -298,6 +298,9 @@ export async function runBench(only: string[] = []): Promise<void> {
     console.log(
       `  sandboxed executions/s   ${sb.sandboxedPerSecond.toFixed(1)} vs bare python3 ${sb.barePerSecond.toFixed(1)}   ratio ${sb.ratio.toFixed(3)} (${sb.runs} runs, concurrency 2)`,
     );
+    console.log(
+      `  numpy import per run     ${sb.numpyImportMs.toFixed(0)} ms (median run ${sb.numpyMedianMs.toFixed(0)} ms with numpy, ${sb.sandboxedMedianMs.toFixed(0)} ms without)`,
+    );
   }
   if (wanted('render')) {
     const { benchRender } = await import('./bench-render');

@@ -19,6 +19,17 @@ export class TaskFileError extends Error {
 
 export type Row = Record<string, unknown>;
 
+/**
+ * A row's own id as written — a string or a number (the seeds' files use both) — or undefined when absent or empty;
+ * anything else is a TaskFileError naming `field`.
+ */
+export function rowId(row: Row, file: string, line: number, field = 'id'): string | number | undefined {
+  const v = row.id;
+  if (v !== undefined && typeof v !== 'string' && !(typeof v === 'number' && Number.isFinite(v)))
+    throw new TaskFileError(file, line, field, 'must be a string or a number');
+  return v === '' ? undefined : v;
+}
+
 /** A task or records file's text; an unreadable file is one TaskFileError naming it. */
 export function readTaskFile(file: string): string {
   try {

@@ -6,10 +6,13 @@
 //   3. compare: trusted runner code only, expected vs actual bytes, unpickled as plain builtin data (no class can
 //      be rebuilt, so a rigged __eq__ never runs), then the seed's rule: passed iff expected is not None and
 //      expected == actual.
-// Values travel as frames (u32 index, u8 kind, u32 length, payload) on each run's stdout; see runners/.
+// Values travel as frames (u32 index, u8 kind, u32 length, payload) on each run's stdout; see runners/. Every test
+// that does not pass gets a reason (code-test-reasons.ts); one whose reference failed is not held against the answer:
+// with `compat: fixed` it leaves `total` (the seed counts it, as failed).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countFailures, type AnswerFailureReason, type TestFailureCounts, type TestFailureReason } from './code-test-reasons';
 import { runSandboxedPython, type SandboxIsolation, type SandboxResult } from './python-sandbox';
 
 /** The seed's evaluator refuses any answer containing one of these (score 0). Only applied with `compat: 'seed'`. */
@@ -48,17 +51,26 @@ export interface CodeTestsInput {
 export interface CodeTestOutcome {
   name: string;
   passed: boolean;
+  /** Why it did not pass (absent when it passed, or when nothing ran). */
+  reason?: TestFailureReason;
+  /** What happened, in words. */
   error?: string;
 }
 
 export interface CodeTestsResult {
   passed: number;
+  /** Tests that count: with `compat: fixed` those whose reference produced a value (a reference_error test says
+   *  nothing about the answer and is left out); with `seed` every test, as the seed divides by all of them. */
   total: number;
   /** passed / total (0 when there are no tests). */
   fraction: number;
-  /** Every test passed (and there was at least one). */
+  /** Every test that counts passed (and there was at least one). */
   success: boolean;
   tests: CodeTestOutcome[];
+  /** Failed tests per reason, reference_error included whether or not they count. */
+  reasons: TestFailureCounts;
+  /** Set when nothing of the answer could be scored: blocklist, syntax_error, reference_failed. */
+  reason?: AnswerFailureReason;
   /** Set when `compat: 'seed'` refused the answer for forbidden text; it scores 0. */
   rejected?: string;
 }
@@ -98,7 +110,9 @@ export function seedBlocklistHits(text: string): string[] {
   return SEED_BLOCKLIST.filter((s) => text.includes(s));
 }
 
-type Frame = { kind: 'value' } | { kind: 'error'; message: string } | { kind: 'none' };
+/** What one call gave, as runners/evaluate_calls.py reports it. */
+type Frame = { kind: 'value' } | { kind: 'none' } | { kind: 'error' | 'timeout' | 'unscorable' | 'uncompiled'; message: string };
+const FRAME_KINDS = ['value', 'error', 'none', 'timeout', 'unscorable', 'uncompiled'] as const;
 
 /** First frame per index; garbage and out-of-range indices ignored (the candidate may write anything here). */
 export function parseFrames(buf: Buffer, count: number): Map<number, Frame> {
@@ -110,12 +124,12 @@ export function parseFrames(buf: Buffer, count: number): Map<number, Frame> {
     const length = buf.readUInt32BE(pos + 5);
     pos += FRAME_HEADER;
     if (length > buf.length - pos) break;
-    if (index < count && !out.has(index)) {
-      if (kind === 0) out.set(index, { kind: 'value' });
-      else if (kind === 2) out.set(index, { kind: 'none' });
-      else if (kind === 1)
+    const name = FRAME_KINDS[kind];
+    if (index < count && !out.has(index) && name) {
+      if (name === 'value' || name === 'none') out.set(index, { kind: name });
+      else
         out.set(index, {
-          kind: 'error',
+          kind: name,
           message: buf
             .subarray(pos, pos + length)
             .toString('utf8')
@@ -145,12 +159,37 @@ function evaluateFiles(source: string, exprs: string[]): Record<string, string> 
   return { 'evaluate_calls.py': runners().evaluate, 'solution.py': source, 'tests.txt': exprs.join('\0') };
 }
 
-function result(names: string[], tests: CodeTestOutcome[], rejected?: string): CodeTestsResult {
+function result(tests: CodeTestOutcome[], compat: CodeTestsCompat, reason?: AnswerFailureReason, rejected?: string): CodeTestsResult {
   const passed = tests.filter((t) => t.passed).length;
-  const total = names.length;
-  const r: CodeTestsResult = { passed, total, fraction: total ? passed / total : 0, success: total > 0 && passed === total, tests };
+  const reasons = countFailures(tests);
+  // SEED-COMPAT: the seed divides by every test, those its reference failed on included.
+  const total = tests.length - (compat === 'seed' ? 0 : reasons.reference_error);
+  if (!reason && tests.length > 0 && reasons.reference_error === tests.length) reason = 'reference_failed';
+  const r: CodeTestsResult = {
+    passed,
+    total,
+    fraction: total ? passed / total : 0,
+    success: total > 0 && passed === total,
+    tests,
+    reasons,
+  };
+  if (reason) r.reason = reason;
   if (rejected) r.rejected = rejected;
   return r;
+}
+
+/** The reason a candidate's call did not give a value to compare. */
+function candidateFailure(frame: Exclude<Frame, { kind: 'value' }>): { reason: TestFailureReason; error: string } {
+  switch (frame.kind) {
+    case 'none':
+      return { reason: 'wrong_value', error: 'returned None' };
+    case 'unscorable':
+      return { reason: 'wrong_value', error: frame.message };
+    case 'timeout':
+      return { reason: 'timeout', error: frame.message };
+    default:
+      return { reason: 'answer_error', error: frame.message };
+  }
 }
 
 /**
@@ -166,17 +205,21 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   const slot = input.slot ?? 0;
   const fnTimeout = input.functionTimeoutSeconds ?? 1;
   const refTimeout = input.referenceTimeoutSeconds ?? 5;
-  const fail = (error: string) => names.map((name) => ({ name, passed: false, error }));
 
   if (compat === 'seed') {
     // SEED-COMPAT: the released evaluator refuses these substrings anywhere in the answer.
     const hits = seedBlocklistHits(input.candidate);
     if (hits.length) {
       const why = `forbidden text (seed blocklist): ${hits.map((h) => JSON.stringify(h)).join(', ')}`;
-      return result(names, fail(`rejected: ${why}`), why);
+      return result(
+        names.map((name) => ({ name, passed: false, error: `rejected: ${why}` })),
+        compat,
+        'blocklist',
+        why,
+      );
     }
   }
-  if (names.length === 0) return result(names, []);
+  if (names.length === 0) return result([], compat);
   // Any NUL would split an expression (the runner's separator) and is invalid Python anyway.
   if (exprs.some((e) => e.includes('\0'))) throw new Error('runCodeTests: a test expression contains a NUL character');
 
@@ -195,15 +238,17 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   });
   const expected = parseFrames(ref.stdoutBytes, names.length);
   const refEnded = howItEnded(ref, refWall);
+  const refFailed = (name: string, error: string): CodeTestOutcome => ({ name, passed: false, reason: 'reference_error', error });
   const tests: (CodeTestOutcome | undefined)[] = names.map((name, i) => {
     const e = expected.get(i);
-    if (!e) return { name, passed: false, error: `reference produced no value (${refEnded})` };
-    if (e.kind === 'error') return { name, passed: false, error: `reference raised: ${e.message}` };
-    if (e.kind === 'none') return { name, passed: false, error: 'reference returned None (not counted as passed, as in the seed)' };
+    if (!e) return refFailed(name, `reference produced no value (${refEnded})`);
+    if (e.kind === 'none') return refFailed(name, 'reference returned None (no answer can pass: the seed requires a value)');
+    if (e.kind === 'error') return refFailed(name, `reference raised: ${e.message}`);
+    if (e.kind !== 'value') return refFailed(name, `reference: ${e.message}`);
     return undefined; // decided below
   });
   const open = tests.flatMap((t, i) => (t ? [] : [i]));
-  if (open.length === 0) return result(names, tests as CodeTestOutcome[]);
+  if (open.length === 0) return result(tests as CodeTestOutcome[], compat);
 
   // 2. Actual values: the candidate alone, with only the expressions it is called with.
   const candWall = 2 + names.length * (fnTimeout + 0.5);
@@ -220,23 +265,26 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   const toCompare: number[] = [];
   for (const i of open) {
     const a = actual.get(i);
-    if (!a) tests[i] = { name: names[i], passed: false, error: `no result: the candidate's run stopped (${candEnded})` };
-    else if (a.kind === 'error') tests[i] = { name: names[i], passed: false, error: a.message };
-    else if (a.kind === 'none') tests[i] = { name: names[i], passed: false, error: 'returned None' };
+    if (!a) {
+      const error = `no result: the candidate's run stopped (${candEnded})`;
+      tests[i] = { name: names[i], passed: false, reason: cand.timedOut ? 'timeout' : 'answer_error', error };
+    } else if (a.kind !== 'value') tests[i] = { name: names[i], passed: false, ...candidateFailure(a) };
     else toCompare.push(i);
   }
+  // A source that does not compile fails every call the same way.
+  const uncompiled = open.every((i) => actual.get(i)?.kind === 'uncompiled');
 
   // 3. Comparison: trusted code, untrusted bytes.
   if (toCompare.length) {
     const cmp = await runSandboxedPython({
       files: { 'compare_results.py': runners().compare, 'expected.bin': ref.stdoutBytes, 'actual.bin': cand.stdoutBytes },
       script: 'compare_results.py',
-      args: toCompare.map(String),
+      args: [compat, ...toCompare.map(String)],
       slot,
       isolation,
       limits: { wallSeconds: 10, cpuSeconds: 10 },
     });
-    let report: Record<string, { passed: boolean; error: string | null }> = {};
+    let report: Record<string, { passed: boolean; error: string | null; reference?: boolean }> = {};
     let cmpError = '';
     try {
       report = cmp.exitCode === 0 && !cmp.truncated ? JSON.parse(cmp.stdout) : {};
@@ -246,9 +294,13 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
     }
     for (const i of toCompare) {
       const r = report[String(i)];
-      if (!r) tests[i] = { name: names[i], passed: false, error: `could not compare the values (${cmpError || 'no verdict'})` };
-      else tests[i] = r.passed ? { name: names[i], passed: true } : { name: names[i], passed: false, error: r.error ?? 'wrong result' };
+      const name = names[i];
+      // The comparison itself failing (a value too deep or big to load) is the answer's value's doing.
+      if (!r)
+        tests[i] = { name, passed: false, reason: 'wrong_value', error: `could not compare the values (${cmpError || 'no verdict'})` };
+      else if (r.passed) tests[i] = { name, passed: true };
+      else tests[i] = { name, passed: false, reason: r.reference ? 'reference_error' : 'wrong_value', error: r.error ?? 'wrong result' };
     }
   }
-  return result(names, tests as CodeTestOutcome[]);
+  return result(tests as CodeTestOutcome[], compat, uncompiled ? 'syntax_error' : undefined);
 }

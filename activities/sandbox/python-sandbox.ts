@@ -6,7 +6,9 @@
 //                                 the filesystem is /usr read-only, size-capped /tmp and /dev/shm, and the run's
 //                                 own directory at /sandbox; nothing else exists
 //   /usr/bin/python3 -I -S -B     the system interpreter (the pyenv one under /root is unreadable to other uids),
-//     -c <prelude> <script>       with a 7-line prelude that closes inherited descriptors, then runs the script
+//     -c <prelude> <script>       with an 8-line prelude that closes inherited descriptors, appends the sandbox's
+//                                 packages (sandbox-packages.ts: numpy, pandas, under /usr/local) to sys.path,
+//                                 then runs the script
 // The wall-clock limit is enforced from here: bwrap reports the sandbox's pid 1 on --info-fd and we SIGKILL it,
 // which makes the kernel kill and reap everything in its pid namespace; bwrap then exits on its own and we reap
 // it, so no zombie is left to the host's init (it reaps late, and zombies count against the slot's RLIMIT_NPROC).
@@ -26,6 +28,7 @@ import {
   chmodSync,
   chownSync,
   constants as fsConstants,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -36,6 +39,7 @@ import {
 import { lstat, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { SANDBOX_REQUIREMENTS, sandboxPackagesDir } from './sandbox-packages';
 
 export type SandboxIsolation = 'bwrap' | 'unshare';
 
@@ -121,21 +125,28 @@ const TOOLS = {
 /**
  * Runs the script as __main__ after closing every inherited descriptor above stderr. Neither bwrap nor libuv close
  * descriptors the worker itself inherited without O_CLOEXEC (a supervisor's pipe, say), and the code must not get
- * to write into them.
+ * to write into them. The packages directory goes last on sys.path: nothing in it can shadow a standard module.
  */
-const PYTHON_PRELUDE = [
-  'import os, sys',
-  'os.closerange(3, 1 << 30)',
-  'del sys.argv[0]',
-  '__file__ = sys.argv[0]',
-  'with open(__file__, "rb") as f: __code__ = compile(f.read(), __file__, "exec")',
-  'del os, sys, f',
-  'exec(__code__)',
-].join('\n');
+function pythonPrelude(): string {
+  return [
+    'import os, sys',
+    'os.closerange(3, 1 << 30)',
+    `sys.path.append(${JSON.stringify(sandboxPackagesDir(SANDBOX_PYTHON))})`,
+    'del sys.argv[0]',
+    '__file__ = sys.argv[0]',
+    'with open(__file__, "rb") as f: __code__ = compile(f.read(), __file__, "exec")',
+    'del os, sys, f',
+    'exec(__code__)',
+  ].join('\n');
+}
 
 function pythonArgv(script: string, args: string[] | undefined): string[] {
-  return [SANDBOX_PYTHON, '-I', '-S', '-B', '-c', PYTHON_PRELUDE, script, ...(args ?? [])];
+  return [SANDBOX_PYTHON, '-I', '-S', '-B', '-c', pythonPrelude(), script, ...(args ?? [])];
 }
+
+/** One thread per BLAS call: OpenBLAS (numpy's) otherwise starts a thread per host core at import, each counted
+ *  against the slot's RLIMIT_NPROC and reserving memory under RLIMIT_AS, so `import numpy` can fail on a many-core host. */
+const THREAD_ENV: Record<string, string> = { OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
 
 /** Where run directories live: root-owned, mode 0711, so no sandbox uid can list the others. */
 const BASE_DIR = path.join(os.tmpdir(), 'collab-loop-sandbox');
@@ -188,6 +199,11 @@ function checkTools(isolation: SandboxIsolation): void {
   }
   if (!executable(SANDBOX_PYTHON))
     throw new SandboxConfigError(`${SANDBOX_PYTHON} is missing: the sandbox runs the system Python (apt-get install python3)`);
+  const packages = sandboxPackagesDir(SANDBOX_PYTHON);
+  if (!existsSync(packages))
+    throw new SandboxConfigError(
+      `the sandbox's Python packages (${SANDBOX_REQUIREMENTS}) are not installed in ${packages}: run \`node bin/setup.js\` as root`,
+    );
   const tools = isolation === 'bwrap' ? (['prlimit', 'bwrap'] as const) : (['timeout', 'unshare', 'prlimit', 'setpriv'] as const);
   for (const tool of tools) {
     if (!executable(TOOLS[tool]))
@@ -326,6 +342,7 @@ export function sandboxCommand(o: {
         '--setenv',
         'HOME',
         '/sandbox',
+        ...Object.entries(THREAD_ENV).flatMap(([k, v]) => ['--setenv', k, v]),
         '--hostname',
         'sandbox',
         '--',
@@ -485,7 +502,7 @@ function spawnCapped(cmd: SandboxCommand, cwd: string, stdin: string | Uint8Arra
     const started = performance.now();
     const child = spawn(cmd.argv[0], cmd.argv.slice(1), {
       cwd,
-      env: { PATH: '/usr/bin:/bin', LC_ALL: 'C.UTF-8' },
+      env: { PATH: '/usr/bin:/bin', LC_ALL: 'C.UTF-8', ...THREAD_ENV }, // the fallback's interpreter inherits it; bwrap sets its own
       stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(cmd.infoFd ? (['pipe'] as const) : [])],
       detached: true, // its own process group: the backstop kill reaches the whole chain
       ...(cmd.uid !== undefined ? { uid: cmd.uid, gid: cmd.uid } : {}),

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { ChatCall } from '../../activities/llm/types';
 import type { RecordingChat } from '../helpers/simulated-chat';
 import {
+  countFailures,
   loadColbenchTasks,
   type CodeTestInput,
   type CodeTestResult,
@@ -89,12 +90,14 @@ export function textualRunCodeTests(): ((input: CodeTestInput) => Promise<CodeTe
     inputs.push(input);
     const names = Object.keys(input.testCases);
     const same = input.candidate.trim() === input.reference.trim();
+    const tests = names.map((name) => ({ name, passed: same, ...(same ? {} : { reason: 'wrong_value' as const, error: 'wrong value' }) }));
     return {
       passed: same ? names.length : 0,
       total: names.length,
       fraction: same ? 1 : 0,
       success: same,
-      tests: names.map((name) => ({ name, passed: same, ...(same ? {} : { error: 'wrong value' }) })),
+      tests,
+      reasons: countFailures(tests),
     };
   };
   return Object.assign(run, { inputs });

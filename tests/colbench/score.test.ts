@@ -27,10 +27,11 @@ describe('collab-loop score --recipe colbench-code', () => {
       { task: seedTask, dialogue_history: [], answer: `\`\`\`python\n${seedTask.ground_truth}\`\`\``, reward: 0.3 },
     ]);
     const run = textualRunCodeTests();
+    const wrong2 = { wrong_value: 2, answer_error: 0, timeout: 0, reference_error: 0 };
     expect(await scoreColbenchCodeFile(file, run)).toEqual([
       { id: 'code-1', success: true, fraction: 1, passed: 2, total: 2 },
-      { id: 'named', success: false, fraction: 0, passed: 0, total: 2 },
-      { id: 'code-3', success: false, fraction: 0, passed: 0, total: 2 },
+      { id: 'named', success: false, fraction: 0, passed: 0, total: 2, reasons: wrong2 },
+      { id: 'code-3', success: false, fraction: 0, passed: 0, total: 2, reason: 'no_answer' },
       { id: 'code-5', success: true, fraction: 1, passed: 2, total: 2 },
     ]);
     // "No answer" never reached the sandbox; the fenced answer arrived unfenced.
@@ -47,8 +48,21 @@ describe('collab-loop score --recipe colbench-code', () => {
     ]);
     expect(await scoreColbenchCodeFile(file, textualRunCodeTests(), { tasks })).toEqual([
       { id: 'bakery-loyalty', success: true, fraction: 1, passed: 7, total: 7 },
-      { id: 'bakery-loyalty', success: false, fraction: 0, passed: 0, total: 7 },
+      { id: 'bakery-loyalty', success: false, fraction: 0, passed: 0, total: 7, reason: 'no_answer' },
     ]);
+  });
+
+  it("keeps a record's own id as written: a number stays a number, a string a string", async () => {
+    const file = write('ids.jsonl', [
+      { id: 17, task: seedTask, answer: seedTask.ground_truth },
+      { id: 'r-2', task: { ...seedTask, id: 4 }, answer: seedTask.ground_truth },
+      { task: { ...seedTask, id: 4 }, answer: seedTask.ground_truth },
+      { task: seedTask, answer: seedTask.ground_truth },
+    ]);
+    expect((await scoreColbenchCodeFile(file, textualRunCodeTests())).map((r) => r.id)).toEqual([17, 'r-2', 4, 'code-4']);
+    await expect(
+      scoreColbenchCodeFile(write('bad-id.jsonl', [{ id: [1], task: seedTask, answer: 'x' }]), textualRunCodeTests()),
+    ).rejects.toThrow('line 1: field "id" must be a string or a number');
   });
 
   it.each([

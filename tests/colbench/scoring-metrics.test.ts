@@ -5,6 +5,7 @@ import {
   blackPng,
   colbenchCodeMetrics,
   colbenchHtmlMetrics,
+  countFailures,
   scoreCodeTrajectory,
   scoreHtmlTrajectory,
   type CodeScore,
@@ -15,6 +16,7 @@ import {
   type ScoredCodeTrajectory,
   type ScoredHtmlTrajectory,
 } from '../../activities/recipes/colbench';
+import { colbenchConversationView } from '../../activities/recipes/colbench/report-view';
 import { fakeRender, fakeSimilarity, memoryImages, textualRunCodeTests } from './helpers';
 
 const task: ColbenchCodeTask = {
@@ -69,7 +71,7 @@ describe('scoring a code episode', () => {
     const run = textualRunCodeTests();
     for (const answer of ['No answer', '  ', null]) {
       const s = await scoreCodeTrajectory(record({ answer }), task, run);
-      expect(s).toMatchObject({ success: false, fraction: 0, passed: 0, total: 3, rejected: 'no answer' });
+      expect(s).toMatchObject({ success: false, fraction: 0, passed: 0, total: 3, reason: 'no_answer', rejected: 'no answer' });
       expect(s.tests.every((t) => !t.passed)).toBe(true);
     }
     expect(run.inputs).toHaveLength(0);
@@ -82,14 +84,33 @@ describe('scoring a code episode', () => {
       fraction: 0,
       success: false,
       tests: [],
+      reasons: countFailures([]),
+      reason: 'blocklist',
       rejected: 'forbidden text: import os',
     });
     expect(await scoreCodeTrajectory(record({ answer: 'import os' }), task, refusing)).toMatchObject({
       fraction: 0,
       success: false,
+      reason: 'blocklist',
       rejected: 'forbidden text: import os',
     });
     await expect(scoreCodeTrajectory(record({ taskId: 'other' }), task, refusing)).rejects.toThrow('the record is for task other, not t1');
+  });
+});
+
+describe("the report's view of a code episode", () => {
+  it('names the tests the reference failed on beside the count, apart from the answer', () => {
+    const s: CodeScore = {
+      success: true,
+      fraction: 1,
+      passed: 2,
+      total: 2,
+      tests: [{ name: 'c', passed: false, reason: 'reference_error', error: 'reference raised: ZeroDivisionError' }],
+      reasons: { ...countFailures([]), reference_error: 1 },
+    };
+    const view = colbenchConversationView({ ...record(), score: s }, task);
+    expect(view.outcome).toBe('correct');
+    expect(view.summary).toMatch(/^2\/2 hidden tests passed \(the reference failed on 1\) · /);
   });
 });
 
@@ -152,7 +173,14 @@ describe('scoring an html episode', () => {
 });
 
 describe('ColBench metrics', () => {
-  const score = (fraction: number): CodeScore => ({ success: fraction === 1, fraction, passed: fraction * 4, total: 4, tests: [] });
+  const score = (fraction: number, referenceErrors = 0): CodeScore => ({
+    success: fraction === 1,
+    fraction,
+    passed: fraction * 4,
+    total: 4,
+    tests: [],
+    reasons: { ...countFailures([]), wrong_value: 4 - fraction * 4, reference_error: referenceErrors },
+  });
   const scored = (taskId: string, sampleIndex: number, fraction: number, o: Partial<ColbenchTrajectory> = {}): ScoredCodeTrajectory => ({
     ...record({ taskId, sampleIndex, ...o }),
     score: score(fraction),
@@ -166,6 +194,8 @@ describe('ColBench metrics', () => {
       scored('b', 1, 0, { answer: null }),
     ];
     rs[3].score.rejected = 'no answer';
+    rs[2].score = score(0.25, 2);
+    rs[1].score.reasons.reference_error = 1;
     const m = colbenchCodeMetrics(rs, { bestOfK: 2 });
     expect(m).toMatchObject({
       success_rate: 0.25,
@@ -174,6 +204,7 @@ describe('ColBench metrics', () => {
       avg_agent_turns: (2 + 10 + 2 + 2) / 4,
       human_no_response_rate: 1 / 4,
       rejected_rate: 0.25,
+      reference_error_tests: 3, // a run with broken references shows
       total_tokens: 4 * 180,
       agent_tokens: 4 * 120,
       avg_tokens_per_episode: 180,

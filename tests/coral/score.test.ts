@@ -21,6 +21,13 @@ describe('collab-loop score --recipe coral', () => {
     },
   );
 
+  it("keeps a row's id as written: a number stays a number", () => {
+    const row = { problem: 'P', answer: '1', extracted: '1' };
+    expect(scoreRecord('math', { ...row, id: 7 }, 'fixed').id).toBe(7);
+    expect(scoreRecord('math', { ...row, id: '7' }, 'fixed').id).toBe('7');
+    expect(scoreRecord('math', row, 'fixed', { file: 'r.jsonl', line: 3 }).id).toBe('math-3');
+  });
+
   it('an empty ToM extraction scores as correct only under compat: seed', () => {
     const row = { story_structure: 'S', question: 'Q', expected_answer: 'yes', extracted: '' };
     expect(scoreRecord('explore_tom', row, 'fixed').correct).toBe(false);

@@ -45,44 +45,61 @@ describe("runCodeTests: the seed's rule", () => {
     expect(r.passed).toBe(4); // only `member` differs (`floor` clamps to 0 either way)
     expect(r.fraction).toBeCloseTo(0.8);
     expect(r.success).toBe(false);
-    expect(r.tests.filter((t) => !t.passed).map((t) => [t.name, t.error])).toEqual([['member', 'wrong result']]);
+    expect(r.tests.filter((t) => !t.passed).map((t) => [t.name, t.reason, t.error])).toEqual([['member', 'wrong_value', 'wrong result']]);
+    expect(r.reasons).toEqual({ wrong_value: 1, answer_error: 0, timeout: 0, reference_error: 0 });
+    expect(r.reason).toBeUndefined();
   });
 
   it('a syntax error scores 0 and says why', async () => {
     const r = await score('def discount(price, rate, member=False)\n    return price\n');
-    expect(r).toMatchObject({ passed: 0, fraction: 0, success: false });
+    expect(r).toMatchObject({ passed: 0, fraction: 0, success: false, reason: 'syntax_error' });
+    expect(r.reasons.answer_error).toBe(5);
     for (const t of r.tests) expect(t.error).toMatch(/SyntaxError/);
   });
 
   it('a missing function scores 0 with NameError', async () => {
     const r = await score('def apply_discount(price, rate, member=False):\n    return 0\n');
     expect(r.passed).toBe(0);
-    for (const t of r.tests) expect(t.error).toMatch(/NameError: name 'discount' is not defined/);
+    expect(r.reason).toBeUndefined(); // it compiles: each call fails on its own
+    for (const t of r.tests)
+      expect(t).toMatchObject({ reason: 'answer_error', error: expect.stringMatching(/NameError: name 'discount' is not defined/) });
   });
 
   it('an exception in the candidate fails only that test', async () => {
     const r = await score(REFERENCE.replace('if member:', 'if price == 0:\n        raise KeyError("boom")\n    if member:'));
     expect(r.passed).toBe(4);
-    expect(r.tests.find((t) => t.name === 'zero')!.error).toMatch(/KeyError/);
+    expect(r.tests.find((t) => t.name === 'zero')).toMatchObject({ reason: 'answer_error', error: expect.stringMatching(/KeyError/) });
   });
 
-  it('a test whose reference returns None never counts as passed, even when the candidate returns None too', async () => {
+  it('a test whose reference returns None is a reference error: never passed, left out of total unless compat is seed', async () => {
     const reference = 'def f(x):\n    if x > 0:\n        return x\n';
-    const r = await runCodeTests({ candidate: reference, reference, testCases: { pos: 'f(2)', none: 'f(-1)' }, slot: SLOT });
-    expect(r.passed).toBe(1);
+    const input = { candidate: reference, reference, testCases: { pos: 'f(2)', none: 'f(-1)' }, slot: SLOT };
+    const r = await runCodeTests(input);
     expect(r.tests.find((t) => t.name === 'none')).toMatchObject({
       passed: false,
+      reason: 'reference_error',
       error: expect.stringMatching(/reference returned None/),
     });
-    expect(r.success).toBe(false);
+    expect(r).toMatchObject({ passed: 1, total: 1, success: true, reasons: { reference_error: 1 } });
+    // SEED-COMPAT: the seed divides by every test, so the answer cannot reach 1.
+    expect(await runCodeTests({ ...input, compat: 'seed' })).toMatchObject({ passed: 1, total: 2, fraction: 0.5, success: false });
   });
 
-  it('a test whose reference raises counts as failed, as in the seed (expected None)', async () => {
+  it('a test whose reference raises is a reference error, not a failure of the answer', async () => {
     const r = await score(REFERENCE, { testCases: { bad: 'discount(-1, 0.1)', ok: 'discount(10, 0.5)' } });
     expect(r.tests).toEqual([
-      { name: 'bad', passed: false, error: 'reference raised: ValueError: negative price' },
+      { name: 'bad', passed: false, reason: 'reference_error', error: 'reference raised: ValueError: negative price' },
       { name: 'ok', passed: true },
     ]);
+    expect(r).toMatchObject({ passed: 1, total: 1, success: true });
+    expect(r.reason).toBeUndefined();
+  });
+
+  it('a reference that fails on every test leaves nothing to score, and says so', async () => {
+    const r = await score('def discount(*a, **k):\n    return 1\n', { reference: 'def discount(*a, **k):\n    return 1 / 0\n' });
+    expect(r).toMatchObject({ passed: 0, total: 0, fraction: 0, success: false, reason: 'reference_failed' });
+    expect(r.reasons).toEqual({ wrong_value: 0, answer_error: 0, timeout: 0, reference_error: 5 });
+    expect(r.tests.every((t) => /ZeroDivisionError/.test(t.error ?? ''))).toBe(true);
   });
 
   it('uses Python equality: 1 == 1.0 and namedtuple == tuple pass, 0.1 + 0.2 != 0.3 fails', async () => {
@@ -139,7 +156,12 @@ describe("runCodeTests: the seed's rule", () => {
   it('times out one slow test without losing the others', async () => {
     const r = await score(REFERENCE.replace('if member:', 'while price == 0:\n        pass\n    if member:'));
     expect(r.passed).toBe(4);
-    expect(r.tests.find((t) => t.name === 'zero')!.error).toBe('timed out after 1 s');
+    expect(r.tests.find((t) => t.name === 'zero')).toEqual({
+      name: 'zero',
+      passed: false,
+      reason: 'timeout',
+      error: 'timed out after 1 s',
+    });
   });
 
   it('a candidate that swallows the per-call timer is stopped by the wall-clock limit; earlier tests still count', async () => {
@@ -150,7 +172,10 @@ describe("runCodeTests: the seed's rule", () => {
       ),
     );
     expect(r.tests.slice(0, 3).every((t) => t.passed)).toBe(true);
-    expect(r.tests.find((t) => t.name === 'zero')!.error).toMatch(/no result: the candidate's run stopped \(timed out/);
+    expect(r.tests.find((t) => t.name === 'zero')).toMatchObject({
+      reason: 'timeout',
+      error: expect.stringMatching(/no result: the candidate's run stopped \(timed out/),
+    });
     expect(r.passed).toBe(3);
   });
 
@@ -180,7 +205,53 @@ describe("runCodeTests: the seed's rule", () => {
       fraction: 0,
       success: false,
       tests: [],
+      reasons: { wrong_value: 0, answer_error: 0, timeout: 0, reference_error: 0 },
     });
+  });
+});
+
+describe('runCodeTests: numpy values', () => {
+  const reference = [
+    'def f(k):',
+    '    import numpy as np',
+    '    return {"int": np.int64(3), "bool": np.bool_(True), "float": np.float64(0.5), "str": np.str_("a"),',
+    '            "arr": np.array([1.5, 2.0]), "grid": np.arange(4).reshape(2, 2), "one": np.array([7]), "empty": np.array([])}[k]',
+  ].join('\n');
+  const candidate = [
+    'def f(k):',
+    '    import numpy',
+    '    return {"int": 3, "bool": True, "float": 0.5, "str": "a", "arr": numpy.array([1.5, 2]),',
+    '            "grid": numpy.array([[0, 1], [2, 3]]), "one": numpy.array([7.0]), "empty": numpy.zeros(0)}[k]',
+  ].join('\n');
+  const testCases = Object.fromEntries(['int', 'bool', 'float', 'str', 'arr', 'grid', 'one', 'empty'].map((k) => [k, `f("${k}")`]));
+  const passes = (r: { tests: { name: string; passed: boolean }[] }) => Object.fromEntries(r.tests.map((t) => [t.name, t.passed]));
+
+  it('fixed: numpy scalars equal their Python values; arrays are equal by shape and elements', async () => {
+    const r = await runCodeTests({ candidate, reference, testCases, slot: SLOT });
+    expect(passes(r)).toEqual({ int: true, bool: true, float: true, str: true, arr: true, grid: true, one: true, empty: true });
+    // A list is not an array, and a flattened grid is not the grid.
+    const other = candidate.replace('numpy.array([1.5, 2])', '[1.5, 2.0]').replace('numpy.array([[0, 1], [2, 3]])', 'numpy.arange(4)');
+    const o = await runCodeTests({ candidate: other, reference, testCases: { arr: testCases.arr, grid: testCases.grid }, slot: SLOT });
+    expect(o.tests.map((t) => t.reason)).toEqual(['wrong_value', 'wrong_value']);
+  });
+
+  it("seed: the seed's == on arrays raises unless exactly one element decides, so only the one-element array passes", async () => {
+    const r = await runCodeTests({ candidate, reference, testCases, slot: SLOT, compat: 'seed' });
+    expect(passes(r)).toEqual({ int: true, bool: true, float: true, str: true, arr: false, grid: false, one: true, empty: false });
+    expect(r.tests.find((t) => t.name === 'arr')).toMatchObject({ reason: 'wrong_value', error: expect.stringMatching(/ValueError/) });
+  });
+
+  it("imports a package the answer names before its first call's timer, as the seed's process has it imported", async () => {
+    // The module-level line runs before the answer's own import: it sees pandas only if the runner imported it first.
+    const sees = 'import sys\nSEEN = "pandas" in sys.modules\ndef f():\n    import pandas\n    return SEEN\n';
+    expect(
+      (await runCodeTests({ candidate: sees, reference: 'def f():\n    return True\n', testCases: { t: 'f()' }, slot: SLOT })).passed,
+    ).toBe(1);
+    // A source that names no package gets none (each costs 0.1-0.5 s to import).
+    const plain = 'import sys\ndef f():\n    return sorted(m for m in ("num" + "py", "pan" + "das") if m in sys.modules)\n';
+    expect(
+      (await runCodeTests({ candidate: plain, reference: 'def f():\n    return []\n', testCases: { t: 'f()' }, slot: SLOT })).passed,
+    ).toBe(1);
   });
 });
 
@@ -203,7 +274,7 @@ describe('runCodeTests: compat', () => {
 
   it('seed: refuses an answer containing blocklisted text, scoring 0 and saying which', async () => {
     const r = await score(`${usesOs}\n# exit(0)\n`, { compat: 'seed' });
-    expect(r).toMatchObject({ passed: 0, fraction: 0, success: false });
+    expect(r).toMatchObject({ passed: 0, total: 5, fraction: 0, success: false, reason: 'blocklist' });
     expect(r.rejected).toBe('forbidden text (seed blocklist): "import os", "exit("');
   });
 
@@ -244,7 +315,7 @@ describe('runCodeTests: a candidate cannot fake a pass', () => {
       'class Yes:\n    def __eq__(self, other): return True\n    def __ne__(self, other): return False\n    __hash__ = object.__hash__\ndef discount(*a, **k):\n    return Yes()\n',
     );
     expect(r.passed).toBe(0);
-    for (const t of r.tests) expect(t.error).toMatch(/not plain data/);
+    for (const t of r.tests) expect(t).toMatchObject({ reason: 'wrong_value', error: expect.stringMatching(/not plain data/) });
   });
 
   it('a float/str/list subclass with a rigged __eq__ is compared by its real value', async () => {
@@ -310,7 +381,7 @@ describe('runCodeTests: a candidate cannot fake a pass', () => {
     // nothing" into a timeout (which would fail this test, or the control, for the wrong reason).
     const scanBudget = 120;
     const r = await runCodeTests({ candidate, reference, testCases: { leak: 'solve()' }, functionTimeoutSeconds: scanBudget, slot: SLOT });
-    expect(r.tests[0]).toEqual({ name: 'leak', passed: false, error: 'wrong result' });
+    expect(r.tests[0]).toEqual({ name: 'leak', passed: false, reason: 'wrong_value', error: 'wrong result' });
     // Positive control: the same candidate does pass when the reference is where it can look (its own source).
     const control = await runCodeTests({
       candidate: `${candidate}\n${reference.replace('def solve', 'def _unused')}`,
@@ -325,7 +396,10 @@ describe('runCodeTests: a candidate cannot fake a pass', () => {
   it('a crashing candidate (abort, segfault) only fails its own tests', async () => {
     const abort = await score('import os\ndef discount(*a, **k):\n    os.abort()\n');
     expect(abort.passed).toBe(0);
-    expect(abort.tests[0].error).toMatch(/no result: the candidate's run stopped \(killed by SIG/);
+    expect(abort.tests[0]).toMatchObject({
+      reason: 'answer_error',
+      error: expect.stringMatching(/no result: the candidate's run stopped \(killed by SIG/),
+    });
     const segv = await score('import ctypes\ndef discount(*a, **k):\n    return ctypes.string_at(0)\n');
     expect(segv.passed).toBe(0);
     expect(segv.tests[0].error).toMatch(/killed by SIGSEGV/);

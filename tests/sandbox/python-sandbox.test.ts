@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processesOfSlot, runSandboxedPython, sandboxCommand, DEFAULT_SANDBOX_LIMITS } from '../../activities/sandbox/python-sandbox';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { seekerProgram } from './seeker';
+import { expectedPackages, PACKAGES_PROBE } from './packages-probe';
 import { runDirsOf, startHeldRun, WAIT_FOR_RELEASE } from './held-run';
 import { watchConnections } from '../helpers/connections';
 
@@ -56,8 +57,21 @@ describe('runSandboxedPython (bwrap)', () => {
     // Only what bwrap sets (plus PWD from --chdir): no host variable. Python adds LC_CTYPE itself when it coerces
     // the C locale (PEP 538), which it does only if the machine has one of these locales.
     const { LC_CTYPE: coerced, ...env } = seen.env as Record<string, string>;
-    expect(env).toEqual({ PATH: '/usr/bin', HOME: '/sandbox', PWD: '/sandbox' });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/sandbox',
+      PWD: '/sandbox',
+      OPENBLAS_NUM_THREADS: '1', // numpy's BLAS must not start a thread per host core (RLIMIT_NPROC, RLIMIT_AS)
+      OMP_NUM_THREADS: '1',
+      MKL_NUM_THREADS: '1',
+    });
     if (coerced !== undefined) expect(['C.UTF-8', 'C.utf8', 'UTF-8']).toContain(coerced);
+  });
+
+  it('imports its pinned packages (numpy, pandas) from a read-only directory after the standard library', async () => {
+    const r = await run(PACKAGES_PROBE);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(expectedPackages());
   });
 
   it('kills an infinite loop at the wall-clock limit', async () => {

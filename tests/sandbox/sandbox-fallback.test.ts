@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runCodeTests } from '../../activities/sandbox/code-tests';
 import { processesOfSlot, runSandboxedPython } from '../../activities/sandbox/python-sandbox';
 import { seekerProgram } from './seeker';
+import { expectedPackages, PACKAGES_PROBE } from './packages-probe';
 import { startHeldRun, WAIT_FOR_RELEASE } from './held-run';
 import { watchConnections } from '../helpers/connections';
 
@@ -21,6 +22,12 @@ describe('runSandboxedPython (unshare fallback)', () => {
     );
     expect(r.isolation).toBe('unshare');
     expect(r.stdout.trim()).toBe(`${60000 + SLOT} 1 True ['1']`);
+  });
+
+  it('imports the same pinned packages, read-only', async () => {
+    const r = await run(PACKAGES_PROBE);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(expectedPackages());
   });
 
   it('kills a loop at the wall-clock limit and leaves no process of the slot', async () => {

@@ -9,6 +9,8 @@
  * | code: answer extraction           | the first ```python / ```py / bare fence       | split on "```python", then on "```" (a "py" tag line stays code) | sandbox/code-tests.ts |
  * | code: blocklist                   | none (the sandbox contains it)                 | over the whole answer, prose included        | sandbox/code-tests.ts |
  * | code: namespace                   | one module namespace                           | exec inside a function: top-level imports and helpers are NameError | runners/evaluate_calls.py |
+ * | code: a test the reference fails  | reported (reference_error), left out of `total`| counted as failed (the seed divides by every test) | sandbox/code-tests.ts |
+ * | code: numpy arrays                | equal iff same shape and elements              | `==` raises ValueError unless one element decides: not passed | runners/compare_results.py |
  * | html agent's system prompt        | names the Tailwind link the references use     | the seed's: "Tailwind CSS", no link          | prompts.ts     |
  *
  * Differences kept in both modes (the seed's behaviour is a defect nobody needs to reproduce):

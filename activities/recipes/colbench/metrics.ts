@@ -63,6 +63,9 @@ export interface ColbenchCodeMetrics extends Common {
   tests_passed_fraction: number;
   /** Answers the sandbox refused (forbidden text) or that were missing, over all episodes. */
   rejected_rate: number;
+  /** Hidden-test runs whose reference failed (raised, None, timed out), summed over episodes: not the answers' fault,
+   *  left out of the fractions under `compat: fixed`; above 0 the task file has broken references. */
+  reference_error_tests: number;
   [bestOf: `best_of_${number}_${string}`]: number;
 }
 
@@ -71,6 +74,7 @@ export function colbenchCodeMetrics(records: readonly ScoredCodeTrajectory[], op
     success_rate: mean(records.map((r) => (r.score.success ? 1 : 0))),
     tests_passed_fraction: mean(records.map((r) => r.score.fraction)),
     rejected_rate: mean(records.map((r) => (r.score.rejected ? 1 : 0))),
+    reference_error_tests: records.reduce((a, r) => a + r.score.reasons.reference_error, 0),
     ...common(records),
   };
   const k = opts.bestOfK;

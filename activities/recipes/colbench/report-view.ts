@@ -9,6 +9,12 @@ import type { ColbenchTask } from './tasks';
 /** A render at least this similar to the reference counts as the same page (antialiasing aside). */
 const SAME_PAGE = 0.99;
 
+/** Tests the reference failed on are the task's fault, not the answer's: say so beside the count. */
+const referenceNote = (s: CodeScore) => {
+  const n = s.reasons?.reference_error ?? 0; // records scored before reasons existed have none
+  return n ? ` (the reference failed on ${n})` : '';
+};
+
 export function colbenchConversationView(
   r: ColbenchTrajectory & { score?: CodeScore | HtmlScore },
   task: ColbenchTask | undefined,
@@ -41,7 +47,7 @@ export function colbenchConversationView(
   return {
     ...base,
     outcome,
-    summary: `${s.passed}/${s.total} hidden tests passed${s.rejected ? ` (refused: ${s.rejected})` : ''} · ${how}`,
+    summary: `${s.passed}/${s.total} hidden tests passed${s.rejected ? ` (refused: ${s.rejected})` : ''}${referenceNote(s)} · ${how}`,
     failures,
   };
 }

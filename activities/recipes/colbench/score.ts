@@ -5,17 +5,32 @@
 //    `dialogue_history`, `answer` (the code, or the seed's "No answer"); or
 //  - our own trajectory (episode.ts): `taskId`, `answer`, resolved against `opts.tasks` (the task file).
 // A bad record is one TaskFileError naming file, line and field.
-import { scoreCodeAnswer, type CodeScoreOptions } from './scoring';
-import type { RunCodeTests } from './services';
+import { scoreCodeAnswer, type CodeScore, type CodeScoreOptions } from './scoring';
+import type { AnswerFailureReason, RunCodeTests, TestFailureCounts } from './services';
 import { parseColbenchRow, TaskFileError, type ColbenchCodeTask } from './tasks';
-import { readTaskFile } from '../task-file';
+import { readTaskFile, rowId } from '../task-file';
 
+/** One line of `collab-loop score --recipe colbench-code` (README: "ColBench + SWEET-RL"). */
 export interface ScoredCodeRecord {
-  id: string;
+  /** The record's own `id` as written (a number stays a number), else its task's. */
+  id: string | number;
   success: boolean;
   fraction: number;
   passed: number;
+  /** Tests that count: `fixed` leaves out those the reference failed on (they are in `reasons.reference_error`). */
   total: number;
+  /** Failed tests per reason; present when some test ran and did not pass. */
+  reasons?: TestFailureCounts;
+  /** Why nothing of the answer could be scored: no_answer, blocklist, syntax_error, reference_failed. */
+  reason?: AnswerFailureReason;
+}
+
+/** A record's line of output: every record not fully passed says why, with `reasons`, `reason` or both. */
+export function scoredCodeRecord(id: string | number, s: CodeScore): ScoredCodeRecord {
+  const out: ScoredCodeRecord = { id, success: s.success, fraction: s.fraction, passed: s.passed, total: s.total };
+  if (Object.values(s.reasons).some((n) => n > 0)) out.reasons = s.reasons;
+  if (s.reason) out.reason = s.reason;
+  return out;
 }
 
 export interface ScoreFileOptions extends CodeScoreOptions {
@@ -55,7 +70,7 @@ export function parseScoreRecord(
   file: string,
   line: number,
   tasks: Map<string, ColbenchCodeTask> = new Map(),
-): { task: ColbenchCodeTask; answer: string | null; id?: string } {
+): { task: ColbenchCodeTask; answer: string | null; id?: string | number } {
   if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(file, line, '', 'the record must be a JSON object');
   const r = row as Row;
   const task = recordTask(r, file, line, tasks);
@@ -63,7 +78,9 @@ export function parseScoreRecord(
     throw new TaskFileError(file, line, 'answer', 'must be a string (the agent\'s code, or "No answer") or null');
   if (r.dialogue_history !== undefined && !Array.isArray(r.dialogue_history))
     throw new TaskFileError(file, line, 'dialogue_history', 'must be a list of messages');
-  return { task, answer: r.answer as string | null, id: typeof r.id === 'string' ? r.id : undefined };
+  // The record's own id, else its task row's, as written; else (undefined) the id the task got from its line.
+  const id = rowId(r, file, line) ?? (r.task !== undefined ? rowId(r.task as Row, file, line, 'task.id') : undefined);
+  return { task, answer: r.answer as string | null, id };
 }
 
 /** Parses every record first (a bad file fails before any sandbox run), then scores them one by one. */
@@ -74,7 +91,7 @@ export async function scoreColbenchCodeFile(
 ): Promise<ScoredCodeRecord[]> {
   const content = readTaskFile(file);
   const tasks = new Map((opts.tasks ?? []).map((t) => [t.id, t]));
-  const records: Array<{ task: ColbenchCodeTask; answer: string | null; id?: string }> = [];
+  const records: ReturnType<typeof parseScoreRecord>[] = [];
   content
     .replace(/^\uFEFF/, '')
     .split('\n')
@@ -91,9 +108,7 @@ export async function scoreColbenchCodeFile(
   if (records.length === 0) throw new TaskFileError(file, 0, '', 'contains no records');
   const out: ScoredCodeRecord[] = [];
   for (const { task, answer, id } of records) {
-    const s = await scoreCodeAnswer(answer, task, runCodeTests, opts);
-    // A record's own id names its line of output; else the task's.
-    out.push({ id: id ?? task.id, success: s.success, fraction: s.fraction, passed: s.passed, total: s.total });
+    out.push(scoredCodeRecord(id ?? task.id, await scoreCodeAnswer(answer, task, runCodeTests, opts)));
   }
   return out;
 }

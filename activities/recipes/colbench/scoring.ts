@@ -2,13 +2,25 @@
 // store) are injected, so this file only decides what is scored and what an absent answer means.
 //  code: the answer (one ```python fence stripped) runs against the hidden tests with the task's reference; a test
 //    passes iff the reference's value is not None and the candidate's equals it. No answer ("No answer" / empty)
-//    scores 0 without a sandbox run. `success` = every test passed.
+//    scores 0 without a sandbox run. `success` = every test that counts passed; every other test has a reason
+//    (sandbox/code-test-reasons.ts), and a test the reference failed counts only under `compat: seed`.
 //  html: similarity of the final render with a fresh render of the reference. No render: `fixed` scores 0;
 //    SEED-COMPAT `seed` compares a black 224×224 image with the reference, as the seed's evaluator does.
 import { isEmptyAnswer, stripCodeFence } from './agent-reply';
 import type { ColbenchTrajectory } from './episode';
 import { blackPng } from './png';
-import type { CodeTestOutcome, ColbenchCompat, ImageSimilarity, LoadImage, RenderHtml, RunCodeTests, SaveImage } from './services';
+import {
+  type AnswerFailureReason,
+  type CodeTestOutcome,
+  type ColbenchCompat,
+  countFailures,
+  type ImageSimilarity,
+  type LoadImage,
+  type RenderHtml,
+  type RunCodeTests,
+  type SaveImage,
+  type TestFailureCounts,
+} from './services';
 import type { ColbenchCodeTask, ColbenchHtmlTask } from './tasks';
 
 export interface CodeScore {
@@ -16,8 +28,13 @@ export interface CodeScore {
   /** Fraction of hidden tests passed, in [0, 1] (the seed's "average correctness" averages it). */
   fraction: number;
   passed: number;
+  /** Tests that count (see CodeTestResult.total). */
   total: number;
   tests: CodeTestOutcome[];
+  /** Failed tests per reason (all 0 when nothing ran). */
+  reasons: TestFailureCounts;
+  /** Why nothing of the answer could be scored. */
+  reason?: AnswerFailureReason;
   /** Why the sandbox refused the candidate, or "no answer". */
   rejected?: string;
 }
@@ -42,6 +59,8 @@ export async function scoreCodeAnswer(
       passed: 0,
       total: names.length,
       tests: names.map((name) => ({ name, passed: false, error: 'no answer' })),
+      reasons: countFailures([]),
+      reason: 'no_answer',
       rejected: 'no answer',
     };
   }
@@ -59,7 +78,9 @@ export async function scoreCodeAnswer(
     passed: r.rejected ? 0 : r.passed,
     total: r.total,
     tests: r.tests,
+    reasons: r.reasons,
   };
+  if (r.reason) score.reason = r.reason;
   if (r.rejected) score.rejected = r.rejected;
   return score;
 }

@@ -7,10 +7,16 @@ import type { ColbenchCompat } from './compat';
 export type { ColbenchCompat };
 
 // The code-test types are the sandbox's own (one definition); a type-only import keeps this folder free of the
-// sandbox at run time.
+// sandbox at run time. The vocabulary of failure reasons is plain data beside it, imported as such.
 import type { CodeTestOutcome, CodeTestsInput as CodeTestInput, CodeTestsResult as CodeTestResult } from '../../sandbox/code-tests';
 
 export type { CodeTestInput, CodeTestOutcome, CodeTestResult };
+export {
+  type AnswerFailureReason,
+  countFailures,
+  type TestFailureCounts,
+  type TestFailureReason,
+} from '../../sandbox/code-test-reasons';
 
 /** A test passes iff the reference's value is not None and the candidate returns an equal value (sweet_rl scripts/evaluate_code.py, utils/code_utils.py). */
 export type RunCodeTests = (input: CodeTestInput) => Promise<CodeTestResult>;

@@ -3,7 +3,7 @@
 // function), `test_cases` (test name → Python call expression). Frontend rows: `problem_description` (a design
 // brief), `ground_truth` (the reference HTML). Extra fields are allowed (the seed's files carry more); an `id` is
 // derived from the line when absent. A bad row is one TaskFileError naming file, line and field.
-import { parseTaskRows, TaskFileError, type Row, readTaskFile } from '../task-file';
+import { parseTaskRows, TaskFileError, type Row, readTaskFile, rowId } from '../task-file';
 
 export { TaskFileError };
 
@@ -62,9 +62,7 @@ function testCases(row: Row, at: At): Record<string, string> {
 /** One task row (also used by `collab-loop score`, whose records carry the task under `task`). */
 export function parseColbenchRow(row: Row, kind: ColbenchKind, file: string, line: number, prefix = ''): ColbenchTask {
   const at: At = { file, line, prefix };
-  const rawId = row.id;
-  if (rawId !== undefined && typeof rawId !== 'string' && typeof rawId !== 'number') fail(at, 'id', 'must be a string or a number');
-  const id = rawId !== undefined && String(rawId) !== '' ? String(rawId) : `${kind}-${line}`;
+  const id = String(rowId(row, file, line, `${prefix}id`) ?? `${kind}-${line}`);
   const problem = text(row, 'problem_description', at);
   const reference = text(row, 'ground_truth', at);
   if (kind === 'code') return { id, kind, problem, reference, testCases: testCases(row, at) };

@@ -8,9 +8,10 @@ import { parseExtractorReply } from './extract';
 import { localExtractorReply } from './local-extractor';
 import { matchesGold } from './match';
 import { parseCoralRow, TaskFileError, type CoralDataset } from './tasks';
+import { rowId } from '../task-file';
 
 export interface ScoredRecord {
-  id: string;
+  id: string | number;
   /** The normalised answer ('' when none). */
   extracted: string;
   valid: boolean;
@@ -41,7 +42,9 @@ export function scoreRecord(
     throw new TaskFileError(at.file, at.line, 'response', 'must be a string (a model response), or give "extracted" instead');
   }
   const belief = parseExtractorReply(dataset, reply, compat);
-  return { id: task.id, extracted: belief.answer, valid: belief.valid, correct: matchesGold(task, belief, compat) };
+  // The row's own id as written (a number stays a number), else the one the task got from its line.
+  const id = rowId(r, at.file, at.line) ?? task.id;
+  return { id, extracted: belief.answer, valid: belief.valid, correct: matchesGold(task, belief, compat) };
 }
 
 /** The options-object form the CLI calls. */

@@ -1,6 +1,6 @@
 // CoRal task files: JSONL rows in each dataset's own field names (as the seed reads them, collaborative-reasoner README, datasets), normalised
 // to one CoralTask. A bad row is one TaskFileError naming file, line and field — never a stack trace.
-import { parseTaskRows, TaskFileError, type Row, readTaskFile } from '../task-file';
+import { parseTaskRows, TaskFileError, type Row, readTaskFile, rowId } from '../task-file';
 
 export const CORAL_DATASETS = ['mmlu_pro', 'gpqa', 'math', 'explore_tom', 'hi_tom'] as const;
 export type CoralDataset = (typeof CORAL_DATASETS)[number];
@@ -47,10 +47,7 @@ function optionList(row: Row, field: string, at: At): string[] {
 /** One row of a task file (also used by `collab-loop score`, whose rows carry the same fields). */
 export function parseCoralRow(row: Row, dataset: CoralDataset, file: string, line: number): CoralTask {
   const at = { file, line };
-  const rawId = row.id;
-  if (rawId !== undefined && typeof rawId !== 'string' && typeof rawId !== 'number')
-    throw new TaskFileError(file, line, 'id', 'must be a string or a number');
-  const id = rawId !== undefined && String(rawId) !== '' ? String(rawId) : `${dataset}-${line}`;
+  const id = String(rowId(row, file, line) ?? `${dataset}-${line}`);
   switch (dataset) {
     case 'mmlu_pro': {
       const question = text(row, 'question', at);

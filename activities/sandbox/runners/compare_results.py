@@ -1,9 +1,10 @@
 # Compares expected values (reference run) with actual values (candidate run) with Python's `==`, inside a sandbox
-# that runs no task code at all. Usage: python3 compare_results.py <index>...
+# that runs no task code at all. Usage: python3 compare_results.py fixed|seed <index>...
 # Inputs in the working directory: expected.bin and actual.bin, frames written by evaluate_calls.py. actual.bin
 # is untrusted (the candidate's process wrote it), so values are unpickled with a loader that knows no class but
 # `complex`: an object with a rigged __eq__ cannot even be rebuilt here, let alone compared.
-# Output on stdout: one JSON object, index -> {"passed": bool, "error": str | null}.
+# Output on stdout: one JSON object, index -> {"passed": bool, "error": str | null, "reference": bool} (reference:
+# the failure lies with the reference's value, not the answer's).
 import io
 import json
 import pickle
@@ -42,8 +43,40 @@ def load(payload):
     return PlainUnpickler(io.BytesIO(payload)).load()
 
 
+def array_size(v):
+    """Element count of an array as evaluate_calls.py tags it, else None."""
+    if type(v) is tuple and len(v) == 3 and v[0] == '__ndarray__':
+        n = 1
+        for d in v[1]:
+            n *= d
+        return n
+    return None
+
+
+def seed_array_rule(exp, act):
+    """SEED-COMPAT: the seed compares in-process, and `array == x` is elementwise; its `if` then raises ValueError
+    (caught: not passed) unless the result has exactly one element, which decides. None when no array is involved."""
+    sizes = [n for n in (array_size(exp), array_size(act)) if n is not None]
+    if not sizes:
+        return None
+    if any(n != 1 for n in sizes):
+        return 'an array of more than one element (or none): the seed\'s == raises ValueError, not passed'
+    return ''
+
+
+def single(v):
+    """A one-element array's element (what the seed's elementwise == then decides by), else the value."""
+    if array_size(v) != 1:
+        return v
+    e = v[2]
+    for _ in v[1]:
+        e = e[0]
+    return e
+
+
 def main():
-    wanted = {int(a) for a in sys.argv[1:]}
+    seed = sys.argv[1] == 'seed'
+    wanted = {int(a) for a in sys.argv[2:]}
     expected = values('expected.bin', wanted)
     actual = values('actual.bin', wanted)
     sys.setrecursionlimit(10000)
@@ -55,13 +88,20 @@ def main():
         try:
             exp = load(expected[i])
         except Exception as e:
-            report[i] = {'passed': False, 'error': 'reference value unreadable: %s' % e}
+            report[i] = {'passed': False, 'error': 'reference value unreadable: %s' % e, 'reference': True}
             continue
         try:
             act = load(actual[i])
         except Exception as e:
             report[i] = {'passed': False, 'error': str(e)[:300] if isinstance(e, pickle.UnpicklingError) else 'unreadable value: %s' % type(e).__name__}
             continue
+        if seed:
+            why = seed_array_rule(exp, act)
+            if why:
+                report[i] = {'passed': False, 'error': why}
+                continue
+            if why == '':
+                exp, act = single(exp), single(act)
         try:
             # ColBench's rule: the test passes iff expected is not None and expected == actual.
             ok = exp is not None and bool(exp == act)

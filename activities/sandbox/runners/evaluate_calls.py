@@ -5,7 +5,9 @@
 # For each test, like ColBench's evaluator: exec the source in a fresh namespace, then eval the expression, both
 # under a timer. Output, on the process's original stdout, one frame per test as soon as it is known:
 #   u32 index | u8 kind | u32 length | payload     (big-endian)
-#   kind 0: pickle (protocol 5) of the value, reduced to plain builtin data; 1: UTF-8 error text; 2: None.
+#   kind 0: pickle (protocol 5) of the value, reduced to plain builtin data; 2: None; and, with UTF-8 text saying
+#   why: 1 the call raised, 3 it hit the per-call timer, 4 its value cannot be compared (not plain data, too large),
+#   5 the source does not compile. (code-tests.ts turns kinds into reasons.)
 # The code under test gets /dev/null as stdout/stderr, so its prints cannot corrupt or flood the frames.
 import builtins
 import datetime
@@ -13,6 +15,7 @@ import decimal
 import fractions
 import os
 import pickle
+import re
 import signal
 import sys
 
@@ -30,6 +33,22 @@ MAX_VALUE = int(sys.argv[2])
 # raise NameError there.
 SCOPE = sys.argv[3] if len(sys.argv) > 3 else 'module'
 MAX_DEPTH = 200
+
+
+# Packages (of the sandbox's own, sandbox-packages.ts) that are imported here, before any timer, when the source or a
+# test names them. The seed runs every answer in one long-lived evaluator process that has numpy imported already
+# (sweet_rl scripts/evaluate_code.py), so an answer's `import numpy` costs nothing under its 1 s alarm; in a fresh
+# interpreter the first import takes 0.1-0.5 s (numpy, pandas), which must not count against the call.
+PRELOAD = ('numpy', 'pandas')
+
+
+def preload(text):
+    for name in PRELOAD:
+        if re.search(r'\b%s\b' % name, text):
+            try:
+                __import__(name)
+            except BaseException:
+                pass  # the code's own import then fails the same way, inside its call
 
 
 class CallTimeout(BaseException):
@@ -101,9 +120,20 @@ NOT_STANDARD = object()
 
 
 def standard_value(v, t, depth):
-    """Standard-library values tasks return, as tagged plain data that compares the way the types' own == does for
-    two values of the same type (Decimal('1.0') == Decimal('1.00'); a Fraction is kept reduced; dates by ISO form),
-    as the seed's in-process == does. (numpy values need numpy in the sandbox's interpreter, which it lacks.)"""
+    """Standard-library and numpy values tasks return, as tagged plain data that compares the way the types' own ==
+    does for two values of the same type (Decimal('1.0') == Decimal('1.00'); a Fraction is kept reduced; dates by ISO
+    form), as the seed's in-process == does. numpy, when the code imported it (never imported here: it costs time):
+    a scalar becomes its Python value (np.int64(3) == 3, as in the seed); an array becomes its shape and elements, so
+    two arrays are equal iff np.array_equal says so (the seed's == on arrays: see compare_results.py)."""
+    np = sys.modules.get('numpy')
+    if np is not None:
+        if isinstance(v, np.generic):
+            item = np.generic.item(v)
+            if isinstance(item, np.generic):  # long double, and other scalars with no Python equivalent
+                raise NotPlain('returned a %s, which is not plain data' % _type_name(t))
+            return plain(item, depth + 1)
+        if isinstance(v, np.ndarray):
+            return ('__ndarray__', tuple(v.shape), plain(np.ndarray.tolist(v), depth + 1))
     if t is decimal.Decimal:
         return ('__decimal__', str(v.normalize()) if v.is_finite() else str(v))
     if t is fractions.Fraction:
@@ -135,13 +165,14 @@ def main():
         source = f.read()
     with open('tests.txt', 'rb') as f:
         exprs = f.read().decode('utf-8').split('\0')
+    preload(source.decode('utf-8', 'replace') + '\0'.join(exprs))
     signal.signal(signal.SIGALRM, _alarm)
     try:
         code = compile(source, 'solution.py', 'exec', dont_inherit=True)
     except BaseException as e:
         msg = ('source does not compile: ' + describe(e)).encode('utf-8', 'replace')
         for i in range(len(exprs)):
-            emit(i, 1, msg)
+            emit(i, 5, msg)
         return
     for i, expr in enumerate(exprs):
         kind, payload = 1, b''
@@ -160,13 +191,13 @@ def main():
             else:
                 payload = pickle.dumps(value, protocol=5)
                 if len(payload) > MAX_VALUE:
-                    kind, payload = 1, b'value too large to compare (%d bytes pickled)' % len(payload)
+                    kind, payload = 4, b'value too large to compare (%d bytes pickled)' % len(payload)
                 else:
                     kind = 0
         except CallTimeout:
-            kind, payload = 1, ('timed out after %g s' % TIMEOUT).encode()
+            kind, payload = 3, ('timed out after %g s' % TIMEOUT).encode()
         except NotPlain as e:
-            kind, payload = 1, str(e).encode('utf-8', 'replace')
+            kind, payload = 4, str(e).encode('utf-8', 'replace')
         except BaseException as e:
             kind, payload = 1, describe(e).encode('utf-8', 'replace')
         emit(i, kind, payload)
