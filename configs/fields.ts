@@ -61,3 +61,22 @@ export const modelRoleSchema = z.discriminatedUnion('kind', [
 ]);
 export type ModelRole = z.infer<typeof modelRoleSchema>;
 export type RoleKind = ModelRole['kind'];
+
+/**
+ * How two page screenshots are compared (ColBench html: the final render with the reference's): `weight-free`
+ * (layout and colour, no model, activities/render/image-similarity.ts) or `clip`, ColBench's own measure — the
+ * cosine of CLIP image embeddings (activities/render/clip-similarity.ts) from the checkpoint directory `model`
+ * (relative to the config file, like every path).
+ */
+export const similarityMeasureSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({ kind: z.literal('weight-free') }),
+    z.strictObject({
+      kind: z.literal('clip'),
+      model: z.string({ error: 'must name a local CLIP checkpoint directory, e.g. models/clip-vit-base-patch32' }).min(1),
+    }),
+  ],
+  { error: 'must be {kind: weight-free} or {kind: clip, model: <CLIP checkpoint directory>}' },
+);
+export type SimilarityMeasure = z.infer<typeof similarityMeasureSchema>;

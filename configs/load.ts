@@ -80,6 +80,7 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   out.baseCheckpoint = abs(config.baseCheckpoint);
   out.recipe.evalTasks = abs(config.recipe.evalTasks);
   if (config.recipe.trainTasks) out.recipe.trainTasks = abs(config.recipe.trainTasks);
+  recipeOf(out).resolvePaths?.(out.recipe, abs);
   const mustExist: Array<[string, string]> = [
     ['recipe.evalTasks', out.recipe.evalTasks],
     ...(out.recipe.trainTasks ? [['recipe.trainTasks', out.recipe.trainTasks] as [string, string]] : []),

@@ -273,24 +273,20 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
   'model-roles': benchModelRoles,
 };
 
-export async function runBench(only: string[] = []): Promise<void> {
-  const unknown = only.filter((name) => !Object.hasOwn(SECTIONS, name) && name !== 'sandbox' && name !== 'render');
+/** Sections that need no Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores). */
+const STANDALONE = ['sandbox', 'render', 'clip-vs-default'];
+
+export interface BenchOptions {
+  /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
+  clipModel?: string;
+}
+
+export async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<void> {
+  const unknown = only.filter((name) => !Object.hasOwn(SECTIONS, name) && !STANDALONE.includes(name));
   if (unknown.length)
-    throw new Error(`bench: no section ${unknown.join(', ')} (sections: ${[...Object.keys(SECTIONS), 'sandbox', 'render'].join(', ')})`);
+    throw new Error(`bench: no section ${unknown.join(', ')} (sections: ${[...Object.keys(SECTIONS), ...STANDALONE].join(', ')})`);
   const wanted = (name: string) => only.length === 0 || only.includes(name);
-  installWorkerLogging('WARN');
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalCliPath() }, searchAttributes: [...SEARCH_ATTRIBUTES] },
-  });
-  console.log('\ncollab-loop bench: generation against a local OpenAI-compatible endpoint (SIMULATED policies)');
-  try {
-    for (const [name, run] of Object.entries(SECTIONS)) if (wanted(name)) await run(env);
-    console.log(
-      `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process)`,
-    );
-  } finally {
-    await env.teardown();
-  }
+  if (Object.keys(SECTIONS).some(wanted)) await benchWithTemporal(wanted);
   // ColBench scoring: the sandbox and the renderer, each against a bare baseline measured in the same run.
   if (wanted('sandbox')) {
     const { benchSandbox } = await import('./bench-sandbox');
@@ -308,5 +304,25 @@ export async function runBench(only: string[] = []): Promise<void> {
     console.log(
       `  renders/s                ${rb.poolPerSecond.toFixed(1)} vs plain playwright loop ${rb.barePerSecond.toFixed(1)}   ratio ${rb.ratio.toFixed(3)} (${rb.renders} renders)`,
     );
+  }
+  if (wanted('clip-vs-default')) {
+    const { benchClipVsDefault } = await import('./bench-clip');
+    await benchClipVsDefault(opts.clipModel);
+  }
+}
+
+async function benchWithTemporal(wanted: (name: string) => boolean): Promise<void> {
+  installWorkerLogging('WARN');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: temporalCliPath() }, searchAttributes: [...SEARCH_ATTRIBUTES] },
+  });
+  console.log('\ncollab-loop bench: generation against a local OpenAI-compatible endpoint (SIMULATED policies)');
+  try {
+    for (const [name, run] of Object.entries(SECTIONS)) if (wanted(name)) await run(env);
+    console.log(
+      `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process)`,
+    );
+  } finally {
+    await env.teardown();
   }
 }

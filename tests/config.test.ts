@@ -1,7 +1,7 @@
 // Bad configs get one clear error naming the file and the field path — before anything starts, and from the CLI
 // as one line without a stack trace.
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, parseConfigText, applyOverridesToConfig } from '../configs/load';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
@@ -131,6 +131,54 @@ describe('config validation', () => {
     expect(scored.config.models.reward).toMatchObject({ kind: 'external', endpoint: { api: 'score' } });
     const server = errorOf(() => loadConfig(toa, { overrides: score.map((o) => `server.${o}`) }));
     expect(server.message).toMatch(/server\.endpoint\.api: /);
+  });
+
+  it('ColBench html similarity: weight-free by default; clip names a CLIP checkpoint directory, checked at load', () => {
+    const html = path.join(PROJECT_ROOT, 'configs', 'colbench-html.dry-run.yaml');
+    const similarityOf = (overrides: string[]) => {
+      const { recipe } = loadConfig(html, { overrides }).config;
+      return recipe.name === 'colbench-html' ? recipe.similarity : undefined;
+    };
+    expect(similarityOf([])).toEqual({ kind: 'weight-free' });
+    // A directory shaped as save_pretrained writes a CLIP (the loader reads no weights: an empty file will do).
+    const clip = path.join(tempStateDir(), 'clip');
+    mkdirSync(clip);
+    writeFileSync(path.join(clip, 'config.json'), JSON.stringify({ model_type: 'clip' }));
+    writeFileSync(path.join(clip, 'preprocessor_config.json'), '{}');
+    writeFileSync(path.join(clip, 'model.safetensors'), '');
+    expect(similarityOf([`recipe.similarity={kind: clip, model: ${clip}}`])).toEqual({ kind: 'clip', model: clip });
+    const problem = (overrides: string[]) => {
+      const e = errorOf(() => loadConfig(html, { overrides }));
+      expect(e).toBeInstanceOf(ConfigError);
+      return e;
+    };
+    const noModel = problem(['recipe.similarity.kind=clip']);
+    expect(noModel.message).toMatch(/colbench-html\.dry-run\.yaml: recipe\.similarity\.model: must name a local CLIP checkpoint directory/);
+    expect(problem(['recipe.similarity.kind=siglip']).message).toMatch(
+      /recipe\.similarity\.kind: must be \{kind: weight-free\} or \{kind: clip, model: <CLIP checkpoint directory>\}/,
+    );
+    expect(problem([`recipe.similarity={kind: weight-free, model: ${clip}}`]).message).toMatch(
+      /recipe\.similarity: unknown field\(s\) "model"/,
+    );
+    // Relative to the config file (configs/), like every path; then it must hold a CLIP.
+    const notClip = problem(['recipe.similarity={kind: clip, model: checkpoints/sim-base}']);
+    expect(notClip.field).toBe('recipe.similarity.model');
+    expect(notClip.message).toContain(`${path.join(PROJECT_ROOT, 'configs/checkpoints/sim-base')} has no config.json`);
+    expect(problem(['recipe.similarity={kind: clip, model: no-such-dir}']).message).toMatch(
+      /recipe\.similarity\.model: .*configs\/no-such-dir is not a directory \(a CLIP checkpoint directory saved with save_pretrained/,
+    );
+    writeFileSync(path.join(clip, 'config.json'), JSON.stringify({ model_type: 'llama' }));
+    expect(problem([`recipe.similarity={kind: clip, model: ${clip}}`]).message).toMatch(/config\.json has model_type "llama", not "clip"/);
+    const noWeights = path.join(tempStateDir(), 'w');
+    mkdirSync(noWeights);
+    writeFileSync(path.join(noWeights, 'config.json'), JSON.stringify({ model_type: 'clip' }));
+    writeFileSync(path.join(noWeights, 'preprocessor_config.json'), '{}');
+    expect(problem([`recipe.similarity={kind: clip, model: ${noWeights}}`]).message).toMatch(/has no weights \(model\.safetensors or/);
+    // The code recipe compares no pages.
+    const code = path.join(PROJECT_ROOT, 'configs', 'colbench-code.dry-run.yaml');
+    expect(errorOf(() => loadConfig(code, { overrides: ['recipe.similarity.kind=clip'] })).message).toMatch(
+      /recipe: unknown field\(s\) "similarity"/,
+    );
   });
 
   it('--set overrides keep their YAML type and retry --set revalidates', () => {

@@ -3,6 +3,7 @@
 // memory, render/page-renderer.ts), the Python sandbox, and the artifact store for screenshots (records keep a ref,
 // never PNG bytes).
 import type { GenerationServices, ScoringServices } from '../recipes/runtime';
+import type { SimilarityMeasure } from '../../configs/fields';
 import { readFile } from 'node:fs/promises';
 import { ArtifactStore } from '../artifacts/store';
 
@@ -18,11 +19,21 @@ export function generationServices(store: ArtifactStore, needs: { rendering: boo
   };
 }
 
+type ImageSimilarity = ReturnType<ScoringServices['similarity']>;
+
+const weightFree: ImageSimilarity = async (a, b) => (await import('../render/image-similarity')).imageSimilarity(a, b);
+
+/** The measure a config chose; a CLIP scorer process starts on the first pair and serves the whole worker. */
+function similarity(measure: SimilarityMeasure): ImageSimilarity {
+  if (measure.kind === 'weight-free') return weightFree;
+  return async (a, b) => (await import('../render/clip-similarity')).clipSimilarity(measure.model, a, b);
+}
+
 export function scoringServices(store: ArtifactStore): ScoringServices {
   return {
     runCodeTests: async (input) => (await import('../sandbox/code-tests')).runCodeTests(input),
     render,
-    similarity: async (a, b) => (await import('../render/image-similarity')).imageSimilarity(a, b),
+    similarity,
     loadImage: async (uri) => readFile(ArtifactStore.pathOf({ uri })),
     saveImage: imageSaver(store),
   };

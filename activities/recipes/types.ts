@@ -5,7 +5,8 @@ import type { Chat, ChatMessage } from '../llm/types';
 import type { ConversationView } from '../report/conversation-view';
 import type { Policy } from '../serving/openai-compatible-server';
 import type { TrainingDataFormat } from '../data/formats';
-import type { RunCodeTests } from './colbench/services';
+import type { ImageSimilarity, RunCodeTests } from './colbench/services';
+import type { SimilarityMeasure } from '../../configs/fields';
 import type { RunUnitTests } from '../sandbox/unit-tests';
 import type { TrainMethod } from '../training/adapters/types';
 
@@ -38,7 +39,8 @@ export interface GenerationServices {
 export interface ScoringServices {
   runCodeTests: RunCodeTests;
   render: (html: string) => Promise<Buffer>;
-  similarity: (a: Buffer, b: Buffer) => number | Promise<number>;
+  /** The screenshot similarity a config chose (weight-free, or CLIP from a local checkpoint: one process per worker). */
+  similarity: (measure: SimilarityMeasure) => ImageSimilarity;
   loadImage: (ref: string) => Promise<Buffer>;
   /** Keeps a render (e.g. the reference page) in the artifact store; returns its ref. */
   saveImage: (png: Buffer) => Promise<string>;
@@ -119,6 +121,9 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   /** The metric the recipe's paper leads with (one of `runtime().metrics`' keys). */
   headlineMetric: string;
   runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime;
+  /** Local paths in the recipe's section besides the task files, made absolute by the config loader (`abs`: relative
+   *  to the config file) before `check`; changes the section it is given (the loader's copy). */
+  resolvePaths?(cfg: C, abs: (p: string) => string): void;
   /** A check across sections, after the schema: the field to fix and why (e.g. DPO needs tree width ≥ 2). */
   check?(cfg: C, o: { trainerMethod?: TrainMethod }): { field: string; message: string } | undefined;
   /** The dry-run SIMULATOR: how its task files are named (`--tasks <file>:<kind>`), and the seeded policy over them. */

@@ -1,5 +1,5 @@
-// How alike two rendered pages look, as a number in [0, 1] — without model weights (imageSimilarity) or with a
-// CLIP-style embedding server the user runs (embeddingSimilarity, what ColBench reports).
+// How alike two rendered pages look, as a number in [0, 1], without model weights: the default screenshot score
+// (ColBench's own, CLIP image embeddings from a local checkpoint, is clip-similarity.ts).
 //
 // imageSimilarity = 0.6 × structure + 0.4 × palette
 //   structure: SSIM (Wang et al. 2004; ssim.js "weber": 11×11 box windows over summed-area tables) of the two pages
@@ -341,95 +341,4 @@ export function imageSimilarityParts(pngA: Buffer, pngB: Buffer): SimilarityPart
 /** Weight-free visual similarity of two PNGs in [0, 1]; 1 = same picture. See the header for the measure. */
 export function imageSimilarity(pngA: Buffer, pngB: Buffer): number {
   return imageSimilarityParts(pngA, pngB).score;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// embeddingSimilarity: the ColBench measure (CLIP image embeddings, cosine) against a server the user runs.
-//
-// One request per image, both in flight together, to `${baseUrl}/embeddings` (baseUrl as everywhere in this
-// project, e.g. http://127.0.0.1:8000/v1), body exactly:
-//   { "model": <model>, "encoding_format": "float",
-//     "messages": [ { "role": "user",
-//                     "content": [ { "type": "image_url", "image_url": { "url": "data:image/png;base64,<png>" } } ] } ] }
-// and the answer's data[0].embedding is used. This is vLLM's chat-style embeddings request (an extension of the
-// OpenAI embeddings API, `examples/pooling/embed/vision_embedding_online.py` in vLLM), accepted by vLLM serving an
-// image-embedding pooling model, e.g. `vllm serve openai/clip-vit-base-patch32 --runner pooling` (CLIPModel, the
-// model ColBench uses) or google/siglip-base-patch16-224 (SiglipModel; vLLM's example adds
-// `--chat-template` for it). Servers that only take `input` strings (the plain OpenAI API, Infinity's
-// `input: [url] + modality`) need a different body and are not supported here.
-// Vectors are L2-normalised here (servers may or may not do it) and the cosine returned as is: in [-1, 1],
-// in practice [0, 1] for CLIP image pairs.
-
-export interface EmbeddingEndpoint {
-  baseUrl: string;
-  model: string;
-  /** Name of the environment variable holding the API key (never the key itself). */
-  apiKeyEnv?: string;
-}
-
-export interface EmbeddingOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-export function embeddingRequestBody(model: string, png: Buffer): Record<string, unknown> {
-  return {
-    model,
-    encoding_format: 'float',
-    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }],
-  };
-}
-
-async function embedImage(endpoint: EmbeddingEndpoint, png: Buffer, opts: EmbeddingOptions): Promise<number[]> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (endpoint.apiKeyEnv) {
-    const key = process.env[endpoint.apiKeyEnv];
-    if (!key) throw new Error(`${endpoint.baseUrl}: environment variable ${endpoint.apiKeyEnv} (apiKeyEnv) is not set`);
-    headers.authorization = `Bearer ${key}`;
-  }
-  const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/embeddings`;
-  const signals = [AbortSignal.timeout(opts.timeoutMs ?? 60_000), ...(opts.signal ? [opts.signal] : [])];
-  const res = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(embeddingRequestBody(endpoint.model, png)),
-    signal: AbortSignal.any(signals),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}: ${text.slice(0, 300)}`);
-  let embedding: unknown;
-  try {
-    embedding = (JSON.parse(text) as { data?: Array<{ embedding?: unknown }> }).data?.[0]?.embedding;
-  } catch {
-    throw new Error(`${url}: response is not JSON: ${text.slice(0, 200)}`);
-  }
-  if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((v) => typeof v === 'number' && Number.isFinite(v)))
-    throw new Error(`${url}: response has no numeric data[0].embedding (is encoding_format "float" supported?)`);
-  return embedding as number[];
-}
-
-/** Cosine of the L2-normalised vectors. */
-export function cosine(a: number[], b: number[]): number {
-  if (a.length !== b.length) throw new Error(`embedding sizes differ: ${a.length} vs ${b.length}`);
-  let dot = 0,
-    na = 0,
-    nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  if (na === 0 || nb === 0) throw new Error('zero embedding vector: cosine undefined');
-  return dot / (Math.sqrt(na) * Math.sqrt(nb));
-}
-
-/** ColBench's score: cosine similarity of the two images' embeddings from a CLIP-style server. */
-export async function embeddingSimilarity(
-  endpoint: EmbeddingEndpoint,
-  pngA: Buffer,
-  pngB: Buffer,
-  opts: EmbeddingOptions = {},
-): Promise<number> {
-  const [a, b] = await Promise.all([embedImage(endpoint, pngA, opts), embedImage(endpoint, pngB, opts)]);
-  return cosine(a, b);
 }

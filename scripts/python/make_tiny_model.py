@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Creates a tiny randomly initialised causal LM (Llama architecture) with a locally trained tokenizer.
+"""Creates a tiny randomly initialised model: a causal LM (Llama architecture) with a locally trained tokenizer,
+or (--arch clip) a CLIP model with its image processor config.
 
-It is the real model of the CPU loop and its tests: it trains with TRL and serves with `transformers serve`
-in seconds, and nothing is downloaded. Same seed and corpus files -> byte-identical files.
+The Llama is the real model of the CPU loop and its tests: it trains with TRL and serves with `transformers serve`
+in seconds. The CLIP is the checkpoint the optional CLIP screenshot scorer (scripts/python/clip_embed.py) is
+tested and benchmarked with: the real loading and embedding code on random weights, so its scores mean nothing.
+Nothing is downloaded. Same seed and corpus files -> byte-identical files.
 
-    make_tiny_model.py --out DIR [--seed N] [--corpus FILE ...]
+    make_tiny_model.py --out DIR [--arch llama|clip] [--seed N] [--corpus FILE ...]
 
 Prints one line: collab-loop-model {"path": DIR, "parameters": N}
 """
@@ -133,9 +136,32 @@ def build(out, seed, files, vocab_size):
     return sum(p.numel() for p in model.parameters())
 
 
+def build_clip(out, seed):
+    """CLIPModel with two-layer, 32-wide towers. The vision tower keeps CLIP ViT-B/32's input (224 px, 32 px patches)
+    and the image processor is transformers' CLIP default (shortest edge 224, bicubic, centre crop 224, CLIP
+    mean/std): the preprocessing openai/clip-vit-base-patch32 ships, which ColBench's score uses."""
+    import torch
+    from transformers import CLIPConfig, CLIPImageProcessorPil, CLIPModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    tower = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2)
+    config = CLIPConfig(
+        text_config=dict(vocab_size=64, max_position_embeddings=16, bos_token_id=62, eos_token_id=63, pad_token_id=1, **tower),
+        vision_config=dict(image_size=224, patch_size=32, **tower),
+        projection_dim=32,
+    )
+    torch.manual_seed(seed)
+    model = CLIPModel(config).to(torch.float32)
+    model.save_pretrained(out)
+    CLIPImageProcessorPil().save_pretrained(out)
+    return sum(p.numel() for p in model.parameters())
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory to create (replaced if it exists)")
+    p.add_argument("--arch", choices=["llama", "clip"], default="llama")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--corpus", nargs="*", default=[], help="extra text or JSONL files to train the tokenizer on")
     p.add_argument("--vocab-size", type=int, default=1536)
@@ -150,7 +176,10 @@ def main(argv=None):
     tmp, old = out + ".tmp", out + ".old"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    parameters = build(tmp, args.seed, args.corpus, args.vocab_size)
+    if args.arch == "clip":
+        parameters = build_clip(tmp, args.seed)
+    else:
+        parameters = build(tmp, args.seed, args.corpus, args.vocab_size)
     if os.path.exists(out):
         shutil.rmtree(old, ignore_errors=True)
         os.rename(out, old)

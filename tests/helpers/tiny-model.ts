@@ -1,5 +1,6 @@
-// The tiny randomly initialised model of the real CPU loop (scripts/python/make_tiny_model.py; no download).
-// Made once per test file into a temp dir and copied per test, so tests never touch models/ in the checkout.
+// The tiny randomly initialised models (scripts/python/make_tiny_model.py; no download): the Llama of the real CPU
+// loop and the CLIP of the CLIP screenshot scorer. Made once per test file into a temp dir (the Llama copied per
+// test), so tests never touch models/ in the checkout.
 import { execa } from 'execa';
 import { cpSync, existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -7,19 +8,24 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 export const VENV_PYTHON = path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
-let made: Promise<string> | undefined;
+const made: Partial<Record<'llama' | 'clip', Promise<string>>> = {};
 
-export function tinyModel(): Promise<string> {
-  made ??= (async () => {
-    const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'collab-loop-tiny-')), 'tiny-llama');
-    await execa(VENV_PYTHON, [path.join(PROJECT_ROOT, 'scripts/python/make_tiny_model.py'), '--out', out, '--seed', '0'], {
+function make(arch: 'llama' | 'clip'): Promise<string> {
+  made[arch] ??= (async () => {
+    const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'collab-loop-tiny-')), `tiny-${arch}`);
+    await execa(VENV_PYTHON, [path.join(PROJECT_ROOT, 'scripts/python/make_tiny_model.py'), '--arch', arch, '--out', out, '--seed', '0'], {
       cwd: PROJECT_ROOT,
     });
     if (!existsSync(path.join(out, 'config.json'))) throw new Error(`make_tiny_model.py wrote no config.json in ${out}`);
     return out;
   })();
-  return made;
+  return made[arch];
 }
+
+export const tinyModel = (): Promise<string> => make('llama');
+
+/** A tiny random CLIP checkpoint: the real scorer code path, with scores that mean nothing. */
+export const tinyClip = (): Promise<string> => make('clip');
 
 /** A private copy of the tiny model as a run's base checkpoint. */
 export async function tinyBaseCheckpoint(stateDir: string): Promise<string> {

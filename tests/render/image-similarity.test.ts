@@ -1,11 +1,8 @@
-// Image similarity on pages rendered by real Chromium, and embeddingSimilarity against a small local HTTP server
-// that stands in for a CLIP embedding server (it returns fixed vectors: no model weights are involved).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The weight-free image similarity on pages rendered by real Chromium.
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../activities/render/browser-pool';
-import { embeddingSimilarity, imageSimilarity, imageSimilarityParts } from '../../activities/render/image-similarity';
+import { imageSimilarity, imageSimilarityParts } from '../../activities/render/image-similarity';
 
 /**
  * Text drawn as word-shaped boxes ("greeked"), never as glyphs: glyph shapes, advances and line heights come from
@@ -122,90 +119,5 @@ describe('imageSimilarity (weight-free) on real renders', () => {
     // Same top, extra section below: clearly related, clearly not the same page.
     expect(score.taller).toBeGreaterThan(0.5);
     expect(score.taller).toBeLessThan(score.recoloured);
-  });
-});
-
-describe('embeddingSimilarity against a stand-in CLIP embedding server', () => {
-  // Stand-in for a CLIP server (e.g. `vllm serve openai/clip-vit-base-patch32 --runner pooling`): it records each
-  // request and answers with fixed, deliberately unnormalised vectors chosen by which image it was sent.
-  const received: Array<{ url?: string; method?: string; headers: http.IncomingHttpHeaders; body: any }> = [];
-  const tinyPng = (width: number, height: number, value: number) => {
-    const png = new PNG({ width, height });
-    png.data.fill(value);
-    return PNG.sync.write(png);
-  };
-  const pngA = tinyPng(2, 2, 255);
-  const pngB = tinyPng(3, 1, 128);
-  const vectorFor = (dataUrl: string) => (dataUrl === `data:image/png;base64,${pngA.toString('base64')}` ? [3, 0, 4] : [4, 3, 0]);
-  let server: http.Server;
-  let baseUrl = '';
-
-  beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => {
-        raw += c;
-      });
-      req.on('end', () => {
-        const body = JSON.parse(raw);
-        received.push({ url: req.url, method: req.method, headers: req.headers, body });
-        if (body.model === 'broken') {
-          res.writeHead(500, { 'content-type': 'application/json' });
-          res.end('{"error":"boom"}');
-          return;
-        }
-        const url = body.messages?.[0]?.content?.[0]?.image_url?.url ?? '';
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({ object: 'list', model: body.model, data: [{ object: 'embedding', index: 0, embedding: vectorFor(url) }] }),
-        );
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  });
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  it('sends one vLLM chat-style embeddings request per image and returns the cosine of the normalised vectors', async () => {
-    process.env.TEST_CLIP_KEY = 'sk-test-123';
-    received.length = 0;
-    const cos = await embeddingSimilarity({ baseUrl, model: 'openai/clip-vit-base-patch32', apiKeyEnv: 'TEST_CLIP_KEY' }, pngA, pngB);
-    // [3,0,4]/5 · [4,3,0]/5 = 12/25
-    expect(cos).toBeCloseTo(0.48, 10);
-    expect(received).toHaveLength(2);
-    for (const r of received) {
-      expect(r.method).toBe('POST');
-      expect(r.url).toBe('/v1/embeddings');
-      expect(r.headers['content-type']).toBe('application/json');
-      expect(r.headers.authorization).toBe('Bearer sk-test-123');
-      expect(Object.keys(r.body).sort()).toEqual(['encoding_format', 'messages', 'model']);
-      expect(r.body.model).toBe('openai/clip-vit-base-patch32');
-      expect(r.body.encoding_format).toBe('float');
-      expect(r.body.messages).toHaveLength(1);
-      expect(r.body.messages[0].role).toBe('user');
-      expect(r.body.messages[0].content).toHaveLength(1);
-      expect(r.body.messages[0].content[0].type).toBe('image_url');
-    }
-    const sent = received.map((r) =>
-      Buffer.from(r.body.messages[0].content[0].image_url.url.replace(/^data:image\/png;base64,/, ''), 'base64'),
-    );
-    expect(sent.some((b) => b.equals(pngA))).toBe(true);
-    expect(sent.some((b) => b.equals(pngB))).toBe(true);
-  });
-
-  it('gives 1 for the same image and sends no Authorization header without apiKeyEnv', async () => {
-    received.length = 0;
-    expect(await embeddingSimilarity({ baseUrl, model: 'clip' }, pngA, pngA)).toBeCloseTo(1, 12);
-    expect(received.every((r) => r.headers.authorization === undefined)).toBe(true);
-  });
-
-  it('fails clearly on a missing key variable or an HTTP error', async () => {
-    delete process.env.TEST_CLIP_MISSING;
-    await expect(embeddingSimilarity({ baseUrl, model: 'clip', apiKeyEnv: 'TEST_CLIP_MISSING' }, pngA, pngB)).rejects.toThrow(
-      /TEST_CLIP_MISSING \(apiKeyEnv\) is not set/,
-    );
-    await expect(embeddingSimilarity({ baseUrl, model: 'broken' }, pngA, pngB)).rejects.toThrow(/HTTP 500/);
   });
 });

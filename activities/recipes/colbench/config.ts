@@ -1,7 +1,7 @@
 // ColBench's two `recipe:` sections, colbench-code and colbench-html (composed by configs/schema.ts through the
 // registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt } from '../../../configs/fields';
+import { movedToModels, positiveInt, similarityMeasureSchema } from '../../../configs/fields';
 
 /** ColBench (SWEET-RL's benchmark): an agent, a simulated human who sees the hidden reference, at most 10 turns. */
 const colbenchCommon = {
@@ -66,6 +66,7 @@ export const colbenchCodeRecipeSchema = z.strictObject({
 export const colbenchHtmlRecipeSchema = z.strictObject({
   name: z.literal('colbench-html'),
   ...colbenchCommon,
+  similarity: similarityMeasureSchema.default({ kind: 'weight-free' }),
 });
 
 export type ColbenchRecipeConfig = z.infer<typeof colbenchCodeRecipeSchema> | z.infer<typeof colbenchHtmlRecipeSchema>;

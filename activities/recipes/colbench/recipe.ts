@@ -1,5 +1,6 @@
 // ColBench as the loop sees it: two recipes (backend code, frontend html) with the same roles — the simulated human
 // and the critic that ranks SWEET-RL candidates — scored on the sandbox queue. Nothing outside this folder names them.
+import { clipCheckpointProblem } from '../../render/clip-checkpoint';
 import { AGENT_ROLE, type RecipeDefinition } from '../types';
 import { colbenchCodeRecipeSchema, colbenchHtmlRecipeSchema, type ColbenchRecipeConfig } from './config';
 import { colbenchRuntime } from './runtime';
@@ -61,7 +62,17 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
             return results.map((r) => JSON.stringify(r));
           },
         }
-      : {}),
+      : {
+          // The CLIP checkpoint (recipe.similarity.model) is a local directory, checked here so that a wrong one is
+          // a config error and not a failure on the first page scored.
+          resolvePaths: (cfg: C, abs: (p: string) => string) => {
+            if ('similarity' in cfg && cfg.similarity.kind === 'clip') cfg.similarity.model = abs(cfg.similarity.model);
+          },
+          check: (cfg: C) => {
+            const problem = 'similarity' in cfg && cfg.similarity.kind === 'clip' ? clipCheckpointProblem(cfg.similarity.model) : undefined;
+            return problem ? { field: 'recipe.similarity.model', message: problem } : undefined;
+          },
+        }),
   };
 }
 

@@ -89,7 +89,7 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
                 })
               : await scoreHtmlTrajectory(r, taskOf(split, r.taskId) as ColbenchHtmlTask, {
                   render: services.render,
-                  similarity: services.similarity,
+                  similarity: services.similarity(cfg.similarity),
                   loadImage: services.loadImage,
                   saveImage: services.saveImage,
                   compat: cfg.compat,
