@@ -13,7 +13,7 @@ import { trainCheckpoint } from './training/train-checkpoint';
 import { trackIteration } from './tracking/track-iteration';
 
 /** Errors caused by inputs the user controls: retrying cannot fix them. */
-const USER_ERRORS = new Set(['TaskFileError', 'ConfigError', 'TemplateError']);
+const USER_ERRORS = new Set(['TaskFileError', 'PromptFileError', 'ConfigError', 'TemplateError']);
 
 function userErrorsAreFinal<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
   return async (...args: A) => {

@@ -8,6 +8,7 @@ const USER_ERROR_NAMES = new Set([
   'ScoreInputError',
   'ConfigError',
   'TaskFileError',
+  'PromptFileError',
   'TemplateError',
   'WorkflowNotFoundError',
   'WorkflowExecutionAlreadyStartedError',

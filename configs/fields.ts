@@ -38,6 +38,10 @@ export const externalEndpointSchema = z
   });
 export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
 
+/** A recipe's `prompts:` file: its prompt texts by key, replacing the project's own (activities/recipes/prompt-file.ts);
+ *  relative to the config file. */
+export const promptsFile = z.string().min(1).optional();
+
 /** A field that moved to the `models:` section (model roles): naming it is an error that says where it went. */
 export const movedToModels = (role: string) =>
   z

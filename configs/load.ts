@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { recipeOf } from '../activities/recipes/runtime';
+import { PromptFileError, readPromptFile } from '../activities/recipes/prompt-file';
 import { unsupportedMethod } from '../activities/training/adapters';
 import { modelRoles, rolesOfKind } from '../activities/llm/roles';
 import { loopConfigSchema, type LoopConfig } from './schema';
@@ -81,9 +82,11 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   out.recipe.evalTasks = abs(config.recipe.evalTasks);
   if (config.recipe.trainTasks) out.recipe.trainTasks = abs(config.recipe.trainTasks);
   recipeOf(out).resolvePaths?.(out.recipe, abs);
+  if (config.recipe.prompts) out.recipe.prompts = abs(config.recipe.prompts);
   const mustExist: Array<[string, string]> = [
     ['recipe.evalTasks', out.recipe.evalTasks],
     ...(out.recipe.trainTasks ? [['recipe.trainTasks', out.recipe.trainTasks] as [string, string]] : []),
+    ...(out.recipe.prompts ? [['recipe.prompts', out.recipe.prompts] as [string, string]] : []),
   ];
   for (const [field, p] of mustExist) if (!existsSync(p)) throw new ConfigError(file, field, `file not found: ${p}`);
   // Executables given as paths are relative to the config file too; bare names are looked up on PATH.
@@ -108,6 +111,7 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
         `models.${role}`,
         `recipe ${out.recipe.name} has no role "${role}" here (its roles: ${roles.join(', ')})`,
       );
+  if (out.recipe.prompts) checkPromptFile(out, file);
   const recipeProblem = recipeOf(out).check?.(out.recipe, { trainerMethod: out.trainer?.method });
   if (recipeProblem) throw new ConfigError(file, recipeProblem.field, recipeProblem.message);
   if (out.trainer && !out.recipe.trainTasks)
@@ -125,6 +129,25 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
         `must be kind: trained: the recipe trains ${role} each iteration before building its data (recipe.data.critic: learned); for a fixed ${role} use recipe.data.critic: judge`,
       );
   return out;
+}
+
+/** A prompts file's problems are the prompts file's (named with the key); the dry-run simulator knows only the
+ *  project's own texts, so it cannot play a run with other ones. */
+function checkPromptFile(out: LoopConfig, file: string) {
+  const prompts = out.recipe.prompts as string;
+  try {
+    readPromptFile(prompts, recipeOf(out).prompts, out.recipe.name);
+  } catch (err) {
+    if (err instanceof PromptFileError) throw new ConfigError(err.file, err.key || undefined, err.detail);
+    throw err;
+  }
+  const simulated = out.server.kind === 'simulator' ? 'server.kind: simulator' : out.agents ? 'the agents: section' : undefined;
+  if (simulated)
+    throw new ConfigError(
+      file,
+      'recipe.prompts',
+      `${simulated} plays a dry run with the project's own prompt texts only (it recognises requests by them); give a prompts file to a served or external model`,
+    );
 }
 
 /** Online RL needs a recipe that serves it, a trainer that runs it, and every untrained role behind an endpoint of

@@ -9,6 +9,7 @@ import type { ImageSimilarity, RunCodeTests } from './colbench/services';
 import type { SimilarityMeasure } from '../../configs/fields';
 import type { RunUnitTests } from '../sandbox/unit-tests';
 import type { TrainMethod } from '../training/adapters/types';
+import type { PromptCatalog } from './prompt-texts';
 
 export type Split = 'eval' | 'train';
 
@@ -114,6 +115,8 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   name: C['name'];
   /** The config's `recipe:` section for this recipe; its `name` is the literal above. */
   schema: z.ZodType<C> & z.ZodObject;
+  /** The prompt texts a `recipe.prompts` file may replace, by key (the recipe's prompts.ts). */
+  prompts: PromptCatalog;
   /** The model roles this configuration plays, in order, each with the kind it gets when the config's `models:`
    *  section leaves it out. The first trained role is the run's primary model (its chain is the loop's checkpoint). */
   roles(cfg: C): Record<string, RoleDefault>;

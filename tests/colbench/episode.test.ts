@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   ANSWER_MARKER,
   CODE_HUMAN_SYSTEM_PROMPT,
+  COLBENCH_HTML_PROMPTS,
+  DEFAULT_COLBENCH_PROMPTS,
   HTML_HUMAN_SYSTEM_PROMPT,
   isRejectedRequest,
   NO_DRAFT_NOTE,
@@ -13,6 +15,9 @@ import {
   type ColbenchCompat,
   type ColbenchHtmlTask,
 } from '../../activities/recipes/colbench';
+import { recipePrompts } from '../../activities/recipes/prompt-file';
+import { colbenchCodeRecipeSchema } from '../../activities/recipes/colbench/config';
+import { colbenchDecoding } from '../../activities/recipes/colbench/decoding';
 import { badRequest, codeDecoding, fakeRender, humanDecoding, memoryImages, rateLimited, scriptedChat, unauthorized } from './helpers';
 
 const task: ColbenchCodeTask = {
@@ -29,7 +34,16 @@ const page: ColbenchHtmlTask = {
   reference: '<html><body><h1>Bakery</h1></body></html>',
 };
 const code = (o: Partial<Parameters<typeof runColbenchEpisode>[0]> & Pick<Parameters<typeof runColbenchEpisode>[0], 'agent' | 'human'>) =>
-  runColbenchEpisode({ task, kind: 'code', agentDecoding: codeDecoding, humanDecoding, sampleIndex: 0, seed: 7, ...o });
+  runColbenchEpisode({
+    task,
+    kind: 'code',
+    prompts: DEFAULT_COLBENCH_PROMPTS.code,
+    agentDecoding: codeDecoding,
+    humanDecoding,
+    sampleIndex: 0,
+    seed: 7,
+    ...o,
+  });
 
 describe('ColBench episode (code)', () => {
   it('ends at a marker in turn 1 without calling the human; the answer is the text after the marker', async () => {
@@ -152,6 +166,7 @@ describe('ColBench episode (code)', () => {
       runColbenchEpisode({
         task: page,
         kind: 'code',
+        prompts: DEFAULT_COLBENCH_PROMPTS.code,
         agent: scriptedChat([]),
         human: scriptedChat([]),
         agentDecoding: codeDecoding,
@@ -176,6 +191,8 @@ describe('ColBench episode (html)', () => {
     const run = runColbenchEpisode({
       task: page,
       kind: 'html',
+      // The recipe's texts as the runtime merges them: the defaults of `compat`.
+      prompts: recipePrompts(COLBENCH_HTML_PROMPTS, { name: 'colbench-html', compat }),
       agent,
       human,
       render,
@@ -246,6 +263,7 @@ describe('ColBench episode (html)', () => {
       runColbenchEpisode({
         task: page,
         kind: 'html',
+        prompts: DEFAULT_COLBENCH_PROMPTS.html,
         agent: scriptedChat([]),
         human: scriptedChat([]),
         agentDecoding: codeDecoding,
@@ -254,5 +272,28 @@ describe('ColBench episode (html)', () => {
         seed: 0,
       }),
     ).rejects.toThrow('html episodes need render and saveImage');
+  });
+});
+
+describe('ColBench decoding', () => {
+  const section = (o: Record<string, unknown>) => colbenchCodeRecipeSchema.parse({ name: 'colbench-code', evalTasks: 'x.jsonl', ...o });
+
+  it("defaults by compat: greedy evaluation and a 512-token human (fixed), the seed's temperature 1 and 4096 tokens (seed)", () => {
+    expect(colbenchDecoding(section({}), 'eval')).toEqual({
+      agent: { temperature: 0, topP: 1, maxTokens: 1024 },
+      human: { temperature: 0, maxTokens: 512 },
+    });
+    expect(colbenchDecoding(section({ compat: 'seed' }), 'eval')).toEqual({
+      agent: { temperature: 1, topP: 1, maxTokens: 1024 },
+      human: { temperature: 0, maxTokens: 4096 },
+    });
+    // Training samples at trainTemperature in both modes.
+    expect(colbenchDecoding(section({ compat: 'seed' }), 'train').agent.temperature).toBe(1);
+    expect(colbenchDecoding(section({ trainTemperature: 0.7 }), 'train').agent.temperature).toBe(0.7);
+  });
+
+  it('an explicit field wins over the compat default', () => {
+    const d = colbenchDecoding(section({ compat: 'seed', evalTemperature: 0, human: { maxTokens: 300 } }), 'eval');
+    expect([d.agent.temperature, d.human.maxTokens]).toEqual([0, 300]);
   });
 });

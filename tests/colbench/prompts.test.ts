@@ -8,6 +8,7 @@ import {
   CRITIC_SYSTEM_PROMPT,
   criticMessages,
   agentSystemPrompt,
+  DEFAULT_COLBENCH_PROMPTS,
   extractHtml,
   HTML_AGENT_SEED_SYSTEM_PROMPT,
   HTML_AGENT_SYSTEM_PROMPT,
@@ -19,6 +20,8 @@ import {
   stripCodeFence,
 } from '../../activities/recipes/colbench';
 import { webPageAsset } from '../../activities/render/page-renderer';
+
+const { code: CODE, html: HTML, htmlSeed: HTML_SEED } = DEFAULT_COLBENCH_PROMPTS;
 
 describe('ColBench prompts', () => {
   it('give every role its own system prompt; agents know the marker, the html agent OUTPUT:', () => {
@@ -42,9 +45,9 @@ describe('ColBench prompts', () => {
   });
 
   it('pick the html agent prompt by compat: the seed asks for Tailwind CSS and picture 48 only, as the seed does', () => {
-    expect(agentSystemPrompt('html')).toBe(HTML_AGENT_SYSTEM_PROMPT);
-    expect(agentSystemPrompt('html', 'seed')).toBe(HTML_AGENT_SEED_SYSTEM_PROMPT);
-    expect(agentSystemPrompt('code', 'seed')).toBe(CODE_AGENT_SYSTEM_PROMPT);
+    expect(agentSystemPrompt(HTML)).toBe(HTML_AGENT_SYSTEM_PROMPT);
+    expect(agentSystemPrompt(HTML_SEED)).toBe(HTML_AGENT_SEED_SYSTEM_PROMPT);
+    expect(agentSystemPrompt(CODE)).toBe(CODE_AGENT_SYSTEM_PROMPT);
     expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain('Tailwind CSS');
     expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain('https://picsum.photos/id/48/<width>/<height>');
     expect(HTML_AGENT_SEED_SYSTEM_PROMPT).toContain('at most 10 exchanges');
@@ -76,16 +79,27 @@ describe('ColBench prompts', () => {
   });
 
   it('give the code human the problem, the hidden reference and the transcript', () => {
-    const [sys, user] = codeHumanMessages('P', 'def f(): return 42', [{ role: 'agent', content: 'What number?' }]);
+    const [sys, user] = codeHumanMessages(CODE, 'fixed', 'P', 'def f(): return 42', [{ role: 'agent', content: 'What number?' }]);
     expect(sys).toEqual({ role: 'system', content: CODE_HUMAN_SYSTEM_PROMPT });
     expect(user.content).toContain('P');
     expect(user.content).toContain('def f(): return 42');
     expect(user.content).toContain('[agent]\nWhat number?');
   });
 
+  it("compat: seed gives the code human the dialogue as the seed's human reads it: problem first, agent: at the end", () => {
+    const dialogue = [
+      { role: 'agent' as const, content: 'What number?' },
+      { role: 'human' as const, content: 'Forty-two.' },
+      { role: 'agent' as const, content: 'Rounded?' },
+    ];
+    const [, user] = codeHumanMessages(CODE, 'seed', 'P', 'def f(): return 42', dialogue);
+    expect(user.content).toContain('user:P\n\n\n\nassistant:What number?\n\n\n\nuser:Forty-two.\n\n\n\nassistant:Rounded?\n\n\n\nagent:');
+    expect(user.content).not.toContain('[agent]');
+  });
+
   it('send the html human two image_url data-URL parts, or a note and one image', () => {
     const png = Buffer.from('png-bytes');
-    const both = htmlHumanMessages(Buffer.from('agent'), png)[1].content as Array<{
+    const both = htmlHumanMessages(HTML, 'fixed', Buffer.from('agent'), png)[1].content as Array<{
       type: string;
       image_url?: { url: string };
       text?: string;
@@ -95,13 +109,25 @@ describe('ColBench prompts', () => {
       `data:image/png;base64,${Buffer.from('agent').toString('base64')}`,
       `data:image/png;base64,${png.toString('base64')}`,
     ]);
-    const none = htmlHumanMessages(undefined, png)[1].content as Array<{ type: string; text?: string }>;
+    const none = htmlHumanMessages(HTML, 'fixed', undefined, png)[1].content as Array<{ type: string; text?: string }>;
     expect(none.filter((p) => p.type === 'image_url')).toHaveLength(1);
     expect(none.some((p) => p.text === NO_DRAFT_NOTE)).toBe(true);
   });
 
+  it('compat: seed sends the html human one user message, its instructions first, no closing question', () => {
+    const png = Buffer.from('png-bytes');
+    const parts = (m: ReturnType<typeof htmlHumanMessages>) =>
+      m.map((x) => ({ role: x.role, parts: (x.content as Array<{ type: string; text?: string }>).map((p) => p.text ?? p.type) }));
+    expect(parts(htmlHumanMessages(HTML_SEED, 'seed', Buffer.from('agent'), png))).toEqual([
+      { role: 'user', parts: [HTML_HUMAN_SYSTEM_PROMPT, "The designer's current draft:", 'image_url', 'The page you want:', 'image_url'] },
+    ]);
+    expect(parts(htmlHumanMessages(HTML_SEED, 'seed', undefined, png))).toEqual([
+      { role: 'user', parts: [HTML_HUMAN_SYSTEM_PROMPT, NO_DRAFT_NOTE, 'The page you want:', 'image_url'] },
+    ]);
+  });
+
   it('number the critic candidates and include the reference', () => {
-    const [, user] = criticMessages('P', 'REF', [], ['a', 'b', 'c']);
+    const [, user] = criticMessages(CODE, 'P', 'REF', [], ['a', 'b', 'c']);
     expect(user.content).toMatch(/### Candidate 1\na\n\n### Candidate 2\nb\n\n### Candidate 3\nc/);
     expect(user.content).toContain('REF');
     expect(user.content).toContain('(nothing yet)');

@@ -10,6 +10,7 @@ import {
   codeMutations,
   createColbenchSimulatedPolicy,
   criticMessages,
+  DEFAULT_COLBENCH_PROMPTS,
   extractHtml,
   HTML_AGENT_SEED_SYSTEM_PROMPT,
   HTML_AGENT_SYSTEM_PROMPT,
@@ -142,31 +143,38 @@ describe('simulated ColBench policy', () => {
     },
   );
 
-  it('code human: two sentences quoting the part of the hidden reference the question is about', () => {
-    const policy = createColbenchSimulatedPolicy({ tasks, skill: 0.5 });
-    const fee = tasks.find((t) => t.id === 'cycling-club-fee')!;
-    const reply = policy(
-      request(codeHumanMessages(fee.problem, fee.reference, [{ role: 'agent', content: 'Does the fee change for people who race?' }]), {
-        temperature: 0,
-      }),
-    ).texts[0];
-    expect(reply.split(/(?<=\.)\s+/)).toHaveLength(2);
-    expect(reply).toContain('when is_racing, fee += 35');
-    for (const t of tasks) {
-      const r = policy(
-        request(codeHumanMessages(t.problem, t.reference, [{ role: 'agent', content: 'Any thresholds?' }]), { temperature: 0 }),
-      ).texts[0];
-      expect(r.match(/[.!?](\s|$)/g)?.length, `${t.id}: ${r}`).toBe(2);
-    }
-  });
+  it.each(['fixed', 'seed'] as const)(
+    'code human (%s dialogue layout): two sentences quoting the part of the hidden reference the question is about',
+    (compat) => {
+      const policy = createColbenchSimulatedPolicy({ tasks, skill: 0.5 });
+      const human = (problem: string, reference: string, question: string) =>
+        codeHumanMessages(DEFAULT_COLBENCH_PROMPTS.code, compat, problem, reference, [{ role: 'agent', content: question }]);
+      const fee = tasks.find((t) => t.id === 'cycling-club-fee')!;
+      const reply = policy(request(human(fee.problem, fee.reference, 'Does the fee change for people who race?'), { temperature: 0 }))
+        .texts[0];
+      expect(reply.split(/(?<=\.)\s+/)).toHaveLength(2);
+      expect(reply).toContain('when is_racing, fee += 35');
+      for (const t of tasks) {
+        const r = policy(request(human(t.problem, t.reference, 'Any thresholds?'), { temperature: 0 })).texts[0];
+        expect(r.match(/[.!?](\s|$)/g)?.length, `${t.id}: ${r}`).toBe(2);
+      }
+    },
+  );
 
-  it('html human: satisfied by an identical picture, asks for a draft when there is none, else names differences', async () => {
-    const policy = createColbenchSimulatedPolicy({ tasks: pages, skill: 0.5 });
-    const truth = await fakeRender(pages[0].reference);
-    expect(policy(request(htmlHumanMessages(truth, truth))).texts[0]).toContain('exactly like');
-    expect(policy(request(htmlHumanMessages(undefined, truth))).texts[0]).toContain('cannot see a page yet');
-    expect(policy(request(htmlHumanMessages(await fakeRender('<html>x</html>'), truth))).texts[0].split('. ')).toHaveLength(2);
-  });
+  it.each([
+    ['fixed', DEFAULT_COLBENCH_PROMPTS.html],
+    ['seed', DEFAULT_COLBENCH_PROMPTS.htmlSeed],
+  ] as const)(
+    'html human (%s request): satisfied by an identical picture, asks for a draft when there is none, else names differences',
+    async (compat, prompts) => {
+      const policy = createColbenchSimulatedPolicy({ tasks: pages, skill: 0.5 });
+      const human = (draft: Buffer | undefined, truth: Buffer) => htmlHumanMessages(prompts, compat, draft, truth);
+      const truth = await fakeRender(pages[0].reference);
+      expect(policy(request(human(truth, truth))).texts[0]).toContain('exactly like');
+      expect(policy(request(human(undefined, truth))).texts[0]).toContain('cannot see a page yet');
+      expect(policy(request(human(await fakeRender('<html>x</html>'), truth))).texts[0].split('. ')).toHaveLength(2);
+    },
+  );
 
   it('critic: scores the reference above a question above a wrong answer, on average', () => {
     const policy = createColbenchSimulatedPolicy({ tasks, skill: 0.5 });
@@ -174,9 +182,18 @@ describe('simulated ColBench policy', () => {
     for (const t of tasks) {
       const wrong = `${ANSWER_MARKER}\n${codeMutations(t.reference)[0]}`;
       const reply = policy(
-        request(criticMessages(t.problem, t.reference, [], [wrong, 'What are the limits?', `${ANSWER_MARKER}\n${t.reference}`]), {
-          temperature: 0,
-        }),
+        request(
+          criticMessages(
+            DEFAULT_COLBENCH_PROMPTS.code,
+            t.problem,
+            t.reference,
+            [],
+            [wrong, 'What are the limits?', `${ANSWER_MARKER}\n${t.reference}`],
+          ),
+          {
+            temperature: 0,
+          },
+        ),
       ).texts[0];
       const scores = parseCriticScores(reply, 3);
       expect(scores.every((s) => s !== null && s >= 0 && s <= 10)).toBe(true);
@@ -213,6 +230,7 @@ describe('episodes played by the simulated policy', () => {
         const r = await runColbenchEpisode({
           task: t,
           kind: 'code',
+          prompts: DEFAULT_COLBENCH_PROMPTS.code,
           agent: simulatedChat(policy),
           human: simulatedChat(policy),
           agentDecoding: codeDecoding,
@@ -238,6 +256,7 @@ describe('episodes played by the simulated policy', () => {
       const r = await runColbenchEpisode({
         task: p,
         kind: 'html',
+        prompts: DEFAULT_COLBENCH_PROMPTS.html,
         agent: simulatedChat(policy),
         human: simulatedChat(policy),
         render: fakeRender,

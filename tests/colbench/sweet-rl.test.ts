@@ -4,6 +4,7 @@ import { formatPreferences } from '../../activities/data/formats';
 import {
   createColbenchSimulatedPolicy,
   CRITIC_SYSTEM_PROMPT,
+  DEFAULT_COLBENCH_PROMPTS,
   logProbCritic,
   pairsFromRanking,
   parseCriticScores,
@@ -93,6 +94,7 @@ describe('SWEET-RL turn states', () => {
       const r = await runColbenchEpisode({
         task: t,
         kind: 'code',
+        prompts: DEFAULT_COLBENCH_PROMPTS.code,
         agent,
         human: simulatedChat(policy),
         agentDecoding: codeDecoding,
@@ -133,7 +135,7 @@ describe('SWEET-RL candidates and ranking', () => {
       for (let i = 0; i < blocks.length; i += 2) lines.push(`Candidate ${blocks[i]}: ${value[blocks[i + 1].split('\n\n')[0].trim()]}`);
       return { texts: [lines.join('\n')], finishReasons: ['stop'], usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
     };
-    const r = await rankCandidates(state, candidates, critic);
+    const r = await rankCandidates(state, candidates, critic, { prompts: DEFAULT_COLBENCH_PROMPTS.code });
     // Shown in a shuffled order, yet every score lands on its own candidate.
     const shown = [...(calls[0].messages[1].content as string).matchAll(/### Candidate \d+\n(.*)/g)].map((m) => m[1]);
     expect(shown).not.toEqual(candidates);
@@ -150,7 +152,10 @@ describe('SWEET-RL candidates and ranking', () => {
   });
 
   it('leave out candidates the critic gave no score, never inventing one', async () => {
-    const r = await rankCandidates(state, ['a', 'b', 'c'], scriptedChat(['Candidate 1: 4\nCandidate 9: 7']), { scorer: undefined });
+    const r = await rankCandidates(state, ['a', 'b', 'c'], scriptedChat(['Candidate 1: 4\nCandidate 9: 7']), {
+      prompts: DEFAULT_COLBENCH_PROMPTS.code,
+      scorer: undefined,
+    });
     expect(r.ranked.length + r.unscored).toBe(3);
     expect(r.ranked).toHaveLength(1);
     expect(r.criticReply).toBe('Candidate 1: 4\nCandidate 9: 7');
@@ -164,7 +169,7 @@ describe('SWEET-RL candidates and ranking', () => {
     const r = await rankCandidates(state, ['a', 'b', 'c'], undefined, { scorer });
     expect(r.ranked.map((c) => c.text)).toEqual(['a', 'c', 'b']);
     expect(r.ranked[0].score).toBeCloseTo(0.5);
-    await expect(rankCandidates(state, ['a'], undefined)).rejects.toThrow('give a critic Chat or opts.scorer');
+    await expect(rankCandidates(state, ['a'], undefined)).rejects.toThrow('give a critic Chat and opts.prompts, or opts.scorer');
   });
 });
 
@@ -290,6 +295,7 @@ describe('SWEET-RL step pairs', () => {
           await runColbenchEpisode({
             task: t,
             kind: 'code',
+            prompts: DEFAULT_COLBENCH_PROMPTS.code,
             agent: simulatedChat(policy),
             human: simulatedChat(policy),
             agentDecoding: codeDecoding,
@@ -304,7 +310,7 @@ describe('SWEET-RL step pairs', () => {
     const ranked = [];
     for (const s of states) {
       const c = await sampleCandidates(s, agent, 6, { temperature: 1, maxTokens: 256 });
-      ranked.push(await rankCandidates(s, c.texts, critic));
+      ranked.push(await rankCandidates(s, c.texts, critic, { prompts: DEFAULT_COLBENCH_PROMPTS.code }));
     }
     expect(ranked.every((r) => r.unscored === 0)).toBe(true);
     // The critic saw the reference.

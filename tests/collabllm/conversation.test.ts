@@ -16,7 +16,7 @@ import {
   type Future,
 } from '../../activities/recipes/collabllm/conversation';
 import { collabMultiturnRows, collabPreferencePairs, collabSftExamples } from '../../activities/recipes/collabllm/data';
-import { PROACTIVE_SYSTEM_PROMPT, TERMINATE } from '../../activities/recipes/collabllm/prompts';
+import { DEFAULT_COLLABLLM_PROMPTS, PROACTIVE_SYSTEM_PROMPT, TERMINATE } from '../../activities/recipes/collabllm/prompts';
 import type { ScoreContext } from '../../activities/recipes/collabllm/score-conversation';
 import { createCollabSimulatedPolicy } from '../../activities/recipes/collabllm/simulated-policy';
 import { type CollabTask, loadCollabTasks, parseCollabTasks } from '../../activities/recipes/collabllm/tasks';
@@ -74,6 +74,7 @@ const settings = (o: Partial<CollabSettings> = {}): CollabSettings => ({
   user: { temperature: 1, maxTokens: 256, parseRetries: 1 },
   judge: { maxTokens: 128, parseRetries: 1 },
   seed: 11,
+  prompts: DEFAULT_COLLABLLM_PROMPTS,
   ...o,
 });
 
@@ -102,6 +103,7 @@ const scoreCtx = (f: Fakes, s: CollabSettings, task = TASK): ScoreContext => ({
   extractor: f.extractor,
   parseRetries: s.judge.parseRetries,
   maxTokens: s.judge.maxTokens,
+  prompts: s.prompts,
 });
 const build = (f: Fakes, s: CollabSettings, task = TASK, sample = 0) =>
   buildConversation(task, sample, chatsOf(f), s, scoreCtx(f, s, task));
@@ -768,7 +770,14 @@ describe('buildConversation with the SIMULATED policy', () => {
           judge: simulatedChat(policy),
           extractor: simulatedChat(policy),
         };
-        const score: ScoreContext = { task, judge: chats.judge, extractor: chats.extractor, parseRetries: 3, maxTokens: 256 };
+        const score: ScoreContext = {
+          task,
+          judge: chats.judge,
+          extractor: chats.extractor,
+          parseRetries: 3,
+          maxTokens: 256,
+          prompts: s.prompts,
+        };
         const r = await buildConversation(task, 0, chats, s, score);
         records.push(r);
       }

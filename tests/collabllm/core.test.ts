@@ -13,7 +13,12 @@ import {
   tokenAmount,
   type MetricOutcome,
 } from '../../activities/recipes/collabllm/metrics';
-import { PROACTIVE_SYSTEM_PROMPT, renderConversation, TERMINATE } from '../../activities/recipes/collabllm/prompts';
+import {
+  DEFAULT_COLLABLLM_PROMPTS,
+  PROACTIVE_SYSTEM_PROMPT,
+  renderConversation,
+  TERMINATE,
+} from '../../activities/recipes/collabllm/prompts';
 import { multiturnReward, type FutureOutcome } from '../../activities/recipes/collabllm/reward';
 import { simulateUserTurn } from '../../activities/recipes/collabllm/user-simulator';
 
@@ -68,10 +73,11 @@ describe('parseJsonReply', () => {
 describe('user simulator', () => {
   const task = { description: 'question answering', goal: 'SECRET-GOAL: what is 17 * 23?' };
   const decoding = { temperature: 1, maxTokens: 512, seed: 7 };
+  const base = { prompts: DEFAULT_COLLABLLM_PROMPTS, task, decoding };
 
   it('writes the first message from an empty history, from the JSON response field only', async () => {
     const chat = scripted([userJson('hey, can u help with a multiplication?', 'I must not paste SECRET-GOAL')]);
-    const turn = await simulateUserTurn({ chat, task, history: [], decoding, parseRetries: 2, key: 'c0/u0' });
+    const turn = await simulateUserTurn({ ...base, chat, history: [], parseRetries: 2, key: 'c0/u0' });
     expect(turn).toEqual({
       kind: 'message',
       text: 'hey, can u help with a multiplication?',
@@ -94,7 +100,7 @@ describe('user simulator', () => {
     });
     const assistant = scripted(['<think>SCRATCH-17x20</think>Sure, which calculation?']);
     const history: ChatMessage[] = [];
-    const first = await simulateUserTurn({ chat: simulator, task, history, decoding, parseRetries: 0, key: 'u0' });
+    const first = await simulateUserTurn({ ...base, chat: simulator, history, parseRetries: 0, key: 'u0' });
     expect(first.kind).toBe('message');
     if (first.kind !== 'message') return;
     history.push({ role: 'user', content: first.text });
@@ -104,7 +110,7 @@ describe('user simulator', () => {
       sampleKey: 'a0',
     });
     history.push({ role: 'assistant', content: reply.texts[0] });
-    const second = await simulateUserTurn({ chat: simulator, task, history, decoding, parseRetries: 0, key: 'u1' });
+    const second = await simulateUserTurn({ ...base, chat: simulator, history, parseRetries: 0, key: 'u1' });
     expect(second).toMatchObject({ kind: 'terminate', text: 'ok thanks' });
 
     for (const call of simulator.calls) expect(allText(call)).toContain(task.goal);
@@ -117,7 +123,7 @@ describe('user simulator', () => {
 
   it('re-asks after unreadable output with new sample keys and seeds, adding up usage', async () => {
     const chat = scripted(['I think I would say hello', '{"thought": "x", "response": ""}', userJson('hello there')]);
-    const turn = await simulateUserTurn({ chat, task, history: [], decoding, parseRetries: 3, key: 'k' });
+    const turn = await simulateUserTurn({ ...base, chat, history: [], parseRetries: 3, key: 'k' });
     expect(turn).toEqual({ kind: 'message', text: 'hello there', usage: { promptTokens: 30, completionTokens: 15 } });
     expect(chat.calls.map((c) => c.sampleKey)).toEqual(['k', 'k/retry-1', 'k/retry-2']);
     const seeds = chat.calls.map((c) => c.decoding.seed);
@@ -128,19 +134,19 @@ describe('user simulator', () => {
 
   it('fails after parseRetries + 1 unreadable replies', async () => {
     const chat = scripted(() => 'not json at all');
-    const turn = await simulateUserTurn({ chat, task, history: [], decoding, parseRetries: 2, key: 'k' });
+    const turn = await simulateUserTurn({ ...base, chat, history: [], parseRetries: 2, key: 'k' });
     expect(turn).toMatchObject({ kind: 'failed', attempts: 3, usage: { promptTokens: 30, completionTokens: 15 } });
     expect(turn.kind === 'failed' && turn.reason).toContain('not json at all');
     expect(chat.calls).toHaveLength(3);
   });
 
   it('the termination token alone ends the chat with empty text; chat errors propagate', async () => {
-    const turn = await simulateUserTurn({ chat: scripted([userJson(TERMINATE)]), task, history: [], decoding, parseRetries: 0, key: 'k' });
+    const turn = await simulateUserTurn({ ...base, chat: scripted([userJson(TERMINATE)]), history: [], parseRetries: 0, key: 'k' });
     expect(turn).toMatchObject({ kind: 'terminate', text: '' });
     const broken: Chat = async () => {
       throw new Error('503 from server');
     };
-    await expect(simulateUserTurn({ chat: broken, task, history: [], decoding, parseRetries: 5, key: 'k' })).rejects.toThrow('503');
+    await expect(simulateUserTurn({ ...base, chat: broken, history: [], parseRetries: 5, key: 'k' })).rejects.toThrow('503');
   });
 });
 
@@ -152,7 +158,7 @@ describe('metrics', () => {
     { role: 'user', content: 'thanks' },
     { role: 'assistant', content: 'You are welcome, anything else?' },
   ];
-  const o = { parseRetries: 1, key: 'c0/f0' };
+  const o = { parseRetries: 1, key: 'c0/f0', prompts: DEFAULT_COLLABLLM_PROMPTS };
 
   it('accuracy judge: temperature 0, shows the conversation or the extracted answer, reads 0/1', async () => {
     const chat = scripted(['```json\n{"thought": "391 matches", "accuracy": 1}\n```', '{"thought": "wrong", "accuracy": "0"}']);
@@ -175,7 +181,7 @@ describe('metrics', () => {
     expect(chat.calls[1].messages[1]).toEqual({ role: 'assistant', content: 'I would say it is correct' });
     expect(chat.calls[1].decoding.temperature).toBe(0);
     const judge = scripted(() => 'no idea');
-    expect('missing' in (await interactivityJudge(judge, { conversation }, { parseRetries: 0, key: 'k' }))).toBe(true);
+    expect('missing' in (await interactivityJudge(judge, { conversation }, { ...o, parseRetries: 0, key: 'k' }))).toBe(true);
     expect(judge.calls.map((c) => c.sampleKey)).toEqual(['k/interactivity']);
   });
 

@@ -145,7 +145,7 @@ describe('rewards (score_futures → /score)', () => {
       [...PROMPT.slice(1), response], // the judges never see the policy's system prompt, as in the data loop
       futures.map((f) => ({ messages: f.slice(PROMPT.length + 1), terminated: false })),
       settings,
-      { task: TASK, judge, extractor, ...settings.judge },
+      { task: TASK, judge, extractor, ...settings.judge, prompts: settings.prompts },
       'direct',
     );
     expect(direct.usedFutures).toBe(2);

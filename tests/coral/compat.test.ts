@@ -2,14 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import {
   agentRequestSeed,
+  CORAL_PROMPTS,
   answersAgree,
   coralMetrics,
+  DEFAULT_CORAL_PROMPTS,
   matchesGold,
   parseExtractorReply,
   runCoralConversation,
   type CoralConversation,
   type CoralTask,
+  STUDENT_VIEW_PREAMBLE,
 } from '../../activities/recipes/coral';
+import { defaultTexts, promptsOf } from '../../activities/recipes/prompt-texts';
 import { scriptedChat } from './helpers';
 
 const tom = (gold: string): CoralTask => ({ id: 't', dataset: 'explore_tom', story: 'S', question: 'Q', gold });
@@ -87,6 +91,7 @@ describe('compat: fixed vs seed', () => {
       const extractor = scriptedChat(['(A)', '(B)']);
       await runCoralConversation({
         task,
+        prompts: DEFAULT_CORAL_PROMPTS,
         agent,
         extractor,
         sampleIndex: 3,
@@ -108,5 +113,50 @@ describe('compat: fixed vs seed', () => {
         expect(extractorSeeds).toEqual([undefined, undefined]);
       }
     }
+  });
+
+  const mc: CoralTask = { id: 'q', dataset: 'mmlu_pro', question: 'Q?', options: ['a', 'b'], gold: 'A' };
+  const converse = async (compat: 'fixed' | 'seed', prompts = DEFAULT_CORAL_PROMPTS) => {
+    const agent = scriptedChat(['Final answer: (A)', 'Final answer: (A)']);
+    const extractor = scriptedChat(['(A)', '(A)']);
+    await runCoralConversation({
+      task: mc,
+      prompts,
+      agent,
+      extractor,
+      sampleIndex: 0,
+      mode: 'coral',
+      maxTurns: 2,
+      beamSize: 1,
+      seed: 7,
+      compat,
+      agentDecoding: { temperature: 0.8, maxTokens: 64 },
+      extractorDecoding: { temperature: 0, maxTokens: 32 },
+    });
+    return { agent, extractor };
+  };
+
+  it("student's view: a user preamble first (fixed) vs its own opening first, as the seed sends it (seed)", async () => {
+    const roles = async (compat: 'fixed' | 'seed') => (await converse(compat)).agent.calls[1].messages.map((m) => m.role);
+    expect(await roles('fixed')).toEqual(['system', 'user', 'assistant', 'user']);
+    expect((await converse('fixed')).agent.calls[1].messages[1].content).toBe(STUDENT_VIEW_PREAMBLE);
+    expect(await roles('seed')).toEqual(['system', 'assistant', 'user']);
+  });
+
+  it("extraction request: as written (fixed) vs written over the extractor's system prompt, whose tail stays (seed)", async () => {
+    const system = 'Say which option the reply commits to, as (X); if it commits to none, say "not sure yet".';
+    const prompts = promptsOf(CORAL_PROMPTS, {
+      ...defaultTexts(CORAL_PROMPTS),
+      'extractor.system': system,
+      'extractor.mmlu_pro': '{question}|{options}|{response}',
+    });
+    const request = 'Q?|(A) a\n(B) b|Final answer: (A)';
+    const sent = async (compat: 'fixed' | 'seed') => (await converse(compat, prompts)).extractor.calls[0].messages;
+    expect(await sent('fixed')).toEqual([
+      { role: 'system', content: system },
+      { role: 'user', content: request },
+    ]);
+    // The seed writes its request into a StringIO opened with the system prompt (extraction_evaluators.py).
+    expect((await sent('seed'))[1].content).toBe(request + system.slice(request.length));
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   createCoralSimulatedPolicy,
+  DEFAULT_CORAL_PROMPTS,
   EXTRACTOR_SYSTEM_PROMPT,
   openingMessage,
   runCoralConversation,
@@ -18,6 +19,7 @@ import { fixtureTasks, scriptedChat, simulatedChat } from './helpers';
 function options(task: CoralTask, agent: Chat, extractor: Chat, o: Partial<CoralConversationOptions> = {}): CoralConversationOptions {
   return {
     task,
+    prompts: DEFAULT_CORAL_PROMPTS,
     agent,
     extractor,
     sampleIndex: 0,
@@ -80,16 +82,16 @@ describe('CoRal conversation', () => {
     const extractor = scriptedChat(['(B)', '(A)', '(C)']);
     const r = await runCoralConversation(options(task, agent, extractor, { maxTurns: 3, sampleIndex: 4 }));
     expect(r.agreed).toBe(false);
-    const system = systemPrompt('mmlu_pro', 'assistant_sbs_short');
+    const system = systemPrompt(DEFAULT_CORAL_PROMPTS, 'mmlu_pro', 'assistant_sbs_short');
     expect(agent.calls[0].messages).toEqual([
       { role: 'system', content: system },
-      { role: 'user', content: openingMessage(task) },
+      { role: 'user', content: openingMessage(DEFAULT_CORAL_PROMPTS, task) },
     ]);
     // The student asked the question (its own assistant turn), after a short user preamble.
     expect(agent.calls[1].messages).toEqual([
       { role: 'system', content: system },
       { role: 'user', content: STUDENT_VIEW_PREAMBLE },
-      { role: 'assistant', content: openingMessage(task) },
+      { role: 'assistant', content: openingMessage(DEFAULT_CORAL_PROMPTS, task) },
       { role: 'user', content: 'Final answer: (B)' },
     ]);
     expect(agent.calls[2].messages.slice(1).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
@@ -130,7 +132,7 @@ describe('CoRal conversation', () => {
       correct: true,
       calls: 2,
       maxTurns: 1,
-      system: systemPrompt('math', 'simple_cot'),
+      system: systemPrompt(DEFAULT_CORAL_PROMPTS, 'math', 'simple_cot'),
     });
     expect(r.turns[1].agreement).toBeUndefined();
   });

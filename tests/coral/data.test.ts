@@ -4,6 +4,7 @@ import {
   buildPreferencePairs,
   buildSftExamples,
   createCoralSimulatedPolicy,
+  DEFAULT_CORAL_PROMPTS,
   runCoralConversation,
   STUDENT_VIEW_PREAMBLE,
   type CoralConversation,
@@ -95,6 +96,7 @@ describe('preference pairs', () => {
         records.push(
           await runCoralConversation({
             task,
+            prompts: DEFAULT_CORAL_PROMPTS,
             agent: chat,
             extractor: chat,
             sampleIndex,
@@ -117,7 +119,7 @@ describe('preference pairs', () => {
       const candidates = [t, ...t.siblings!];
       expect(candidates.find((c) => c.content === p.chosen)?.correct).toBe(true);
       expect(candidates.find((c) => c.content === p.rejected)?.correct).toBe(false);
-      expect(p.messages).toEqual(agentView(r.system, r.turns.slice(0, p.turn), t.role));
+      expect(p.messages).toEqual(agentView(r.system, r.turns.slice(0, p.turn), t.role, STUDENT_VIEW_PREAMBLE));
       const k = `${p.taskId}/${p.sampleIndex}/${p.turn}`;
       perTurn.set(k, (perTurn.get(k) ?? 0) + 1);
       perTask.set(p.taskId, (perTask.get(p.taskId) ?? 0) + 1);

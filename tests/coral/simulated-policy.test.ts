@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   createCoralSimulatedPolicy,
+  DEFAULT_CORAL_PROMPTS,
   EXTRACTOR_SYSTEM_PROMPT,
   extractorUserPrompt,
   localExtractorReply,
@@ -23,8 +24,8 @@ const firstTurn = (task: CoralTask, over: Partial<SimulatedRequest> = {}): Simul
   seed: 3,
   temperature: 0.8,
   messages: [
-    { role: 'system', content: systemPrompt(task.dataset, 'assistant_sbs_short') },
-    { role: 'user', content: openingMessage(task) },
+    { role: 'system', content: systemPrompt(DEFAULT_CORAL_PROMPTS, task.dataset, 'assistant_sbs_short') },
+    { role: 'user', content: openingMessage(DEFAULT_CORAL_PROMPTS, task) },
   ],
   ...over,
 });
@@ -65,9 +66,9 @@ describe('simulated CoRal policy', () => {
       seed: 9,
       temperature: 0.8,
       messages: [
-        { role: 'system', content: systemPrompt('mmlu_pro', 'assistant_sbs_short') },
+        { role: 'system', content: systemPrompt(DEFAULT_CORAL_PROMPTS, 'mmlu_pro', 'assistant_sbs_short') },
         { role: 'user', content: 'preamble' },
-        { role: 'assistant', content: openingMessage(task) },
+        { role: 'assistant', content: openingMessage(DEFAULT_CORAL_PROMPTS, task) },
         { role: 'user', content: partner },
       ],
     });
@@ -90,7 +91,7 @@ describe('simulated CoRal policy', () => {
           temperature: 0,
           messages: [
             { role: 'system', content: EXTRACTOR_SYSTEM_PROMPT },
-            { role: 'user', content: extractorUserPrompt(task, response) },
+            { role: 'user', content: extractorUserPrompt(DEFAULT_CORAL_PROMPTS, task, response) },
           ],
         };
         expect(policy(req).texts[0]).toBe(localExtractorReply(task.dataset, response));

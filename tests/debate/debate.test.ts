@@ -7,6 +7,7 @@ import type { Chat, ChatCall } from '../../activities/llm/types';
 import {
   debateMetrics,
   debateTrainingData,
+  DEFAULT_DEBATE_PROMPTS,
   firstRoundPrompt,
   loadDebateTasks,
   majorityVote,
@@ -107,10 +108,20 @@ describe('the protocol', () => {
       { generator_0: ['5'], generator_1: ['6'], generator_2: ['7'], critic_0: ['5'], critic_1: ['5'], critic_2: ['7'] },
       calls,
     );
-    const r = await runDebate({ task: TASK, sampleIndex: 0, agents: 3, rounds: 2, summarize: false, chats, decoding, seed: 1 });
+    const r = await runDebate({
+      task: TASK,
+      prompts: DEFAULT_DEBATE_PROMPTS,
+      sampleIndex: 0,
+      agents: 3,
+      rounds: 2,
+      summarize: false,
+      chats,
+      decoding,
+      seed: 1,
+    });
     expect(calls.map((c) => c.role).sort()).toEqual(['critic_0', 'critic_1', 'critic_2', 'generator_0', 'generator_1', 'generator_2']);
     for (const c of calls.filter((x) => x.role.startsWith('generator')))
-      expect(c.call.messages).toEqual([{ role: 'user', content: firstRoundPrompt('math', TASK.problem) }]);
+      expect(c.call.messages).toEqual([{ role: 'user', content: firstRoundPrompt(DEFAULT_DEBATE_PROMPTS, 'math', TASK.problem) }]);
     const critic1 = calls.find((c) => c.role === 'critic_1')!.call.messages;
     const shown = critic1[2].content as string;
     expect(shown).toContain('\\boxed{5}');
@@ -132,7 +143,17 @@ describe('the protocol', () => {
   it("summarised rounds: one summariser call per agent over the others' answers; a lone agent double-checks", async () => {
     const calls: Array<{ role: string; call: ChatCall }> = [];
     const chats = scripted({ generator_0: ['1'], generator_1: ['2'], critic_0: ['2'], critic_1: ['2'], summarizer: [] }, calls);
-    const r = await runDebate({ task: TASK, sampleIndex: 0, agents: 2, rounds: 2, summarize: true, chats, decoding, seed: 1 });
+    const r = await runDebate({
+      task: TASK,
+      prompts: DEFAULT_DEBATE_PROMPTS,
+      sampleIndex: 0,
+      agents: 2,
+      rounds: 2,
+      summarize: true,
+      chats,
+      decoding,
+      seed: 1,
+    });
     const summaries = calls.filter((c) => c.role === 'summarizer');
     expect(summaries).toHaveLength(2);
     expect(
@@ -142,6 +163,7 @@ describe('the protocol', () => {
     const lone: Array<{ role: string; call: ChatCall }> = [];
     await runDebate({
       task: TASK,
+      prompts: DEFAULT_DEBATE_PROMPTS,
       sampleIndex: 0,
       agents: 1,
       rounds: 2,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../activities/llm/types';
 import {
   aggregatePrompt,
+  DEFAULT_TOA_PROMPTS as P,
   generatePrompt,
   judgePrompt,
   parseJudgeScore,
@@ -24,11 +25,11 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describe('prompts', () => {
   it('generate: the question as the only user message', () => {
-    expect(generatePrompt(Q)).toEqual([{ role: 'user', content: Q.instruction }]);
+    expect(generatePrompt(P, Q)).toEqual([{ role: 'user', content: Q.instruction }]);
   });
 
   it('generate (translation): asks for the English translation of src only, naming the language', () => {
-    const [m, ...rest] = generatePrompt(MT);
+    const [m, ...rest] = generatePrompt(P, MT);
     expect(rest).toEqual([]);
     expect(m.role).toBe('user');
     expect(content(m)).toContain('German text');
@@ -36,13 +37,13 @@ describe('prompts', () => {
     expect(content(m)).toMatch(/translation only/);
     expect(content(m).endsWith(`\n\n${MT.src}`)).toBe(true);
     expect(content(m)).not.toContain(MT.ref!);
-    expect(content(generatePrompt({ ...MT, srcLang: 'xq' })[0])).toContain('text (language code "xq")');
-    expect(content(generatePrompt({ ...MT, srcLang: undefined })[0])).toMatch(/^Translate the text below into English\./);
-    expect(() => generatePrompt({ ...MT, src: undefined })).toThrow('translation task "de-bakery-sunday" has no source text');
+    expect(content(generatePrompt(P, { ...MT, srcLang: 'xq' })[0])).toContain('text (language code "xq")');
+    expect(content(generatePrompt(P, { ...MT, srcLang: undefined })[0])).toMatch(/^Translate the text below into English\./);
+    expect(() => generatePrompt(P, { ...MT, src: undefined })).toThrow('translation task "de-bakery-sunday" has no source text');
   });
 
   it('refine: the question and the earlier answer in blocks, asking for the new answer only', () => {
-    const msgs = refinePrompt(Q, 'Put it in water.');
+    const msgs = refinePrompt(P, Q, 'Put it in water.');
     expect(msgs).toHaveLength(1);
     expect(msgs[0].role).toBe('user');
     const text = content(msgs[0]);
@@ -50,7 +51,7 @@ describe('prompts', () => {
     expect(text).toContain('<earlier_answer>\nPut it in water.\n</earlier_answer>');
     expect(text).toContain('Reply with the new answer only');
     expect(text.indexOf('<question>')).toBeLessThan(text.indexOf('<earlier_answer>'));
-    const mt = content(refinePrompt(MT, 'The bakery is open.')[0]);
+    const mt = content(refinePrompt(P, MT, 'The bakery is open.')[0]);
     expect(mt).toContain(`<source>\n${MT.src}\n</source>`);
     expect(mt).toContain('<earlier_translation>\nThe bakery is open.\n</earlier_translation>');
     expect(mt).toContain('Reply with the new English translation only');
@@ -59,33 +60,33 @@ describe('prompts', () => {
   it('rewardQuestion: the original question (never the refine prompt), the source for translation', () => {
     expect(rewardQuestion(Q)).toBe(Q.instruction);
     expect(rewardQuestion(Q)).not.toContain('earlier answer');
-    expect(rewardQuestion(Q)).toBe(content(generatePrompt(Q)[0]));
+    expect(rewardQuestion(Q)).toBe(content(generatePrompt(P, Q)[0]));
     expect(rewardQuestion(MT)).toBe(MT.src);
   });
 
   it('aggregate: aggregator instructions + numbered responses as system, the original question as user', () => {
-    const msgs = aggregatePrompt(Q, ['First answer.', 'Second answer\n## Response 9: kept verbatim']);
+    const msgs = aggregatePrompt(P, Q, ['First answer.', 'Second answer\n## Response 9: kept verbatim']);
     expect(msgs.map((m) => m.role)).toEqual(['system', 'user']);
-    expect(msgs[1]).toEqual(generatePrompt(Q)[0]);
+    expect(msgs[1]).toEqual(generatePrompt(P, Q)[0]);
     const system = content(msgs[0]);
     expect(system).toContain('\n\n## Response 1:\nFirst answer.\n\n## Response 2:\nSecond answer\n## Response 9: kept verbatim');
     expect(system.indexOf('## Response 1:')).toBeGreaterThan(0);
     expect(system).not.toContain(Q.instruction);
-    const mt = aggregatePrompt(MT, ['A.', 'B.', 'C.']);
-    expect(mt[1]).toEqual(generatePrompt(MT)[0]);
+    const mt = aggregatePrompt(P, MT, ['A.', 'B.', 'C.']);
+    expect(mt[1]).toEqual(generatePrompt(P, MT)[0]);
     expect(content(mt[0])).toContain('## Response 3:\nC.');
     expect(content(mt[0])).toContain('translation');
-    expect(() => aggregatePrompt(Q, [])).toThrow('got no responses');
+    expect(() => aggregatePrompt(P, Q, [])).toThrow('got no responses');
   });
 
   it('judge: the question and the response, asking for {"score": 1..10}', () => {
-    const msgs = judgePrompt(Q, 'Boil it for 8 minutes.');
+    const msgs = judgePrompt(P, Q, 'Boil it for 8 minutes.');
     expect(msgs.map((m) => m.role)).toEqual(['system', 'user']);
     const text = content(msgs[1]);
     expect(text).toContain(`<question>\n${Q.instruction}\n</question>`);
     expect(text).toContain('<response>\nBoil it for 8 minutes.\n</response>');
     expect(text).toContain('{"score": <a number from 1 (useless) to 10 (excellent)>}');
-    const mt = content(judgePrompt(MT, 'The bakery opens at noon.')[1]);
+    const mt = content(judgePrompt(P, MT, 'The bakery opens at noon.')[1]);
     expect(mt).toContain(`<source>\n${MT.src}\n</source>`);
     expect(mt).toContain('<translation>\nThe bakery opens at noon.\n</translation>');
     expect(mt).toContain('German text');
@@ -118,7 +119,7 @@ describe('the TOA simulator', () => {
   const sim = createToaSimulatedPolicy({ tasks: [...instructions, ...translations], quality, judgeUnreadable: 0 });
   const ask = (model: string, messages: ChatMessage[], seed?: number, n = 1) => sim({ model, messages, n, seed, temperature: 0.7 });
   const say = (model: string, messages: ChatMessage[], seed?: number) => ask(model, messages, seed).texts[0];
-  const judge = (task: ToaTask, text: string) => parseJudgeScore(say('judge', judgePrompt(task, text)));
+  const judge = (task: ToaTask, text: string) => parseJudgeScore(say('judge', judgePrompt(P, task, text)));
   const q = (text: string) => {
     const v = simulatedScore(text);
     if (v === undefined) throw new Error(`no marker in ${text}`);
@@ -127,7 +128,7 @@ describe('the TOA simulator', () => {
   const seeds = Array.from({ length: 8 }, (_, i) => i + 1);
 
   it('is deterministic per request: the same request gets the same reply, another seed or model another', () => {
-    const msgs = generatePrompt(instructions[2]);
+    const msgs = generatePrompt(P, instructions[2]);
     expect(ask('strong', msgs, 7)).toEqual(ask('strong', msgs, 7));
     expect(say('strong', msgs, 8)).not.toBe(say('strong', msgs, 7));
     expect(say('middle', msgs, 7)).not.toBe(say('strong', msgs, 7));
@@ -135,13 +136,13 @@ describe('the TOA simulator', () => {
     expect(many.texts).toHaveLength(3);
     expect(new Set(many.texts).size).toBe(3);
     expect(many.texts[0]).toBe(say('strong', msgs, 7));
-    const j = judgePrompt(instructions[2], say('strong', msgs, 7));
+    const j = judgePrompt(P, instructions[2], say('strong', msgs, 7));
     expect(say('judge', j)).toBe(say('judge', j));
   });
 
   it('replies carry a quality marker and name the task; tokens are words', () => {
     const task = instructions[4];
-    const msgs = generatePrompt(task);
+    const msgs = generatePrompt(P, task);
     const out = ask('middle', msgs, 3);
     const text = out.texts[0];
     expect(text).toMatch(/^\[q=\d\.\d{3}\] Answer on "Draft a polite two-paragraph email declining a Friday":/);
@@ -149,17 +150,17 @@ describe('the TOA simulator', () => {
     expect(out.completionTokens).toEqual([text.split(/\s+/).length]);
     expect(out.completionTokens[0]).toBeGreaterThanOrEqual(50);
     expect(out.completionTokens[0]).toBeLessThanOrEqual(170);
-    const mt = say('middle', generatePrompt(MT), 3);
+    const mt = say('middle', generatePrompt(P, MT), 3);
     expect(mt).toMatch(/^\[q=\d\.\d{3}\] English rendering of "Die Bäckerei an der Ecke hat":/);
     const srcWords = MT.src!.split(/\s+/).length;
     expect(mt.split(/\s+/).length).toBeGreaterThanOrEqual(srcWords - 1);
     expect(mt.split(/\s+/).length).toBeLessThanOrEqual(Math.ceil(srcWords * 1.3) + 1);
-    expect(say('middle', refinePrompt(task, text), 3)).toMatch(/^\[q=\d\.\d{3}\] Revised answer on "Draft/);
-    expect(say('middle', aggregatePrompt(task, [text]), 3)).toMatch(/^\[q=\d\.\d{3}\] Combined answer on "Draft/);
+    expect(say('middle', refinePrompt(P, task, text), 3)).toMatch(/^\[q=\d\.\d{3}\] Revised answer on "Draft/);
+    expect(say('middle', aggregatePrompt(P, task, [text]), 3)).toMatch(/^\[q=\d\.\d{3}\] Combined answer on "Draft/);
   });
 
   it('markers round-trip through simulatedScore; other text has no score', () => {
-    const text = say('strong', generatePrompt(instructions[0]), 1);
+    const text = say('strong', generatePrompt(P, instructions[0]), 1);
     const v = simulatedScore(text);
     expect(v).toBeGreaterThan(0.5);
     expect(text.startsWith(`[q=${v!.toFixed(3)}]`)).toBe(true);
@@ -173,7 +174,7 @@ describe('the TOA simulator', () => {
     for (const model of Object.keys(scores))
       for (const task of [...instructions, ...translations])
         for (const seed of seeds) {
-          const text = say(model, generatePrompt(task), seed);
+          const text = say(model, generatePrompt(P, task), seed);
           const s = judge(task, text);
           expect(s).toBeDefined();
           expect(Math.abs(s! - (1 + 9 * q(text)))).toBeLessThan(1.2);
@@ -191,10 +192,12 @@ describe('the TOA simulator', () => {
     expect(s).toBeGreaterThan(4);
     expect(s).toBeLessThan(7);
     const mute = createToaSimulatedPolicy({ tasks: instructions, quality, judgeUnreadable: 1 });
-    expect(parseJudgeScore(mute({ model: 'judge', messages: judgePrompt(Q, '[q=0.9] x'), n: 1, temperature: 0 }).texts[0])).toBeUndefined();
+    expect(
+      parseJudgeScore(mute({ model: 'judge', messages: judgePrompt(P, Q, '[q=0.9] x'), n: 1, temperature: 0 }).texts[0]),
+    ).toBeUndefined();
     const usual = createToaSimulatedPolicy({ tasks: instructions, quality });
     const unreadable = Array.from({ length: 400 }, (_, i) =>
-      parseJudgeScore(usual({ model: 'judge', messages: judgePrompt(Q, `[q=0.5] answer ${i}`), n: 1, temperature: 0 }).texts[0]),
+      parseJudgeScore(usual({ model: 'judge', messages: judgePrompt(P, Q, `[q=0.5] answer ${i}`), n: 1, temperature: 0 }).texts[0]),
     ).filter((x) => x === undefined).length;
     expect(unreadable).toBeGreaterThan(0);
     expect(unreadable).toBeLessThan(25);
@@ -204,8 +207,8 @@ describe('the TOA simulator', () => {
     const gain: Record<string, number[]> = { strong: [], weak: [] };
     for (const task of instructions)
       for (const seed of seeds) {
-        const parent = say('strong', generatePrompt(task), seed);
-        for (const model of ['strong', 'weak']) gain[model].push(q(say(model, refinePrompt(task, parent), seed)) - q(parent));
+        const parent = say('strong', generatePrompt(P, task), seed);
+        for (const model of ['strong', 'weak']) gain[model].push(q(say(model, refinePrompt(P, task, parent), seed)) - q(parent));
       }
     const positive = (xs: number[]) => xs.filter((x) => x > 0).length / xs.length;
     expect(mean(gain.strong)).toBeGreaterThan(0.01);
@@ -214,14 +217,14 @@ describe('the TOA simulator', () => {
     expect(positive(gain.weak)).toBeLessThan(positive(gain.strong));
     // a chain of refinements by the good model keeps climbing
     const task = instructions[6];
-    let text = say('strong', generatePrompt(task), 1);
+    let text = say('strong', generatePrompt(P, task), 1);
     const start = q(text);
-    for (let i = 0; i < 6; i++) text = say('strong', refinePrompt(task, text), i);
+    for (let i = 0; i < 6; i++) text = say('strong', refinePrompt(P, task, text), i);
     expect(q(text)).toBeGreaterThan(start);
   });
 
   it('a refine request without a marked earlier answer is scored like a fresh answer', () => {
-    const fresh = instructions.flatMap((t) => seeds.map((s) => q(say('weak', refinePrompt(t, 'plain text'), s))));
+    const fresh = instructions.flatMap((t) => seeds.map((s) => q(say('weak', refinePrompt(P, t, 'plain text'), s))));
     expect(mean(fresh)).toBeGreaterThan(0.1);
     expect(mean(fresh)).toBeLessThan(0.3);
   });
@@ -230,9 +233,9 @@ describe('the TOA simulator', () => {
     const over: number[] = [];
     for (const task of [...instructions, ...translations])
       for (const seed of seeds) {
-        const inputs = ['strong', 'middle', 'weak'].map((m) => say(m, generatePrompt(task), seed));
+        const inputs = ['strong', 'middle', 'weak'].map((m) => say(m, generatePrompt(P, task), seed));
         const best = Math.max(...inputs.map(q));
-        for (const model of ['strong', 'middle', 'weak']) over.push(q(say(model, aggregatePrompt(task, inputs), seed)) - best);
+        for (const model of ['strong', 'middle', 'weak']) over.push(q(say(model, aggregatePrompt(P, task, inputs), seed)) - best);
       }
     expect(mean(over)).toBeGreaterThan(0.005);
     expect(over.filter((x) => x >= 0).length / over.length).toBeGreaterThan(0.6);
@@ -244,7 +247,7 @@ describe('the TOA simulator', () => {
     const best = { random: [] as number[], ensemble: [] as number[], tree: [] as number[] };
     for (const task of instructions)
       for (const seed of seeds.slice(0, 4)) {
-        const gen = (m: string, i: number) => say(m, generatePrompt(task), seed * 1000 + i);
+        const gen = (m: string, i: number) => say(m, generatePrompt(P, task), seed * 1000 + i);
         // random sampling: N fresh answers of the best model
         best.random.push(Math.max(...Array.from({ length: N }, (_, i) => q(gen('strong', i)))));
         // parallel ensemble: N/K fresh answers per model
@@ -253,7 +256,7 @@ describe('the TOA simulator', () => {
         const pool = Array.from({ length: N / 3 }, (_, i) => gen(models[i % 3], i));
         for (let i = N / 3; i < N; i++) {
           const top = pool.reduce((a, b) => (q(b) > q(a) ? b : a));
-          pool.push(say('strong', refinePrompt(task, top), seed * 1000 + i));
+          pool.push(say('strong', refinePrompt(P, task, top), seed * 1000 + i));
         }
         best.tree.push(Math.max(...pool.map(q)));
       }
@@ -266,7 +269,7 @@ describe('the TOA simulator', () => {
     const meanQuality = (model: string) =>
       mean(
         instructions.flatMap((t) =>
-          seeds.map((seed) => q(shared({ model, messages: generatePrompt(t), n: 1, seed, temperature: 0.7 }).texts[0])),
+          seeds.map((seed) => q(shared({ model, messages: generatePrompt(P, t), n: 1, seed, temperature: 0.7 }).texts[0])),
         ),
       );
     const names = ['ckpt-a', 'ckpt-b', 'ckpt-c', 'ckpt-d'];
@@ -280,7 +283,7 @@ describe('the TOA simulator', () => {
   it('rejects qualities outside [0, 1] and models without a quality', () => {
     expect(() => createToaSimulatedPolicy({ tasks: instructions, quality: { a: 1.2 } })).toThrow('"a" must be a number in [0, 1]');
     expect(() => createToaSimulatedPolicy({ tasks: instructions, quality: { a: 0.5 }, judgeUnreadable: -1 })).toThrow('judgeUnreadable');
-    expect(() => say('unknown', generatePrompt(Q))).toThrow('no quality for model "unknown" (known: strong, middle, weak)');
+    expect(() => say('unknown', generatePrompt(P, Q))).toThrow('no quality for model "unknown" (known: strong, middle, weak)');
     // the judge role needs no quality
     expect(judge(Q, '[q=0.900] x')).toBeGreaterThan(8);
   });

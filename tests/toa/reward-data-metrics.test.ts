@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Chat, ChatCall, ModelApi } from '../../activities/llm/types';
 import { scoreResponse } from '../../activities/recipes/toa/reward';
 import { toaTrainingData } from '../../activities/recipes/toa/data';
+import { DEFAULT_TOA_PROMPTS } from '../../activities/recipes/toa/prompts';
 import { toaMetrics } from '../../activities/recipes/toa/metrics';
 import type { ToaBuildRecord, ToaEvalRecord, SearchSummary } from '../../activities/recipes/toa/records';
 import type { ResponseRecord } from '../../activities/recipes/toa/search';
@@ -27,7 +28,7 @@ function scripted(answers: Array<string | Error>, api?: ModelApi) {
   ) as Chat;
   return { chat, calls };
 }
-const opts = { key: 'k', maxTokens: 64, parseRetries: 2 };
+const opts = { key: 'k', maxTokens: 64, parseRetries: 2, prompts: DEFAULT_TOA_PROMPTS };
 
 describe('scoreResponse', () => {
   it('an LLM judge: re-asked under new keys while unreadable, then its 1–10 score with every call’s tokens', async () => {
@@ -102,7 +103,7 @@ describe('toaTrainingData', () => {
       built('c', [response(1, 6), response(2, 6)]),
       built('d', [response(1, undefined)]),
     ];
-    const { sft, pairs } = toaTrainingData(records, (id) => tasks[id], { dpoRank: 3 });
+    const { sft, pairs } = toaTrainingData(records, (id) => tasks[id], { dpoRank: 3, prompts: DEFAULT_TOA_PROMPTS });
     expect(sft.map((e) => [e.taskId, e.completion])).toEqual([
       ['a', 'r2'],
       ['b', 'r3'],

@@ -14,6 +14,7 @@
 //    pairing), and positional bias — mitigated by presenting the candidates in a seeded random order per state.
 import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { criticContext } from './baselines';
+import type { Prompts } from '../prompt-texts';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { criticMessages } from './prompts';
 import type { TurnState } from './turn-state';
@@ -29,12 +30,14 @@ export interface CandidateScores {
 export type CandidateScorer = (state: TurnState, candidates: readonly string[]) => Promise<CandidateScores>;
 
 export interface JudgeCriticOptions {
+  /** The recipe's texts (critic.system, critic.request). */
+  prompts: Prompts;
   /** Default: temperature 0, 32 tokens per candidate + 64. */
   decoding?: Partial<Decoding>;
   seed?: number;
 }
 
-export function judgeCritic(critic: Chat, opts: JudgeCriticOptions = {}): CandidateScorer {
+export function judgeCritic(critic: Chat, opts: JudgeCriticOptions): CandidateScorer {
   return async (state, candidates) => {
     // Shown in a seeded order per state: LLM judges favour early (or late) positions.
     const order = shuffled(
@@ -43,6 +46,7 @@ export function judgeCritic(critic: Chat, opts: JudgeCriticOptions = {}): Candid
     );
     const out = await critic({
       messages: criticMessages(
+        opts.prompts,
         state.problem,
         state.reference,
         state.dialogue,

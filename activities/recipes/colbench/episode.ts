@@ -19,6 +19,7 @@ import type { Chat, Decoding, TokenUsage } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import { extractHtml, readAgentReply } from './agent-reply';
 import { agentMessages } from './agent-view';
+import type { Prompts } from '../prompt-texts';
 import { agentSystemPrompt, codeHumanMessages, DEFAULT_MAX_AGENT_TURNS, htmlHumanMessages, type DialogueTurn } from './prompts';
 import type { ColbenchCompat, RenderHtml, SaveImage } from './services';
 import type { ColbenchKind, ColbenchTask } from './tasks';
@@ -59,6 +60,8 @@ export interface ColbenchTrajectory {
 export interface ColbenchEpisodeOptions {
   task: ColbenchTask;
   kind: ColbenchKind;
+  /** The recipe's texts (prompts.ts, the kind's catalog, replaced by the config's `prompts:` file). */
+  prompts: Prompts;
   agent: Chat;
   human: Chat;
   /** html only: page → PNG. */
@@ -75,7 +78,7 @@ export interface ColbenchEpisodeOptions {
   humanReplyLimit?: number;
   /** Which human-call errors become "No response." (default: isRejectedRequest). */
   isRejected?: (err: unknown) => boolean;
-  /** Picks the html agent's system prompt (prompts.ts). Default 'fixed'. */
+  /** Shapes the human's request (prompts.ts). Default 'fixed'. */
   compat?: ColbenchCompat;
 }
 
@@ -107,7 +110,8 @@ export async function runColbenchEpisode(o: ColbenchEpisodeOptions): Promise<Col
   const limit = o.humanReplyLimit ?? HUMAN_REPLY_LIMIT[kind];
   const isRejected = o.isRejected ?? isRejectedRequest;
 
-  const system = agentSystemPrompt(kind, o.compat);
+  const compat = o.compat ?? 'fixed';
+  const system = agentSystemPrompt(o.prompts);
   const dialogue: ColbenchTurn[] = [];
   const usage = { agent: { promptTokens: 0, completionTokens: 0 }, human: { promptTokens: 0, completionTokens: 0 } };
   let answer: string | null = null;
@@ -148,7 +152,10 @@ export async function runColbenchEpisode(o: ColbenchEpisodeOptions): Promise<Col
       break;
     }
 
-    const messages = kind === 'code' ? codeHumanMessages(task.problem, task.reference, dialogue) : htmlHumanMessages(png, truthPng!);
+    const messages =
+      kind === 'code'
+        ? codeHumanMessages(o.prompts, compat, task.problem, task.reference, dialogue)
+        : htmlHumanMessages(o.prompts, compat, png, truthPng!);
     try {
       const h = await o.human({
         messages,

@@ -8,7 +8,8 @@
  *                         "No response." on a rejected human request, html renders as the current answer
  *   agent-view.ts         the dialogue as the agent sees it (requests, SWEET-RL states, training prompts)
  *   agent-reply.ts        one completion → visible text (`OUTPUT:`), marker, answer; html extraction; code fences
- *   prompts.ts            agent / human-simulator / critic prompts; markers
+ *   prompts.ts            agent / human-simulator / critic prompts by key (a `prompts:` file replaces them); markers
+ *   decoding.ts           how the agent and the human are sampled; evaluation temperature by `compat`
  *   services.ts           injected side effects: runCodeTests (sandbox), renderHtml, imageSimilarity, saveImage
  *   scoring.ts            one episode → CodeScore (tests) / HtmlScore (similarity); png.ts: the seed's black image
  *   metrics.ts            success_rate, tests_passed_fraction, mean_similarity, answered_rate, … ; best-of-k

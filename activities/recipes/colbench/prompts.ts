@@ -1,10 +1,12 @@
-// ColBench's prompts, in our own words after the seed's descriptions (sweet_rl environments, HumanInteractionEnv; sweet_rl, the agent side): the agents' system prompts,
-// the human simulators' prompts (code: text; html: a vision message with two screenshots) and the SWEET-RL critic
-// prompt. Every role has its own fixed system prompt: the simulated policy and a log reader tell requests apart by
-// it, and no two are equal.
+// ColBench's prompts, in our own words after the seed's descriptions (sweet_rl environments, HumanInteractionEnv;
+// sweet_rl, the agent side), as keyed templates a `prompts:` file may replace (activities/recipes/prompt-texts.ts):
+// the agents' system prompts, the human simulators' prompts (code: text; html: a vision message with two screenshots)
+// and the SWEET-RL critic prompt. The placeholders of the human's request are the names the seed's
+// prompts/human_simulator_code_prompt.txt uses. Every role's default system prompt is its own: the simulated policy
+// and a log reader tell requests apart by it, and no two are equal.
 import type { ChatMessage, ImagePart, TextPart } from '../../llm/types';
+import { defaultPrompts, type PromptCatalog, type Prompts } from '../prompt-texts';
 import type { ColbenchCompat } from './compat';
-import type { ColbenchKind } from './tasks';
 
 /** Starts the agent's final answer (code: the Python source follows it). Exactly the seed's marker. */
 export const ANSWER_MARKER = 'I WANT TO ANSWER:';
@@ -56,8 +58,9 @@ export const HTML_AGENT_SEED_SYSTEM_PROMPT = [
   `First write down what you are still unsure about in the person's wishes; then write "${OUTPUT_MARKER}" followed by the page you propose.`,
 ].join('\n');
 
-export const agentSystemPrompt = (kind: ColbenchKind, compat: ColbenchCompat = 'fixed') =>
-  kind === 'code' ? CODE_AGENT_SYSTEM_PROMPT : compat === 'seed' ? HTML_AGENT_SEED_SYSTEM_PROMPT : HTML_AGENT_SYSTEM_PROMPT;
+/** The agent's system prompt. The seed's text names `{dialogue_history}` but the seed never fills it; we leave it
+ *  empty in both modes (compat.ts). */
+export const agentSystemPrompt = (p: Prompts) => p.render('agent.system', { dialogue_history: '' });
 
 /** A dialogue turn as records keep it: the agent's visible message, or the human's reply. */
 export interface DialogueTurn {
@@ -68,6 +71,19 @@ export interface DialogueTurn {
 /** The dialogue as plain text for the simulator and the critic (who are not parties to it). */
 export function transcript(dialogue: readonly DialogueTurn[]): string {
   return dialogue.length ? dialogue.map((t) => `[${t.role}]\n${t.content}`).join('\n\n') : '(nothing yet)';
+}
+
+/**
+ * SEED-COMPAT: the dialogue as the seed's human reads it (sweet_rl sweet_rl/environments/human_interaction_env.py,
+ * str_dialogue_history): the problem as the first "user" entry, every entry `role:content` and four newlines, the
+ * agent as "assistant", and "agent:" at the end.
+ */
+export function seedDialogueHistory(problem: string, dialogue: readonly DialogueTurn[]): string {
+  const entries = [
+    { role: 'user', content: problem },
+    ...dialogue.map((t) => ({ role: t.role === 'agent' ? 'assistant' : 'user', content: t.content })),
+  ];
+  return `${entries.map((e) => `${e.role}:${e.content}\n\n\n\n`).join('')}agent:`;
 }
 
 // ---- human simulators -----------------------------------------------------------------------------------------
@@ -84,12 +100,21 @@ export const HIDDEN_INFO_HEADING = '## Hidden information (only you can see it)'
 export const REQUEST_HEADING = '## What you asked for';
 export const CONVERSATION_HEADING = '## The conversation so far';
 
-export function codeHumanMessages(problem: string, reference: string, dialogue: readonly DialogueTurn[]): ChatMessage[] {
+const CODE_HUMAN_REQUEST = `${REQUEST_HEADING}\n{problem_description}\n\n${HIDDEN_INFO_HEADING}\n{hidden_information}\n\n${CONVERSATION_HEADING}\n{dialogue_history}\n\n## Your reply\nWrite your next message to the agent, in exactly two sentences.`;
+
+export function codeHumanMessages(
+  p: Prompts,
+  compat: ColbenchCompat,
+  problem: string,
+  reference: string,
+  dialogue: readonly DialogueTurn[],
+): ChatMessage[] {
+  const history = compat === 'seed' ? seedDialogueHistory(problem, dialogue) : transcript(dialogue);
   return [
-    { role: 'system', content: CODE_HUMAN_SYSTEM_PROMPT },
+    { role: 'system', content: p.render('human.system') },
     {
       role: 'user',
-      content: `${REQUEST_HEADING}\n${problem}\n\n${HIDDEN_INFO_HEADING}\n${reference}\n\n${CONVERSATION_HEADING}\n${transcript(dialogue)}\n\n## Your reply\nWrite your next message to the agent, in exactly two sentences.`,
+      content: p.render('human.request', { problem_description: problem, hidden_information: reference, dialogue_history: history }),
     },
   ];
 }
@@ -110,13 +135,20 @@ export const pngImagePart = (png: Buffer): ImagePart => ({
 });
 
 /** The vision request: the agent's render of this turn (or a note) and the ground-truth render. */
-export function htmlHumanMessages(agentPng: Buffer | undefined, truthPng: Buffer): ChatMessage[] {
-  const parts: Array<TextPart | ImagePart> = [{ type: 'text', text: "The designer's current draft:" }];
-  parts.push(agentPng ? pngImagePart(agentPng) : { type: 'text', text: NO_DRAFT_NOTE });
-  parts.push({ type: 'text', text: 'The page you want:' }, pngImagePart(truthPng));
-  parts.push({ type: 'text', text: 'What are the most important visual differences the designer should fix next?' });
+export function htmlHumanMessages(p: Prompts, compat: ColbenchCompat, agentPng: Buffer | undefined, truthPng: Buffer): ChatMessage[] {
+  const text = (key: string): TextPart => ({ type: 'text', text: p.render(key) });
+  if (compat === 'seed') {
+    // SEED-COMPAT: one user message and no system message; the instructions are its first text, the draft's intro
+    // comes only with a draft, and the message ends with the wanted page (sweet_rl
+    // sweet_rl/environments/human_design_interaction_env.py, invoke_model).
+    const draft = agentPng ? [text('human.draft_intro'), pngImagePart(agentPng)] : [text('human.no_draft')];
+    return [{ role: 'user', content: [text('human.instructions'), ...draft, text('human.target_intro'), pngImagePart(truthPng)] }];
+  }
+  const parts: Array<TextPart | ImagePart> = [text('human.draft_intro')];
+  parts.push(agentPng ? pngImagePart(agentPng) : text('human.no_draft'));
+  parts.push(text('human.target_intro'), pngImagePart(truthPng), text('human.question'));
   return [
-    { role: 'system', content: HTML_HUMAN_SYSTEM_PROMPT },
+    { role: 'system', content: p.render('human.instructions') },
     { role: 'user', content: parts },
   ];
 }
@@ -136,8 +168,14 @@ export const CRITIC_TASK_HEADING = '## The task as the person stated it';
 export const CRITIC_REFERENCE_HEADING = '## Reference solution (hidden from the agent)';
 export const CANDIDATE_HEADING = (i: number) => `### Candidate ${i}`;
 
+const CRITIC_REQUEST =
+  `${CRITIC_TASK_HEADING}\n{problem_description}\n\n${CRITIC_REFERENCE_HEADING}\n{hidden_information}\n\n` +
+  `${CONVERSATION_HEADING}\n{dialogue_history}\n\n## Candidate next messages from the agent\n{candidates}\n\n` +
+  'Score all {candidate_count} candidates, one line each: "Candidate <number>: <score>".';
+
 /** Candidates are numbered from 1 in the order given; the caller decides the order (rankCandidates shuffles it). */
 export function criticMessages(
+  p: Prompts,
   problem: string,
   reference: string,
   dialogue: readonly DialogueTurn[],
@@ -145,13 +183,87 @@ export function criticMessages(
 ): ChatMessage[] {
   const blocks = candidates.map((c, i) => `${CANDIDATE_HEADING(i + 1)}\n${c}`).join('\n\n');
   return [
-    { role: 'system', content: CRITIC_SYSTEM_PROMPT },
+    { role: 'system', content: p.render('critic.system') },
     {
       role: 'user',
-      content:
-        `${CRITIC_TASK_HEADING}\n${problem}\n\n${CRITIC_REFERENCE_HEADING}\n${reference}\n\n` +
-        `${CONVERSATION_HEADING}\n${transcript(dialogue)}\n\n## Candidate next messages from the agent\n${blocks}\n\n` +
-        `Score all ${candidates.length} candidates, one line each: "Candidate <number>: <score>".`,
+      content: p.render('critic.request', {
+        problem_description: problem,
+        hidden_information: reference,
+        dialogue_history: transcript(dialogue),
+        candidates: blocks,
+        candidate_count: candidates.length,
+      }),
     },
   ];
 }
+
+// ---- the keys a `prompts:` file may replace -------------------------------------------------------------------------
+
+const DIALOGUE = 'the dialogue so far';
+const agentKey = (text: string, seedText?: string) => ({
+  'agent.system': {
+    about: "the agent's system prompt (its first user message is the task's problem description)",
+    placeholders: { dialogue_history: "accepted because the seed's agent prompt names it; the seed never fills it, so it stays empty" },
+    text,
+    ...(seedText ? { seedText } : {}),
+  },
+});
+const CRITIC_KEYS: PromptCatalog = {
+  'critic.system': {
+    about: 'the SWEET-RL judge critic\'s system prompt (it answers "Candidate <number>: <score>" lines)',
+    text: CRITIC_SYSTEM_PROMPT,
+  },
+  'critic.request': {
+    about: "the judge critic's request: one state's candidate next agent messages to score",
+    placeholders: {
+      problem_description: "the task as the person stated it (the agent's first message)",
+      hidden_information: 'the reference (hidden from the agent)',
+      dialogue_history: DIALOGUE,
+      candidates: 'the candidates, each under "### Candidate <number>"',
+      candidate_count: 'how many candidates there are',
+    },
+    required: ['hidden_information', 'candidates'],
+    text: CRITIC_REQUEST,
+  },
+};
+
+/** colbench-code: every text a `prompts:` file may replace. */
+export const COLBENCH_CODE_PROMPTS: PromptCatalog = {
+  ...agentKey(CODE_AGENT_SYSTEM_PROMPT),
+  'human.system': { about: "the simulated human's system prompt", text: CODE_HUMAN_SYSTEM_PROMPT },
+  'human.request': {
+    about: "the simulated human's request for its next reply",
+    placeholders: {
+      problem_description: "the task as the person stated it (the agent's first message)",
+      hidden_information: 'the reference function only the human sees',
+      dialogue_history: `${DIALOGUE} (compat: seed — the seed's own layout, the problem first and "agent:" at the end)`,
+    },
+    required: ['hidden_information', 'dialogue_history'],
+    text: CODE_HUMAN_REQUEST,
+  },
+  ...CRITIC_KEYS,
+};
+
+/** colbench-html: every text a `prompts:` file may replace. */
+export const COLBENCH_HTML_PROMPTS: PromptCatalog = {
+  ...agentKey(HTML_AGENT_SYSTEM_PROMPT, HTML_AGENT_SEED_SYSTEM_PROMPT),
+  'human.instructions': {
+    about: "the simulated human's instructions: its system prompt (compat: seed — the first text of its one user message)",
+    text: HTML_HUMAN_SYSTEM_PROMPT,
+  },
+  'human.draft_intro': { about: "the text before the agent's render", text: "The designer's current draft:" },
+  'human.no_draft': { about: "the text in place of the agent's render when its message held no page", text: NO_DRAFT_NOTE },
+  'human.target_intro': { about: 'the text before the render of the wanted page', text: 'The page you want:' },
+  'human.question': {
+    about: "the human's closing question (not sent under compat: seed)",
+    text: 'What are the most important visual differences the designer should fix next?',
+  },
+  ...CRITIC_KEYS,
+};
+
+/** The project's own texts (the simulator's, and tests'). */
+export const DEFAULT_COLBENCH_PROMPTS = {
+  code: defaultPrompts(COLBENCH_CODE_PROMPTS),
+  html: defaultPrompts(COLBENCH_HTML_PROMPTS),
+  htmlSeed: defaultPrompts(COLBENCH_HTML_PROMPTS, 'seed'),
+};

@@ -3,6 +3,7 @@
 import { clipCheckpointProblem } from '../../render/clip-checkpoint';
 import { AGENT_ROLE, type RecipeDefinition } from '../types';
 import { colbenchCodeRecipeSchema, colbenchHtmlRecipeSchema, type ColbenchRecipeConfig } from './config';
+import { COLBENCH_CODE_PROMPTS, COLBENCH_HTML_PROMPTS } from './prompts';
 import { colbenchRuntime } from './runtime';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
 import { loadColbenchTasks, type ColbenchKind } from './tasks';
@@ -17,6 +18,7 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
   return {
     name,
     schema,
+    prompts: kind === 'code' ? COLBENCH_CODE_PROMPTS : COLBENCH_HTML_PROMPTS,
     // The trained agent; the simulated human and (SWEET-RL only) the critic that ranks candidates, frozen by default —
     // in the paper both are larger models behind their own endpoints (models: {human: {kind: external, ...}}).
     // The learned critic (the seed's) is trained every iteration before the policy's data is built; a judge is frozen.

@@ -11,7 +11,9 @@ import { criticPreferencePairs, rejectionFinetuningExamples, multiTurnDpoPairs, 
 import { learnedCritic } from './critic';
 import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
 import { colbenchCodeMetrics, colbenchHtmlMetrics, type ScoredCodeTrajectory, type ScoredHtmlTrajectory } from './metrics';
-import { agentSystemPrompt } from './prompts';
+import { agentSystemPrompt, COLBENCH_CODE_PROMPTS, COLBENCH_HTML_PROMPTS } from './prompts';
+import { colbenchDecoding } from './decoding';
+import { recipePrompts } from '../prompt-file';
 import { colbenchConversationView } from './report-view';
 import { scoreCodeTrajectory, scoreHtmlTrajectory, type CodeScore, type HtmlScore } from './scoring';
 import { pairsFromRanking, rankCandidates, sampleCandidates, turnStates } from './sweet-rl';
@@ -22,6 +24,7 @@ const readSplit = splitTaskReader((file, kind: ColbenchKind): ColbenchTask[] => 
 
 export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
   const kind = cfg.name === 'colbench-code' ? 'code' : 'html';
+  const prompts = recipePrompts(kind === 'code' ? COLBENCH_CODE_PROMPTS : COLBENCH_HTML_PROMPTS, cfg);
   const tasksFor = (split: Split): ColbenchTask[] => readSplit(cfg, split, kind);
   const taskOf = (split: Split, id: string) => {
     const t = tasksFor(split).find((x) => x.id === id);
@@ -54,17 +57,14 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
       runColbenchEpisode({
         task: tasksFor(split)[taskIndex],
         kind,
+        prompts,
         agent: chats[AGENT_ROLE],
         human: chats.human,
         render: services.render,
         saveImage: services.saveImage,
         maxTurns: cfg.maxTurns,
-        agentDecoding: {
-          temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature,
-          topP: cfg.topP,
-          maxTokens: cfg.maxTokens,
-        },
-        humanDecoding: { temperature: cfg.human.temperature, maxTokens: cfg.human.maxTokens },
+        agentDecoding: colbenchDecoding(cfg, split).agent,
+        humanDecoding: colbenchDecoding(cfg, split).human,
         sampleIndex,
         seed,
         compat: cfg.compat,
@@ -131,6 +131,7 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
             const ranked = await Promise.all(
               states.map((state, i) =>
                 rankCandidates(state, sampled[i].texts, chats.critic, {
+                  prompts,
                   seed,
                   decoding: { maxTokens: cfg.data.criticMaxTokens },
                   ...(scorer ? { scorer } : {}),
@@ -169,6 +170,6 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
     probePrompts: (n) =>
       tasksFor('eval')
         .slice(0, n)
-        .map((t) => agentMessages(agentSystemPrompt(kind, cfg.compat), t.problem, [])),
+        .map((t) => agentMessages(agentSystemPrompt(prompts), t.problem, [])),
   };
 }

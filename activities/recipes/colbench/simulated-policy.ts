@@ -7,10 +7,12 @@
 //    degraded variant (colours changed, a section dropped) — and answers with the marker after one to three turns.
 //  - code human: two sentences drawn from the hidden reference (the line most related to the question, quoted).
 //  - html human: it cannot see pictures, so it compares the two image data URLs: identical → satisfied; no draft →
-//    asks for one; otherwise two generic sentences about visual differences.
+//    asks for one; otherwise two generic sentences about visual differences. Under compat: seed its instructions
+//    open the user message instead of being the system prompt.
 //  - critic: scores candidates higher when they move toward the reference (contain it > ask a question > other >
 //    answer with something else), plus seeded noise; as the learned critic (prompt log-probs), the same ordering
 //    scaled by `skill`, against a flat policy baseline.
+// It knows the project's own prompt texts only, so a config with a `prompts:` file cannot use it (configs/load.ts).
 // All randomness is seeded by the request itself (model, messages, seed — ignored at temperature 0 — and the
 // candidate index): the same request always gets the same reply, while n candidates differ. No timers, no I/O.
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
@@ -158,11 +160,13 @@ function htmlAgent(task: ColbenchTask, msgs: Msg[], rand: () => number, skill: n
     : `${thought}\n${OUTPUT_MARKER} Here is a draft; tell me what to change.\n${page}`;
 }
 
+/** The agent's latest message in the human's request: our transcript ("[agent]") or the seed's ("assistant:"). */
 function lastAgentMessage(prompt: string): string {
-  const at = prompt.lastIndexOf('[agent]\n');
-  if (at === -1) return '';
-  const rest = prompt.slice(at + '[agent]\n'.length);
-  const end = rest.search(/\n\n\[human\]\n|\n\n## /);
+  const ours = prompt.lastIndexOf('[agent]\n');
+  const seeds = prompt.lastIndexOf('\n\n\n\nassistant:');
+  if (ours === -1 && seeds === -1) return '';
+  const rest = seeds > ours ? prompt.slice(seeds + '\n\n\n\nassistant:'.length) : prompt.slice(ours + '[agent]\n'.length);
+  const end = seeds > ours ? rest.indexOf('\n\n\n\n') : rest.search(/\n\n\[human\]\n|\n\n## /);
   return end === -1 ? rest : rest.slice(0, end);
 }
 
@@ -267,8 +271,9 @@ export function createColbenchSimulatedPolicy(o: ColbenchSimulatedPolicyOptions)
     const msgs = req.messages.map(readMessage);
     const promptTokens = msgs.reduce((a, m) => a + wordCount(m.text) + 85 * m.images.length, 0);
     const n = Math.max(1, req.n);
-    const system = msgs[0]?.role === 'system' ? msgs[0].text : '';
     const user = msgs.find((m) => m.role === 'user');
+    const seedHtmlHuman = msgs[0]?.role === 'user' && user?.text.startsWith(`${HTML_HUMAN_SYSTEM_PROMPT}\n`);
+    const system = msgs[0]?.role === 'system' ? msgs[0].text : seedHtmlHuman ? HTML_HUMAN_SYSTEM_PROMPT : '';
     // Greedy decoding ignores the seed, as a real server does.
     const base = hashSeed(req.model, JSON.stringify(req.messages), req.temperature === 0 ? 'greedy' : String(req.seed ?? 'unseeded'));
     const texts = Array.from({ length: n }, (_, i) => {

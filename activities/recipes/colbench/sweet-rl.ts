@@ -99,14 +99,14 @@ export interface RankedState {
   usage?: TokenUsage;
 }
 
-export interface RankOptions extends JudgeCriticOptions {
+export interface RankOptions extends Partial<JudgeCriticOptions> {
   /** Use this scorer instead of a judge over `critic` (e.g. logProbCritic). */
   scorer?: CandidateScorer;
 }
 
 /**
- * Ranks the candidates of one state. `critic` is the judge model (ignored when `opts.scorer` is given). The task's
- * reference and problem travel in the state, so no task argument is needed.
+ * Ranks the candidates of one state. `critic` is the judge model, asked with `opts.prompts` (both ignored when
+ * `opts.scorer` is given). The task's reference and problem travel in the state, so no task argument is needed.
  */
 export async function rankCandidates(
   state: TurnState,
@@ -114,8 +114,9 @@ export async function rankCandidates(
   critic: Chat | undefined,
   opts: RankOptions = {},
 ): Promise<RankedState> {
-  const scorer = opts.scorer ?? (critic ? judgeCritic(critic, opts) : undefined);
-  if (!scorer) throw new Error('rankCandidates: give a critic Chat or opts.scorer');
+  const { prompts } = opts;
+  const scorer = opts.scorer ?? (critic && prompts ? judgeCritic(critic, { ...opts, prompts }) : undefined);
+  if (!scorer) throw new Error('rankCandidates: give a critic Chat and opts.prompts, or opts.scorer');
   const { scores, reply, usage } = await scorer(state, candidates);
   if (scores.length !== candidates.length)
     throw new Error(`rankCandidates: the scorer returned ${scores.length} scores for ${candidates.length} candidates`);

@@ -1,6 +1,6 @@
 // CollabLLM's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { positiveInt } from '../../../configs/fields';
+import { positiveInt, promptsFile } from '../../../configs/fields';
 import { COLLAB_TASK_KINDS, type CollabTaskKind } from './tasks';
 
 /** The metrics a multiturn-aware reward can weigh (metrics.ts). */
@@ -26,6 +26,8 @@ export const collabllmRecipeSchema = z.strictObject({
    * the policy prompted to collaborate (the paper's "proactive base"). Only evaluation differs between them.
    */
   mode: z.enum(['collab', 'base', 'proactive']).default('collab'),
+  /** Prompt texts by key (prompts.ts COLLABLLM_PROMPTS). */
+  prompts: promptsFile,
   /** Messages per conversation, both roles (the seed's max_total_turns, 14). */
   maxMessages: positiveInt.default(14),
   /** Candidate assistant turns per state while building data (the seed: 2; its examples: 3). */

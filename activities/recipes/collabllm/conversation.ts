@@ -9,7 +9,7 @@ import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import { SUCCESS_METRIC, type CollabMetric } from './config';
 import type { MetricOutcome } from './metrics';
-import { PROACTIVE_SYSTEM_PROMPT } from './prompts';
+import type { Prompts } from '../prompt-texts';
 import { multiturnReward, type Aggregation, type FutureOutcome } from './reward';
 import { scoreConversation, type ScoreContext } from './score-conversation';
 import type { CollabTask } from './tasks';
@@ -36,6 +36,8 @@ export interface CollabSettings {
   user: Decoding & { parseRetries: number };
   judge: { maxTokens: number; parseRetries: number };
   seed: number;
+  /** The recipe's texts (prompts.ts COLLABLLM_PROMPTS, replaced by the config's `prompts:` file). */
+  prompts: Prompts;
 }
 
 export interface Future {
@@ -91,7 +93,8 @@ export interface CollabEvalRecord {
   usage: TokenUsage;
 }
 
-const systemFor = (s: CollabSettings): ChatMessage[] => (s.proactive ? [{ role: 'system', content: PROACTIVE_SYSTEM_PROMPT }] : []);
+const systemFor = (s: CollabSettings): ChatMessage[] =>
+  s.proactive ? [{ role: 'system', content: s.prompts.render('assistant.proactive_system') }] : [];
 
 interface Ctx {
   task: CollabTask;
@@ -128,13 +131,14 @@ async function userTurn(c: Ctx, history: ChatMessage[], key: string) {
 export function simulateUserFor(
   task: CollabTask,
   user: Chat,
-  s: Pick<CollabSettings, 'user' | 'seed'>,
+  s: Pick<CollabSettings, 'user' | 'seed' | 'prompts'>,
   history: ChatMessage[],
   key: string,
 ) {
   const { parseRetries, ...decoding } = s.user;
   return simulateUserTurn({
     chat: user,
+    prompts: s.prompts,
     task: { description: task.description, goal: hiddenGoal(task) },
     history,
     decoding: { ...decoding, seed: hashSeed(s.seed, task.id, key) },

@@ -14,6 +14,7 @@ import {
   unreadableReplyNotice,
 } from './prompts';
 import { addUsage } from '../../llm/usage';
+import type { Prompts } from '../prompt-texts';
 
 export type MetricOutcome = { score: number } | { missing: string };
 
@@ -22,6 +23,8 @@ export type JudgedOutcome = MetricOutcome & { usage: TokenUsage };
 export type Extraction = ({ text: string } | { missing: string }) & { usage: TokenUsage };
 
 export interface JudgeOptions {
+  /** The recipe's texts (the judges', the extractor's, judge.reask). */
+  prompts: Prompts;
   /** Re-asks after an unreadable reply. */
   parseRetries: number;
   /** Prefix of every sampleKey of this future's judge calls; each judge appends its own name. */
@@ -51,7 +54,7 @@ async function askJudge<T>(
   const messages: ChatMessage[] = [{ role: 'user', content: prompt }];
   let last = '';
   for (let i = 0; i <= o.parseRetries; i++) {
-    if (i > 0) messages.push({ role: 'assistant', content: last }, { role: 'user', content: unreadableReplyNotice(fields) });
+    if (i > 0) messages.push({ role: 'assistant', content: last }, { role: 'user', content: unreadableReplyNotice(o.prompts, fields) });
     const out = await chat({
       messages: [...messages],
       decoding: { temperature: 0, maxTokens: o.maxTokens ?? 2048 },
@@ -82,7 +85,7 @@ export async function accuracyJudge(
   t: { question: string; groundTruth: string; conversation: ChatMessage[]; answer?: string },
   o: JudgeOptions,
 ): Promise<JudgedOutcome> {
-  const prompt = accuracyJudgePrompt({ ...t, conversation: renderConversation(t.conversation) });
+  const prompt = accuracyJudgePrompt(o.prompts, { ...t, conversation: renderConversation(t.conversation) });
   const r = await askJudge(chat, prompt, 'accuracy', ['thought', 'accuracy'], o, (reply) => {
     const v = reply.accuracy;
     const n = typeof v === 'boolean' ? Number(v) : readNumber(v);
@@ -94,7 +97,7 @@ export async function accuracyJudge(
 
 /** 0..1 (clamped) for how actively the assistant collaborates. */
 export async function interactivityJudge(chat: Chat, t: { conversation: ChatMessage[] }, o: JudgeOptions): Promise<JudgedOutcome> {
-  const prompt = interactivityJudgePrompt(renderConversation(t.conversation));
+  const prompt = interactivityJudgePrompt(o.prompts, renderConversation(t.conversation));
   const r = await askJudge(chat, prompt, 'interactivity', ['thought', 'interactivity'], o, (reply) => {
     const n = readNumber(reply.interactivity);
     return n === undefined ? undefined : Math.min(1, Math.max(0, n));
@@ -160,7 +163,11 @@ export async function extractFinal(
   t: { conversation: ChatMessage[]; kind: ArtefactKind; requirement?: string },
   o: JudgeOptions,
 ): Promise<Extraction> {
-  const prompt = extractionPrompt({ conversation: renderConversation(t.conversation), kind: t.kind, requirement: t.requirement });
+  const prompt = extractionPrompt(o.prompts, {
+    conversation: renderConversation(t.conversation),
+    kind: t.kind,
+    requirement: t.requirement,
+  });
   // An empty string is a readable answer (the conversation produced nothing) and scores as such downstream.
   const r = await askJudge(chat, prompt, `extract-${t.kind}`, ['thought', 'final_completion'], o, (reply) =>
     typeof reply.final_completion === 'string' ? reply.final_completion : undefined,

@@ -1,8 +1,10 @@
 // CollabLLM's prompts in our own words, after what the seed's collabllm/prompts/ and examples/metrics/ ask for
 // (CollabLLM paper, arXiv 2502.00640): the user simulator, the "proactive base" system prompt,
-// the accuracy and interactivity judges, and the extraction of the final artefact. Every model-facing prompt asks
-// for one JSON object; json-reply.ts reads it.
+// the accuracy and interactivity judges, and the extraction of the final artefact, as keyed templates a `prompts:`
+// file may replace (activities/recipes/prompt-texts.ts). Every model-facing prompt asks for one JSON object;
+// json-reply.ts reads it.
 import type { ChatMessage } from '../../llm/types';
+import { defaultPrompts, type PromptCatalog, type Prompts } from '../prompt-texts';
 
 /** The simulator ends a conversation by putting this in its message (the seed's default token). */
 export const TERMINATE = '[[TERMINATE CHAT]]';
@@ -52,15 +54,21 @@ export const USER_SIMULATOR_SYSTEM_PROMPT = [
   '}',
 ].join('\n');
 
+const USER_REQUEST = [
+  '## Task\n{task_description}',
+  '## Your hidden goal (the assistant cannot see this)\n{hidden_goal}',
+  '## Conversation so far\n{conversation}',
+  'Write your next message as the user, as the JSON object described above.',
+].join('\n\n');
+
 /** The simulator's request: the task, the hidden goal and the conversation so far (empty: it opens the chat). */
-export function userSimulatorRequest(task: { description: string; goal: string }, history: readonly ChatMessage[]): string {
+export function userSimulatorRequest(p: Prompts, task: { description: string; goal: string }, history: readonly ChatMessage[]): string {
   const conversation = renderConversation(history);
-  return [
-    `## Task\n${task.description}`,
-    `## Your hidden goal (the assistant cannot see this)\n${task.goal}`,
-    `## Conversation so far\n${conversation === '' ? '(nothing yet: you write the first message to the assistant)' : conversation}`,
-    'Write your next message as the user, as the JSON object described above.',
-  ].join('\n\n');
+  return p.render('user.request', {
+    task_description: task.description,
+    hidden_goal: task.goal,
+    conversation: conversation === '' ? p.render('user.no_conversation') : conversation,
+  });
 }
 
 // ---- assistant ---------------------------------------------------------------------------------------------------
@@ -79,13 +87,12 @@ export const PROACTIVE_SYSTEM_PROMPT = [
 
 const jsonReply = (fields: string) => `Reply with one JSON object and nothing else:\n${fields}`;
 
-/** The accuracy judge sees either the extracted final answer or the whole conversation (verl passes the latter). */
-export function accuracyJudgePrompt(o: { question: string; groundTruth: string; conversation: string; answer?: string }): string {
-  const shown = o.answer !== undefined ? `## The assistant's final answer\n${o.answer}` : `## Conversation\n${o.conversation}`;
-  return [
+/** The accuracy judge sees the whole conversation (verl passes it) or, given one, the extracted final answer. */
+const accuracyText = (shown: string) =>
+  [
     'You check whether an AI assistant, helping a user, arrived at the correct answer to the question below.',
-    `## Question\n${o.question}`,
-    `## Ground-truth answer\n${o.groundTruth}`,
+    '## Question\n{question}',
+    '## Ground-truth answer\n{ground_truth}',
     shown,
     [
       "Compare the assistant's final answer (in a conversation: the last answer it committed to) with the ground truth.",
@@ -94,49 +101,55 @@ export function accuracyJudgePrompt(o: { question: string; groundTruth: string; 
     ].join('\n'),
     jsonReply('{"thought": "<brief reasoning>", "accuracy": <1 if correct, 0 if not>}'),
   ].join('\n\n');
+
+export function accuracyJudgePrompt(
+  p: Prompts,
+  o: { question: string; groundTruth: string; conversation: string; answer?: string },
+): string {
+  const shared = { question: o.question, ground_truth: o.groundTruth };
+  return o.answer !== undefined
+    ? p.render('judge.accuracy_answer', { ...shared, answer: o.answer })
+    : p.render('judge.accuracy', { ...shared, conversation: o.conversation });
 }
 
 /** Interactivity on 0..1 with three anchors (the seed's examples/metrics/interactivity.py scores the same range). */
-export function interactivityJudgePrompt(conversation: string): string {
-  return [
-    'Rate how interactive the AI assistant is in the conversation below, from 0 to 1.',
-    [
-      '- 1: highly interactive. It grasps what the user is after, asks the clarifying questions that matter when something is unclear, and moves the work forward (proposes options, next steps, or checks the result with the user).',
-      '- 0.5: partly interactive. It engages with the user but misses important questions, asks only generic ones, or follows up only now and then.',
-      '- 0: passive. It barely engages: it answers without checking what the user needs and never asks or suggests anything.',
-      'Values in between are allowed. Judge the assistant only, not the user, and do not reward length.',
-    ].join('\n'),
-    `## Conversation\n${conversation}`,
-    jsonReply('{"thought": "<brief reasoning>", "interactivity": <a number from 0 to 1>}'),
-  ].join('\n\n');
-}
+const INTERACTIVITY = [
+  'Rate how interactive the AI assistant is in the conversation below, from 0 to 1.',
+  [
+    '- 1: highly interactive. It grasps what the user is after, asks the clarifying questions that matter when something is unclear, and moves the work forward (proposes options, next steps, or checks the result with the user).',
+    '- 0.5: partly interactive. It engages with the user but misses important questions, asks only generic ones, or follows up only now and then.',
+    '- 0: passive. It barely engages: it answers without checking what the user needs and never asks or suggests anything.',
+    'Values in between are allowed. Judge the assistant only, not the user, and do not reward length.',
+  ].join('\n'),
+  '## Conversation\n{conversation}',
+  jsonReply('{"thought": "<brief reasoning>", "interactivity": <a number from 0 to 1>}'),
+].join('\n\n');
+
+export const interactivityJudgePrompt = (p: Prompts, conversation: string): string => p.render('judge.interactivity', { conversation });
 
 export type ArtefactKind = 'document' | 'code' | 'answer';
+const ARTEFACT_KINDS: readonly ArtefactKind[] = ['document', 'code', 'answer'];
 
 const ARTEFACT: Record<ArtefactKind, string> = { document: 'document', code: 'piece of code', answer: 'answer' };
 
-/**
- * Pulls the final artefact out of a conversation, where it may be spread over several messages of edits (the
- * seed's collabllm/prompts/extract_multiturn_completion.txt plays this role). `requirement` is task-specific.
- */
-export function extractionPrompt(o: { conversation: string; kind: ArtefactKind; requirement?: string }): string {
-  const what = ARTEFACT[o.kind];
+/** The extraction prompt of one kind; {requirement} is empty, or a further rule line ("\n- …"). */
+function extractionText(kind: ArtefactKind): string {
+  const what = ARTEFACT[kind];
   const rules = [
     `- The final ${what} is the latest version with every change the user asked for and the assistant made integrated into it. The last message may show only a changed part: merge it into the full version.`,
     '- Copy it as it stands in the conversation. Do not improve, complete or comment on it.',
-    ...(o.kind === 'code'
+    ...(kind === 'code'
       ? [
           '- Give one complete piece of code that runs as it is: all imports and definitions, no tests, no example calls, no test harness, no markdown fences.',
         ]
       : []),
-    ...(o.kind === 'answer' ? ['- Give the final answer only, without the reasoning that led to it.'] : []),
+    ...(kind === 'answer' ? ['- Give the final answer only, without the reasoning that led to it.'] : []),
     `- If the conversation contains no ${what}, use an empty string.`,
-    ...(o.requirement ? [`- ${o.requirement}`] : []),
   ];
   return [
     `Below is a conversation in which an AI assistant helped a user with a ${what}. Extract the final ${what} from the whole conversation.`,
-    rules.join('\n'),
-    `## Conversation\n${o.conversation}`,
+    `${rules.join('\n')}{requirement}`,
+    '## Conversation\n{conversation}',
     jsonReply(
       '{"thought": "<where the final version is and what had to be merged>", "final_completion": "<the final ' +
         `${what}, as a JSON string with quotes and newlines escaped, or in a triple-quoted string """...""">"}`,
@@ -144,10 +157,89 @@ export function extractionPrompt(o: { conversation: string; kind: ArtefactKind; 
   ].join('\n\n');
 }
 
+/**
+ * Pulls the final artefact out of a conversation, where it may be spread over several messages of edits (the
+ * seed's collabllm/prompts/extract_multiturn_completion.txt plays this role). `requirement` is task-specific.
+ */
+export const extractionPrompt = (p: Prompts, o: { conversation: string; kind: ArtefactKind; requirement?: string }): string =>
+  p.render(`extractor.${o.kind}`, { conversation: o.conversation, requirement: o.requirement ? `\n- ${o.requirement}` : '' });
+
 /** Extraction requirement for function-level coding tasks (verl's pass_rate metric extracts the entry point). */
-export const entryPointRequirement = (entryPoint: string) =>
-  `The code must define the function \`${entryPoint}\` with the signature the task gives.`;
+export const entryPointRequirement = (p: Prompts, entryPoint: string) => p.render('extractor.entry_point', { entry_point: entryPoint });
 
 /** Sent after a judge reply that could not be read, so that a temperature-0 judge is not asked the identical prompt. */
-export const unreadableReplyNotice = (fields: readonly string[]) =>
-  `Your reply could not be read as a JSON object with the fields ${fields.map((f) => `"${f}"`).join(', ')}. Answer again with only that JSON object.`;
+export const unreadableReplyNotice = (p: Prompts, fields: readonly string[]) =>
+  p.render('judge.reask', { fields: fields.map((f) => `"${f}"`).join(', ') });
+
+// ---- the keys a `prompts:` file may replace -------------------------------------------------------------------------
+
+const CONVERSATION = 'the conversation, "**User**: …" / "**Assistant**: …" paragraphs';
+
+/** Every CollabLLM text a `prompts:` file may replace. */
+export const COLLABLLM_PROMPTS: PromptCatalog = {
+  'user.system': {
+    about: "the user simulator's system prompt (it ends the chat with [[TERMINATE CHAT]])",
+    text: USER_SIMULATOR_SYSTEM_PROMPT,
+  },
+  'user.request': {
+    about: "the user simulator's request for its next message",
+    placeholders: {
+      task_description: 'what kind of task it is',
+      hidden_goal: 'what the user wants (the assistant never sees it)',
+      conversation: `${CONVERSATION} (or user.no_conversation)`,
+    },
+    required: ['hidden_goal', 'conversation'],
+    text: USER_REQUEST,
+  },
+  'user.no_conversation': {
+    about: "{conversation} of the user simulator's first request",
+    text: '(nothing yet: you write the first message to the assistant)',
+  },
+  'assistant.proactive_system': { about: "the assistant's system prompt in mode proactive", text: PROACTIVE_SYSTEM_PROMPT },
+  'judge.accuracy': {
+    about: "the accuracy judge's request over a conversation",
+    placeholders: { question: 'the question', ground_truth: 'the ground-truth answer', conversation: CONVERSATION },
+    required: ['ground_truth', 'conversation'],
+    text: accuracyText('## Conversation\n{conversation}'),
+  },
+  'judge.accuracy_answer': {
+    about: "the accuracy judge's request over an extracted final answer",
+    placeholders: { question: 'the question', ground_truth: 'the ground-truth answer', answer: "the assistant's final answer" },
+    required: ['ground_truth', 'answer'],
+    text: accuracyText("## The assistant's final answer\n{answer}"),
+  },
+  'judge.interactivity': {
+    about: "the interactivity judge's request",
+    placeholders: { conversation: CONVERSATION },
+    required: ['conversation'],
+    text: INTERACTIVITY,
+  },
+  'judge.reask': {
+    about: 'sent to a judge or the extractor after a reply it could not read, before it is asked again',
+    placeholders: { fields: 'the JSON fields it must give, quoted' },
+    text: 'Your reply could not be read as a JSON object with the fields {fields}. Answer again with only that JSON object.',
+  },
+  ...Object.fromEntries(
+    ARTEFACT_KINDS.map((kind) => [
+      `extractor.${kind}`,
+      {
+        about: `the extractor's request for the final ${ARTEFACT[kind]} of a conversation`,
+        placeholders: {
+          conversation: CONVERSATION,
+          requirement: 'empty, or one more rule line (a newline, "- " and extractor.entry_point)',
+        },
+        required: ['conversation'],
+        text: extractionText(kind),
+      },
+    ]),
+  ),
+  'extractor.entry_point': {
+    about: "a code task's further extraction rule",
+    placeholders: { entry_point: 'the function the task asks for' },
+    required: ['entry_point'],
+    text: 'The code must define the function `{entry_point}` with the signature the task gives.',
+  },
+};
+
+/** The project's own texts (tests'). */
+export const DEFAULT_COLLABLLM_PROMPTS = defaultPrompts(COLLABLLM_PROMPTS);

@@ -2,6 +2,7 @@
 // and the extractor, frozen or external), its runtime, its simulator. Nothing outside this folder names CollabLLM.
 import type { RecipeDefinition } from '../types';
 import { collabllmRecipeSchema, weightsOf, type CollabllmRecipeConfig } from './config';
+import { COLLABLLM_PROMPTS } from './prompts';
 import { collabRewardHandlers } from './reward-service';
 import { collabRuntime, collabSettings, taskTestRunner } from './runtime';
 import { createCollabSimulatedPolicy } from './simulated-policy';
@@ -13,6 +14,7 @@ const ONLY_FOR: Record<string, string> = { bleu: 'document', pass_rate: 'code' }
 export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig> = {
   name: 'collabllm',
   schema: collabllmRecipeSchema,
+  prompts: COLLABLLM_PROMPTS,
   // The seed's user simulator and judges are larger API models (GPT-4o, Claude): point them at an endpoint with
   // models: {user: {kind: external, …}}; by default they are the base model, frozen.
   roles: () => ({ assistant: 'trained', user: 'frozen', judge: 'frozen', extractor: 'frozen' }),

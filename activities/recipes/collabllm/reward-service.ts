@@ -96,7 +96,14 @@ export function collabRewardHandlers(d: CollabRewardDeps): OnlineRewardHandlers 
         return failed ? { messages: [], terminated: false, failed: 'the user simulator failed' } : { messages: after, terminated: false };
       });
       const key = `${b.key}/${sha256Hex(JSON.stringify(b.futures)).slice(0, 16)}`;
-      const r = await scorePlayedFutures(task, withResponse, played, d.settings, { task, ...d.chats, runTests, ...d.settings.judge }, key);
+      const r = await scorePlayedFutures(
+        task,
+        withResponse,
+        played,
+        d.settings,
+        { task, ...d.chats, runTests, ...d.settings.judge, prompts: d.settings.prompts },
+        key,
+      );
       return { score: r.score ?? null, used: r.usedFutures, missing: r.missingFutures, per_metric: r.perMetric };
     },
   };

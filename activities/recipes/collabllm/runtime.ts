@@ -17,6 +17,8 @@ import { collabMetrics } from './iteration-metrics';
 import { collabConversationView } from './report-view';
 import type { RunTaskTests } from './score-conversation';
 import { readCollabSplit, type CollabTask } from './tasks';
+import { COLLABLLM_PROMPTS } from './prompts';
+import { recipePrompts } from '../prompt-file';
 
 /** Sandbox uids for unit tests run while generating (60000 + slot): apart from the sandbox queue's scoring slots. */
 const GENERATION_SLOT_BASE = 200;
@@ -51,6 +53,7 @@ export function collabSettings(cfg: CollabllmRecipeConfig, seed: number): Collab
     user: { temperature: cfg.user.temperature, maxTokens: cfg.user.maxTokens, parseRetries: cfg.user.parseRetries },
     judge: cfg.judge,
     seed,
+    prompts: recipePrompts(COLLABLLM_PROMPTS, cfg),
   };
 }
 
@@ -77,7 +80,7 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
     runTask: ({ split, taskIndex, sampleIndex, chats, services }) => {
       const task = tasksFor(split)[taskIndex];
       const runTests = testsWith(services);
-      const score = { task, judge: chats.judge, extractor: chats.extractor, runTests, ...cfg.judge };
+      const score = { task, judge: chats.judge, extractor: chats.extractor, runTests, ...cfg.judge, prompts: settings.prompts };
       const roles = chats as unknown as CollabChats;
       return split === 'eval'
         ? evaluateConversation(task, sampleIndex, roles, settings, score)

@@ -4,6 +4,7 @@
 // judge; interactivity asks its judge; token_amount counts the assistant's words. A judge that cannot be read is
 // MISSING (MetricOutcome), never 0.
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
+import type { Prompts } from '../prompt-texts';
 import type { CollabMetric } from './config';
 import { accuracyJudge, bleu, extractFinal, interactivityJudge, passRate, tokenAmount, type MetricOutcome } from './metrics';
 import { entryPointRequirement } from './prompts';
@@ -20,6 +21,8 @@ export interface ScoreContext {
   runTests?: RunTaskTests;
   parseRetries: number;
   maxTokens: number;
+  /** The recipe's texts (judges, extractor). */
+  prompts: Prompts;
 }
 
 /** `metrics` of `conversation`; `from`: index of the first message the assistant wrote in it that counts (tokens). */
@@ -31,7 +34,7 @@ export async function scoreConversation(
   key: string,
 ): Promise<{ metrics: Partial<Record<CollabMetric, MetricOutcome>>; usage: TokenUsage }> {
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-  const judgeOptions = { parseRetries: c.parseRetries, key, maxTokens: c.maxTokens };
+  const judgeOptions = { prompts: c.prompts, parseRetries: c.parseRetries, key, maxTokens: c.maxTokens };
   // One extraction serves both artefact metrics of a future.
   let extracted: Promise<{ text: string } | { missing: string }> | undefined;
   const artefact = () => {
@@ -40,7 +43,7 @@ export async function scoreConversation(
       {
         conversation,
         kind: c.task.kind === 'code' ? 'code' : 'document',
-        requirement: c.task.code ? entryPointRequirement(c.task.code.entryPoint) : undefined,
+        requirement: c.task.code ? entryPointRequirement(c.prompts, c.task.code.entryPoint) : undefined,
       },
       judgeOptions,
     ).then((e) => {

@@ -9,6 +9,7 @@
 //                    assistant turns that ask something; 3 % unreadable;
 //   extractor      — the last assistant message's code block or text.
 // Training raises `skill` (activities/serving/simulated-skill.ts).
+// It knows the project's own prompt texts only, so a config with a `prompts:` file cannot use it (configs/load.ts).
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { lastBoxed } from '../shared/boxed';
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';

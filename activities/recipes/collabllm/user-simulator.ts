@@ -5,7 +5,8 @@
 import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import { parseJsonReply } from './json-reply';
-import { TERMINATE, USER_SIMULATOR_SYSTEM_PROMPT, userSimulatorRequest } from './prompts';
+import type { Prompts } from '../prompt-texts';
+import { TERMINATE, userSimulatorRequest } from './prompts';
 import { addUsage } from '../../llm/usage';
 
 export type UserTurn =
@@ -17,6 +18,8 @@ export type UserTurn =
 
 export interface SimulateUserOptions {
   chat: Chat;
+  /** The recipe's texts (user.system, user.request). */
+  prompts: Prompts;
   task: { description: string; goal: string };
   /** The conversation so far, as the assistant sees it (system messages are dropped for the simulator). */
   history: ChatMessage[];
@@ -32,8 +35,8 @@ export async function simulateUserTurn(o: SimulateUserOptions): Promise<UserTurn
   if (!Number.isInteger(o.parseRetries) || o.parseRetries < 0)
     throw new Error(`user simulator: parseRetries must be a non-negative integer, got ${o.parseRetries}`);
   const messages: ChatMessage[] = [
-    { role: 'system', content: USER_SIMULATOR_SYSTEM_PROMPT },
-    { role: 'user', content: userSimulatorRequest(o.task, o.history) },
+    { role: 'system', content: o.prompts.render('user.system') },
+    { role: 'user', content: userSimulatorRequest(o.prompts, o.task, o.history) },
   ];
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   let last = '';

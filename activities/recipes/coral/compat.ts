@@ -17,6 +17,8 @@
  * | per-request sampling seed       | derived from (seed, sample, turn)            | 42 on every request (pinned MATRIX)         | conversation.ts     |
  * | SFT selection (`data.sftSelection` default) | `correct_agreement`: turns of correctly agreed conversations, `maxPerTask` turns per task | `all_turns`: every turn of the first `maxPerTask` conversations per task, no correctness filter | data-options.ts |
  * | DPO pair choice (`data.pairChoice` default) | `shuffled`: (correct, incorrect) pairs, seeded shuffle, first `maxPairsPerTurn` | `reward_gap`: gap > 0.5, stable-sorted by gap, first `maxPairsPerTurn` (spine turn's pairs first) | data-options.ts |
+ * | the student's view              | a user preamble (`student_preamble`) before its own turn 0 | opens with its turn 0 as an assistant message, as the seed sends it | conversation.ts |
+ * | the extraction request          | the `extractor.<dataset>` text              | that text written over the extractor's system prompt, keeping the prompt's tail where the text is shorter (a StringIO opened with it) | conversation.ts, prompts.ts |
  * | `discourageLength`'s length     | the candidate's text length (characters)     | the request's completion tokens: equal for every candidate, so no effect | pair-choice.ts |
  */
 export type Compat = 'fixed' | 'seed';

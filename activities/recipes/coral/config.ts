@@ -1,6 +1,6 @@
 // CoRal's `recipe:` section (configs/schema.ts composes it with the other recipes' through the registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt } from '../../../configs/fields';
+import { movedToModels, positiveInt, promptsFile } from '../../../configs/fields';
 import { PAIR_CHOICES } from './pair-choice';
 import { SFT_SELECTIONS } from './sft';
 import { CORAL_DATASETS } from './tasks';
@@ -14,6 +14,8 @@ export const coralRecipeSchema = z.strictObject({
   trainTasks: z.string().min(1).optional(),
   mode: z.enum(['coral', 'cot']).default('coral'),
   compat: z.enum(['fixed', 'seed']).default('fixed'),
+  /** Prompt texts by key (prompts.ts CORAL_PROMPTS), e.g. the seed's own. */
+  prompts: promptsFile,
   maxTurns: positiveInt.default(20),
   maxTokens: positiveInt.default(1024),
   evalSamples: positiveInt.default(1),

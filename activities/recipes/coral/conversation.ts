@@ -10,11 +10,12 @@ import { agreementReached, type RoleBelief } from './agree';
 import type { Compat } from './compat';
 import { parseExtractorReply, type Belief } from './extract';
 import { matchesGold } from './match';
+import type { Prompts } from '../prompt-texts';
 import {
   defaultSystemPromptStyle,
-  EXTRACTOR_SYSTEM_PROMPT,
   extractorUserPrompt,
   openingMessage,
+  seedOverwrite,
   systemPrompt,
   type SystemPromptStyle,
 } from './prompts';
@@ -48,6 +49,9 @@ export interface CoralConversation {
   mode: 'coral' | 'cot';
   /** The agents' system prompt as sent (both roles share it), so data builders rebuild exactly what was seen. */
   system: string;
+  /** The user message sent before the student's view ('' = none: compat seed); absent in records written before it
+   *  was kept, which all sent STUDENT_VIEW_PREAMBLE. */
+  studentPreamble?: string;
   maxTurns: number;
   turns: CoralTurn[];
   agreed: boolean;
@@ -62,6 +66,8 @@ export interface CoralConversation {
 
 export interface CoralConversationOptions {
   task: CoralTask;
+  /** The recipe's texts (prompts.ts CORAL_PROMPTS, replaced by the config's `prompts:` file). */
+  prompts: Prompts;
   agent: Chat;
   extractor: Chat;
   sampleIndex: number;
@@ -89,26 +95,34 @@ const beliefOf = (t: CoralTurn): Belief => ({ answer: t.extracted ?? '', valid: 
 const withoutSeed = ({ seed: _ignored, ...rest }: Decoding): Decoding => rest;
 
 export async function runCoralConversation(o: CoralConversationOptions): Promise<CoralConversation> {
-  const { task, compat } = o;
+  const { task, compat, prompts } = o;
   const maxTurns = o.mode === 'cot' ? 1 : o.maxTurns;
   const width = o.beamSize;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new Error(`maxTurns must be a positive integer, got ${o.maxTurns}`);
   if (!Number.isInteger(width) || width < 1) throw new Error(`beamSize must be a positive integer, got ${o.beamSize}`);
 
   const style = o.systemPromptStyle ?? (o.mode === 'cot' ? 'simple_cot' : defaultSystemPromptStyle(task.dataset));
-  const system = systemPrompt(task.dataset, style);
-  const turns: CoralTurn[] = [{ role: 'student', content: openingMessage(task) }];
+  const system = systemPrompt(prompts, task.dataset, style);
+  // SEED-COMPAT: the seed sends the student's view as it is, opening with its own turn 0 as an assistant message
+  // (collaborative-reasoner utils/chat_utils.py apply_chat_template); fixed puts a user message first.
+  const studentPreamble = compat === 'seed' ? '' : prompts.render('student_preamble');
+  const turns: CoralTurn[] = [{ role: 'student', content: openingMessage(prompts, task) }];
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   let calls = 0;
 
   // Extraction is deterministic (temperature 0, no per-sample key), so identical replies share one cached call.
   // Its seed only matters for SEED-COMPAT fidelity (the pinned client sent 42 here too).
   const extractorDecoding: Decoding = { ...withoutSeed(o.extractorDecoding), ...(compat === 'seed' ? { seed: 42 } : {}) };
+  const extractorSystem = prompts.render('extractor.system');
+  const extractorRequest = (content: string) => {
+    const request = extractorUserPrompt(prompts, task, content);
+    return compat === 'seed' ? seedOverwrite(extractorSystem, request) : request;
+  };
   const annotate = async (role: CoralRole, content: string, turnUsage: TokenUsage, history: RoleBelief[]): Promise<CoralTurn> => {
     const out = await o.extractor({
       messages: [
-        { role: 'system', content: EXTRACTOR_SYSTEM_PROMPT },
-        { role: 'user', content: extractorUserPrompt(task, content) },
+        { role: 'system', content: extractorSystem },
+        { role: 'user', content: extractorRequest(content) },
       ],
       decoding: extractorDecoding,
       sampleKey: 'extract',
@@ -135,7 +149,7 @@ export async function runCoralConversation(o: CoralConversationOptions): Promise
   for (let k = 1; k <= maxTurns; k++) {
     const role: CoralRole = k % 2 === 1 ? 'teacher' : 'student';
     const out = await o.agent({
-      messages: agentView(system, turns, role),
+      messages: agentView(system, turns, role, studentPreamble),
       decoding: { ...withoutSeed(o.agentDecoding), seed: agentRequestSeed(o.seed, o.sampleIndex, k, compat) },
       n: width,
       sampleKey: `s${o.sampleIndex}`,
@@ -171,6 +185,7 @@ export async function runCoralConversation(o: CoralConversationOptions): Promise
     sampleIndex: o.sampleIndex,
     mode: o.mode,
     system,
+    studentPreamble,
     maxTurns,
     turns,
     agreed,

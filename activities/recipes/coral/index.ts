@@ -5,7 +5,7 @@
  *   agree.ts              ★ THE AGREEMENT CHECK: stop when both roles' latest beliefs are valid and equal
  *   conversation.ts       the protocol: turn 0, alternation, extraction + match + stop per turn, tree sampling
  *   agent-view.ts         the transcript from one agent's perspective (requests and training prompts)
- *   prompts.ts            system prompts, answer-format lines, opening message, belief-extraction prompt
+ *   prompts.ts            system prompts, answer-format lines, opening message, belief-extraction prompt, by key
  *   extract.ts            extractor reply → belief (answer / valid / unsure); ToM normalisation
  *   local-extractor.ts    rule-based reading of a full response (simulator, `collab-loop score`)
  *   match.ts              gold matching per dataset; MATH via ../shared/math-equivalence.ts (shared with debate)

@@ -5,7 +5,7 @@
 // seed shuffles each question's pairs with an unseeded `random.shuffle`; we never use Math.random), so reruns give
 // the same data.
 import type { PreferencePair } from '../../data/examples';
-import { agentView } from './agent-view';
+import { recordView } from './agent-view';
 import type { Compat } from './compat';
 import type { CoralConversation } from './conversation';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
@@ -42,7 +42,7 @@ export function buildPreferencePairs(records: readonly CoralConversation[], opts
           ? rewardGapPairs(candidates, discourage, compat)
           : shuffledPairs(candidates, seededRandom(hashSeed('turn-pairs', seed, r.taskId, r.sampleIndex, k)));
       if (!pairs.length) continue;
-      const messages = agentView(r.system, r.turns.slice(0, k), turn.role);
+      const messages = recordView(r, k);
       const kept = pairs.slice(0, maxPairsPerTurn).map((p) => ({
         taskId: r.taskId,
         sampleIndex: r.sampleIndex,

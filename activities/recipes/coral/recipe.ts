@@ -3,6 +3,7 @@
 import { jsonlRows } from '../task-file';
 import { AGENT_ROLE, ScoreInputError, type RecipeDefinition } from '../types';
 import { coralRecipeSchema, type CoralRecipeConfig } from './config';
+import { CORAL_PROMPTS } from './prompts';
 import { checkCoralData } from './data-options';
 import { coralRuntime } from './runtime';
 import { scoreCoralRecord } from './score';
@@ -12,6 +13,7 @@ import { CORAL_DATASETS, isCoralDataset, loadCoralTasks } from './tasks';
 export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
   name: 'coral',
   schema: coralRecipeSchema,
+  prompts: CORAL_PROMPTS,
   // The agents are one trained policy; the extractor reads each turn's belief, frozen at the base model by default.
   roles: () => ({ [AGENT_ROLE]: 'trained', extractor: 'frozen' }),
   headlineMetric: 'agreement_correctness',

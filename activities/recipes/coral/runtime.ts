@@ -5,7 +5,8 @@ import { AGENT_ROLE, type RecipeRuntime, type Split } from '../types';
 import { runCoralConversation, type CoralConversation } from './conversation';
 import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
 import { agentView } from './agent-view';
-import { defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
+import { CORAL_PROMPTS, defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
+import { recipePrompts } from '../prompt-file';
 import { coralMetrics } from './metrics';
 import { coralDataOptions } from './data-options';
 import { buildPreferencePairs } from './preference-pairs';
@@ -18,12 +19,14 @@ const readSplit = splitTaskReader(loadCoralTasks);
 const tasksFor = (cfg: CoralRecipeConfig, split: Split): CoralTask[] => readSplit(cfg, split, cfg.dataset);
 
 export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+  const prompts = recipePrompts(CORAL_PROMPTS, cfg);
   return {
     taskCount: (split) => tasksFor(cfg, split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
     runTask: ({ split, taskIndex, sampleIndex, chats }) =>
       runCoralConversation({
         task: tasksFor(cfg, split)[taskIndex],
+        prompts,
         agent: chats[AGENT_ROLE],
         extractor: chats.extractor,
         sampleIndex,
@@ -68,9 +71,10 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
         .slice(0, n)
         .map((task) =>
           agentView(
-            systemPrompt(task.dataset, defaultSystemPromptStyle(task.dataset)),
-            [{ role: 'student', content: openingMessage(task) }],
+            systemPrompt(prompts, task.dataset, defaultSystemPromptStyle(task.dataset)),
+            [{ role: 'student', content: openingMessage(prompts, task) }],
             'teacher',
+            '',
           ),
         ),
   };

@@ -8,7 +8,7 @@
 //     (success_conv_only=False, max_instance_per_example=10, no hard_threshold or turn limit).
 // Records are taken in (task, sample) order so the result does not depend on the order shards finished.
 import type { SftExample } from '../../data/examples';
-import { agentView } from './agent-view';
+import { recordView } from './agent-view';
 import type { CoralConversation } from './conversation';
 
 export type { SftExample };
@@ -48,7 +48,7 @@ export function buildSftExamples(records: readonly CoralConversation[], opts: Sf
         taskId: r.taskId,
         sampleIndex: r.sampleIndex,
         turn: k,
-        messages: agentView(r.system, r.turns.slice(0, k), r.turns[k].role),
+        messages: recordView(r, k),
         completion: r.turns[k].content,
       });
     }

@@ -7,12 +7,20 @@
 //    when it is right, less when it is wrong). Now and then (more often at low skill) it commits to nothing.
 //  - All randomness is seeded by the request itself (model, messages, seed, candidate index): the same request
 //    always gets the same reply — the request-cache and durability tests rely on that — while n candidates differ.
-// No timers, no I/O.
+// It knows the project's own prompt texts only (DEFAULT_CORAL_PROMPTS), so a config with a `prompts:` file cannot use
+// it (configs/load.ts says so). No timers, no I/O.
 import { parseExtractorReply, UNSURE_PHRASE } from './extract';
 import { localExtractorReply } from './local-extractor';
 import { gradeMathAnswer } from '../shared/math-equivalence';
 import { matchesGold, tomMatches, tomGold } from './match';
-import { EXTRACTOR_RESPONSE_MARKER, EXTRACTOR_SYSTEM_PROMPT, extractorTaskBlock, openingMessage, STUDENT_VIEW_PREAMBLE } from './prompts';
+import {
+  DEFAULT_CORAL_PROMPTS,
+  EXTRACTOR_RESPONSE_MARKER,
+  EXTRACTOR_SYSTEM_PROMPT,
+  extractorTaskBlock,
+  openingMessage,
+  STUDENT_VIEW_PREAMBLE,
+} from './prompts';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { isMultipleChoice, optionLetter, type CoralDataset, type CoralTask } from './tasks';
@@ -113,7 +121,7 @@ export function createCoralSimulatedPolicy(o: CoralSimulatedPolicyOptions): Cora
   const agreeability = o.agreeability ?? 0.6;
   checkOdds({ skill: o.skill, agreeability });
   // Exact prompt texts → task: O(1) lookups, and ToM tasks that share a question but not a story stay apart.
-  const byOpening = new Map(o.tasks.map((t) => [openingMessage(t), t]));
+  const byOpening = new Map(o.tasks.map((t) => [openingMessage(DEFAULT_CORAL_PROMPTS, t), t]));
   const byExtractorBlock = new Map(o.tasks.map((t) => [extractorTaskBlock(t), t]));
 
   const extract = (prompt: string): string => {
@@ -125,7 +133,7 @@ export function createCoralSimulatedPolicy(o: CoralSimulatedPolicyOptions): Cora
   };
 
   const reply = (task: CoralTask, msgs: Array<{ role: string; content: string }>, rand: () => number, opener: string): string => {
-    const opening = openingMessage(task);
+    const opening = openingMessage(DEFAULT_CORAL_PROMPTS, task);
     const said = (role: string) => msgs.filter((m) => m.role === role && m.content !== opening && m.content !== STUDENT_VIEW_PREAMBLE);
     const partner = said('user').pop();
     const mine = said('assistant').pop();

@@ -1,6 +1,6 @@
 // Debate's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt } from '../../../configs/fields';
+import { movedToModels, positiveInt, promptsFile } from '../../../configs/fields';
 import { DEBATE_DATASETS } from './tasks';
 
 export const debateRecipeSchema = z.strictObject({
@@ -26,6 +26,8 @@ export const debateRecipeSchema = z.strictObject({
    * seed's eval_math.py does.
    */
   compat: z.enum(['fixed', 'seed']).default('fixed'),
+  /** Prompt texts by key (prompts.ts DEBATE_PROMPTS). */
+  prompts: promptsFile,
   evalSamples: positiveInt.default(1),
   trainSamples: positiveInt.default(1),
   temperature: z.number().min(0).max(2).default(1),

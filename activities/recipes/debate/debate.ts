@@ -7,6 +7,7 @@
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import { isCorrect, parseAnswer } from './answers';
+import type { Prompts } from '../prompt-texts';
 import { debateRoundPrompt, firstRoundPrompt, selfCheckPrompt, summarizedRoundPrompt, summaryRequest } from './prompts';
 import type { DebateTask } from './tasks';
 import { majorityVote, type Vote } from './vote';
@@ -39,6 +40,8 @@ export interface DebateRecord {
 
 export interface DebateOptions {
   task: DebateTask;
+  /** The recipe's texts (prompts.ts DEBATE_PROMPTS, replaced by the config's `prompts:` file). */
+  prompts: Prompts;
   sampleIndex: number;
   agents: number;
   rounds: number;
@@ -53,7 +56,7 @@ const text = (m: ChatMessage) =>
   typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 
 export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
-  const { task, agents: n, rounds } = o;
+  const { task, agents: n, rounds, prompts } = o;
   if (!Number.isInteger(n) || n < 1 || !Number.isInteger(rounds) || rounds < 1)
     throw new Error(`debate: agents and rounds must be positive integers, got ${n} × ${rounds}`);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -81,17 +84,17 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     const roundSummaries: string[] = [];
     const requests = await Promise.all(
       records.map(async (_, i) => {
-        if (r === 0) return firstRoundPrompt(task.dataset, task.problem);
+        if (r === 0) return firstRoundPrompt(prompts, task.dataset, task.problem);
         const others = previous.filter((_, j) => j !== i);
-        if (others.length === 0) return selfCheckPrompt(task.dataset);
-        if (!o.summarize) return debateRoundPrompt(task.dataset, others);
+        if (others.length === 0) return selfCheckPrompt(prompts, task.dataset);
+        if (!o.summarize) return debateRoundPrompt(prompts, task.dataset, others);
         const summary = await ask(
           SUMMARIZER_ROLE,
-          [{ role: 'user', content: summaryRequest(others) }],
+          [{ role: 'user', content: summaryRequest(prompts, others) }],
           `s${o.sampleIndex}/r${r}/summary${i}`,
         );
         roundSummaries[i] = summary;
-        return summarizedRoundPrompt(task.dataset, summary);
+        return summarizedRoundPrompt(prompts, task.dataset, summary);
       }),
     );
     if (o.summarize) summaries.push(r === 0 ? [] : roundSummaries);

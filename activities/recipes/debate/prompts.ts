@@ -1,40 +1,85 @@
 // What the agents and the summariser are asked (our wording; the protocol follows the multiagent-ft seed's
-// original_gen.py: bullet-point reasoning, the final answer boxed at the end).
-import type { DebateDataset } from './tasks';
+// original_gen.py: bullet-point reasoning, the final answer boxed at the end), as keyed templates a `prompts:` file
+// may replace (activities/recipes/prompt-texts.ts). `answer_format.<dataset>` fills every {answer_format}.
+import { defaultPrompts, type PromptCatalog, type Prompts } from '../prompt-texts';
+import { DEBATE_DATASETS, type DebateDataset } from './tasks';
 
-const answerLine = (d: DebateDataset) =>
-  d === 'mmlu' ? 'the letter of the option you choose, as \\boxed{X}' : 'your final answer as \\boxed{answer}';
+const ANSWER_FORMAT: Record<DebateDataset, string> = {
+  math: 'your final answer as \\boxed{{answer}}',
+  gsm8k: 'your final answer as \\boxed{{answer}}',
+  mmlu: 'the letter of the option you choose, as \\boxed{{X}}',
+};
 
-/** Round 0: every agent gets the same request. */
-export function firstRoundPrompt(d: DebateDataset, problem: string): string {
-  return `Solve this problem:\n\n${problem}\n\nReason step by step in a few short bullet points, then end with ${answerLine(d)}.`;
-}
+const FORMAT = { answer_format: "how to end with the final answer (the dataset's answer_format.<dataset>)" };
+
+/** Every debate text a `prompts:` file may replace. */
+export const DEBATE_PROMPTS: PromptCatalog = {
+  ...Object.fromEntries(
+    DEBATE_DATASETS.map((d) => [
+      `answer_format.${d}`,
+      { about: `how a ${d} agent ends its reply, for {answer_format}`, text: ANSWER_FORMAT[d] },
+    ]),
+  ),
+  first_round: {
+    about: "round 0: every agent's request",
+    placeholders: { problem: 'the problem (multiple choice: with its lettered options)', ...FORMAT },
+    required: ['problem'],
+    text: 'Solve this problem:\n\n{problem}\n\nReason step by step in a few short bullet points, then end with {answer_format}.',
+  },
+  debate_round: {
+    about: "later rounds: an agent's request with the other agents' previous answers",
+    placeholders: { other_answers: 'the other agents\' answers, each under "Answer of another agent (<n>):"', ...FORMAT },
+    required: ['other_answers'],
+    text: '{other_answers}\n\nOther agents answered the same problem as above. Weigh their reasoning against yours and check every step; they may be wrong, and so may you. Give your updated solution in bullet points and end with {answer_format}.',
+  },
+  summary_request: {
+    about: "the summariser's request (summarize: true)",
+    placeholders: { solutions: 'the other agents\' answers, each under "Solution <n>:"' },
+    required: ['solutions'],
+    text: '{solutions}\n\nThese are several solutions to one problem. For each, summarise in two or three sentences how it reasons and which answer it reaches. Do not solve the problem yourself.',
+  },
+  summarized_round: {
+    about: "later rounds with summarize: true: an agent's request with the summary",
+    placeholders: { summary: "the summariser's account of the other agents' answers", ...FORMAT },
+    required: ['summary'],
+    text: 'A summary of how other agents solved the same problem:\n"""\n{summary}\n"""\n\nUse it as advice, not as authority: check it against your own solution. Give your updated solution in bullet points and end with {answer_format}.',
+  },
+  self_check: {
+    about: 'later rounds with a single agent: it double-checks itself',
+    placeholders: FORMAT,
+    text: 'Check your solution above step by step. If you find a mistake, correct it. Give your final solution in bullet points and end with {answer_format}.',
+  },
+};
+
+/** The project's own texts (the simulator's, and tests'). */
+export const DEFAULT_DEBATE_PROMPTS = defaultPrompts(DEBATE_PROMPTS);
 
 const fence = (s: string) => `"""\n${s.trim()}\n"""`;
+const answerFormat = (p: Prompts, d: DebateDataset) => p.render(`answer_format.${d}`);
+
+/** Round 0: every agent gets the same request. */
+export const firstRoundPrompt = (p: Prompts, d: DebateDataset, problem: string): string =>
+  p.render('first_round', { problem, answer_format: answerFormat(p, d) });
 
 /** Later rounds, direct: the other agents' previous answers as advice. */
-export function debateRoundPrompt(d: DebateDataset, others: readonly string[]): string {
+export function debateRoundPrompt(p: Prompts, d: DebateDataset, others: readonly string[]): string {
   const listed = others.map((a, i) => `Answer of another agent (${i + 1}):\n${fence(a)}`).join('\n\n');
-  return `${listed}\n\nOther agents answered the same problem as above. Weigh their reasoning against yours and check every step; they may be wrong, and so may you. Give your updated solution in bullet points and end with ${answerLine(d)}.`;
+  return p.render('debate_round', { other_answers: listed, answer_format: answerFormat(p, d) });
 }
 
 /** What the summariser is asked about the other agents' answers. */
-export function summaryRequest(others: readonly string[]): string {
-  const listed = others.map((a, i) => `Solution ${i + 1}:\n${fence(a)}`).join('\n\n');
-  return `${listed}\n\nThese are several solutions to one problem. For each, summarise in two or three sentences how it reasons and which answer it reaches. Do not solve the problem yourself.`;
+export function summaryRequest(p: Prompts, others: readonly string[]): string {
+  return p.render('summary_request', { solutions: others.map((a, i) => `Solution ${i + 1}:\n${fence(a)}`).join('\n\n') });
 }
 
 /** Later rounds, summarised: the summariser's account of the other agents' answers as advice. */
-export function summarizedRoundPrompt(d: DebateDataset, summary: string): string {
-  return `A summary of how other agents solved the same problem:\n${fence(summary)}\n\nUse it as advice, not as authority: check it against your own solution. Give your updated solution in bullet points and end with ${answerLine(d)}.`;
-}
+export const summarizedRoundPrompt = (p: Prompts, d: DebateDataset, summary: string): string =>
+  p.render('summarized_round', { summary: summary.trim(), answer_format: answerFormat(p, d) });
 
 /** Later rounds with a single agent: nobody to debate with, so it double-checks itself. */
-export function selfCheckPrompt(d: DebateDataset): string {
-  return `Check your solution above step by step. If you find a mistake, correct it. Give your final solution in bullet points and end with ${answerLine(d)}.`;
-}
+export const selfCheckPrompt = (p: Prompts, d: DebateDataset): string => p.render('self_check', { answer_format: answerFormat(p, d) });
 
-/** Markers the dry-run simulator uses to tell the requests apart (they are part of the texts above). */
+/** Markers the dry-run simulator uses to tell the requests apart (they are part of the default texts above). */
 export const PROMPT_MARKERS = {
   first: 'Solve this problem:\n\n',
   debate: 'Other agents answered the same problem as above.',

@@ -4,6 +4,7 @@ import { jsonlRows } from '../task-file';
 import { ScoreInputError, type RecipeDefinition, type RoleDefault } from '../types';
 import { debateRecipeSchema, type DebateRecipeConfig } from './config';
 import { criticRole, generatorRole, SUMMARIZER_ROLE } from './debate';
+import { DEBATE_PROMPTS } from './prompts';
 import { parseAnswer, isCorrect } from './answers';
 import { debateRuntime, shape } from './runtime';
 import { createDebateSimulatedPolicy } from './simulated-policy';
@@ -13,6 +14,7 @@ import { majorityVote } from './vote';
 export const debateRecipe: RecipeDefinition<DebateRecipeConfig> = {
   name: 'debate',
   schema: debateRecipeSchema,
+  prompts: DEBATE_PROMPTS,
   // A society of trained models: agent n's round 0 is its generator, its later rounds its critic (each with its own
   // checkpoint chain); the summariser stays at the base model, as in the seed.
   roles: (cfg) => {

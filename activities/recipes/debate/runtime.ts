@@ -6,7 +6,8 @@ import type { DebateRecipeConfig } from './config';
 import { debateTrainingData } from './data';
 import { runDebate, type DebateRecord } from './debate';
 import { debateMetrics } from './metrics';
-import { firstRoundPrompt } from './prompts';
+import { DEBATE_PROMPTS, firstRoundPrompt } from './prompts';
+import { recipePrompts } from '../prompt-file';
 import { debateConversationView } from './report-view';
 import { loadDebateTasks, type DebateTask } from './tasks';
 import { splitTaskReader } from '../task-file';
@@ -23,12 +24,14 @@ export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number
 export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
   const tasksFor = (split: Split): DebateTask[] => readSplit(cfg, split, cfg.dataset);
   const { agents, rounds } = shape(cfg);
+  const prompts = recipePrompts(DEBATE_PROMPTS, cfg);
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
     runTask: ({ split, taskIndex, sampleIndex, chats }) =>
       runDebate({
         task: tasksFor(split)[taskIndex],
+        prompts,
         sampleIndex,
         agents,
         rounds,
@@ -59,6 +62,6 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
     probePrompts: (n) =>
       tasksFor('eval')
         .slice(0, n)
-        .map((t) => [{ role: 'user' as const, content: firstRoundPrompt(t.dataset, t.problem) }]),
+        .map((t) => [{ role: 'user' as const, content: firstRoundPrompt(prompts, t.dataset, t.problem) }]),
   };
 }

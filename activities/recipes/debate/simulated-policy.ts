@@ -3,10 +3,11 @@
 // later round, it goes with the other agents' most common answer with probability `agreeability` (conformity),
 // else keeps its own (or, in round 0, gives a wrong one). The summariser restates the listed answers. Training
 // raises `skill` (activities/serving/simulated-skill.ts), so trained agents answer — and correct — better.
+// It knows the project's own prompt texts only, so a config with a `prompts:` file cannot use it (configs/load.ts).
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { parseAnswer } from './answers';
-import { PROMPT_MARKERS, firstRoundPrompt } from './prompts';
+import { DEFAULT_DEBATE_PROMPTS, PROMPT_MARKERS, firstRoundPrompt } from './prompts';
 import { optionLetter, type DebateTask } from './tasks';
 import { majorityVote } from './vote';
 
@@ -41,7 +42,7 @@ const summaryAnswers = (summary: string) => [...summary.matchAll(/reaches (.+?)\
 export function createDebateSimulatedPolicy(o: DebateSimulatedPolicyOptions): (req: SimulatedRequest) => SimulatedReply {
   const agreeability = o.agreeability ?? 0.6;
   checkOdds({ skill: o.skill, agreeability });
-  const byFirstPrompt = new Map(o.tasks.map((t) => [firstRoundPrompt(t.dataset, t.problem), t]));
+  const byFirstPrompt = new Map(o.tasks.map((t) => [firstRoundPrompt(DEFAULT_DEBATE_PROMPTS, t.dataset, t.problem), t]));
 
   const answerFor = (task: DebateTask, msgs: Array<{ role: string; content: string }>, rand: () => number): string => {
     if (rand() < o.skill) return task.gold;

@@ -1,6 +1,6 @@
 // TOA's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { positiveInt } from '../../../configs/fields';
+import { positiveInt, promptsFile } from '../../../configs/fields';
 import { DEFAULT_MOA_LAYERS, METHODS } from './baselines';
 import { DEFAULT_SEARCH } from './search';
 import { TOA_TASK_KINDS } from './tasks';
@@ -26,6 +26,8 @@ export const toaRecipeSchema = z.strictObject({
   evalTasks: z.string().min(1),
   trainTasks: z.string().min(1).optional(),
   limit: positiveInt.optional(),
+  /** Prompt texts by key (prompts.ts TOA_PROMPTS). */
+  prompts: promptsFile,
   /** K: the policy roles policy_0 … policy_{K-1}, each its own model (the seed: 4 or 5). */
   policies: z.number().int().min(1).max(16).default(4),
   /** Responses per policy: the budget is N = samples × K calls per prompt for every method (the seed: 160). */

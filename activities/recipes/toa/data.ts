@@ -5,6 +5,7 @@
 //         or the worst when fewer were scored; a prompt with fewer than two scored responses, or a tie between the
 //         two, gives no pair. Failed responses (no reward) are never ranked.
 import type { PreferencePair, SftExample } from '../../data/examples';
+import type { Prompts } from '../prompt-texts';
 import { generatePrompt } from './prompts';
 import type { ToaBuildRecord } from './records';
 import type { ToaTask } from './tasks';
@@ -20,7 +21,7 @@ function ranked(r: ToaBuildRecord) {
 export function toaTrainingData(
   records: readonly ToaBuildRecord[],
   taskOf: (id: string) => ToaTask | undefined,
-  o: { dpoRank: number },
+  o: { dpoRank: number; prompts: Prompts },
 ): { sft: SftExample[]; pairs: PreferencePair[] } {
   const sft: SftExample[] = [];
   const pairs: PreferencePair[] = [];
@@ -29,7 +30,7 @@ export function toaTrainingData(
     if (!task) continue;
     const scored = ranked(r);
     if (!scored.length) continue;
-    const base = { taskId: r.taskId, sampleIndex: r.sampleIndex, turn: 0, messages: generatePrompt(task) };
+    const base = { taskId: r.taskId, sampleIndex: r.sampleIndex, turn: 0, messages: generatePrompt(o.prompts, task) };
     sft.push({ ...base, completion: scored[0].text });
     const rejected = scored[Math.min(o.dpoRank, scored.length) - 1];
     if (scored.length >= 2 && scored[0].reward! > rejected.reward!)

@@ -10,8 +10,10 @@
 // rewardQuestion is what a reward model or scoring service scores a response against: the ORIGINAL question, never
 // the refine or aggregate prompt (the seed's RM call); for translation the source text (KIWI scores (src, mt)).
 // The refine and judge prompts put the question and the responses in <tag>…</tag> blocks, so markdown headings
-// inside a question cannot be mistaken for the prompt's own structure.
+// inside a question cannot be mistaken for the prompt's own structure. All are keyed templates a `prompts:` file may
+// replace (activities/recipes/prompt-texts.ts).
 import type { ChatMessage } from '../../llm/types';
+import { defaultPrompts, type PromptCatalog, type Prompts } from '../prompt-texts';
 import type { ToaTask } from './tasks';
 
 /** English names of the WMT source languages (and a few more); other codes are shown as they are. */
@@ -45,14 +47,9 @@ function sourceOf(task: ToaTask): string {
 }
 
 /** The original question as the policy sees it in a generate call (and as the user message of an aggregate call). */
-function question(task: ToaTask): string {
+function question(p: Prompts, task: ToaTask): string {
   if (task.kind === 'instruction') return task.instruction;
-  return [
-    `Translate the ${sourceText(task)} below into English.`,
-    'Reply with the English translation only: no quotation marks around it, no notes, no alternatives, no explanation.',
-    '',
-    sourceOf(task),
-  ].join('\n');
+  return p.render('generate.translation', { source_name: sourceText(task), source: sourceOf(task) });
 }
 
 /** What a reward model or scoring service scores a response against: the question (instruction) or the source (translation). */
@@ -61,102 +58,153 @@ export function rewardQuestion(task: ToaTask): string {
 }
 
 /** A fresh response: the question as the only message. */
-export function generatePrompt(task: ToaTask): ChatMessage[] {
-  return [{ role: 'user', content: question(task) }];
+export function generatePrompt(p: Prompts, task: ToaTask): ChatMessage[] {
+  return [{ role: 'user', content: question(p, task) }];
 }
 
 /** An improved response from the question and one earlier response (any model's); no critique step. */
-export function refinePrompt(task: ToaTask, previous: string): ChatMessage[] {
-  if (task.kind === 'translation')
-    return [
-      {
-        role: 'user',
-        content: [
-          `Below are a ${sourceText(task)} and an earlier English translation of it. Write a better English translation.`,
-          'Keep what the earlier translation renders well; fix mistranslations, anything left out or added, and wording that does not read naturally in English.',
-          'Reply with the new English translation only: no notes, no explanation, no comments on the earlier translation.',
-          '',
-          `<source>\n${sourceOf(task)}\n</source>`,
-          '',
-          `<earlier_translation>\n${previous}\n</earlier_translation>`,
-        ].join('\n'),
-      },
-    ];
-  return [
-    {
-      role: 'user',
-      content: [
-        'Below are a question and an earlier answer to it. Write a new answer to the question that is better than the earlier one.',
-        'Keep what the earlier answer gets right; correct its mistakes, add what is missing and make unclear parts clear. Your answer must stand on its own: the reader will not see the earlier one.',
-        'Reply with the new answer only: no preamble, and no remarks about the earlier answer or about what you changed.',
-        '',
-        `<question>\n${task.instruction}\n</question>`,
-        '',
-        `<earlier_answer>\n${previous}\n</earlier_answer>`,
-      ].join('\n'),
-    },
-  ];
+export function refinePrompt(p: Prompts, task: ToaTask, previous: string): ChatMessage[] {
+  const content =
+    task.kind === 'translation'
+      ? p.render('refine.translation', { source_name: sourceText(task), source: sourceOf(task), previous })
+      : p.render('refine.instruction', { instruction: task.instruction, previous });
+  return [{ role: 'user', content }];
 }
 
 /** Mixture-of-agents: the responses to synthesise in the system message, the original question as the user's. */
-export function aggregatePrompt(task: ToaTask, responses: readonly string[]): ChatMessage[] {
+export function aggregatePrompt(p: Prompts, task: ToaTask, responses: readonly string[]): ChatMessage[] {
   if (responses.length === 0) throw new Error(`toa prompts: aggregatePrompt for task "${task.id}" got no responses`);
-  const intro =
-    task.kind === 'translation'
-      ? [
-          "Several translation systems have each translated the source text in the user's message into English. Their translations are listed below.",
-          'Compare them critically: some may misread the source, leave parts out or sound unnatural. Then write the single best English translation of the source, taking the best choices from each.',
-          'Reply with that translation only: no notes, and no mention of the translations you were given.',
-        ]
-      : [
-          "Several AI assistants have each answered the user's message. Their responses are listed below.",
-          'Read them critically: some may be wrong, incomplete or biased. Then write one response of your own that is better than each of them: keep their strongest points, correct their errors, and answer the user directly and completely.',
-          'Do not mention the other responses or that you were given them.',
-        ];
-  const listed = responses.map((r, i) => `## Response ${i + 1}:\n${r}`);
+  const listed = responses.map((r, i) => `## Response ${i + 1}:\n${r}`).join('\n\n');
   return [
-    { role: 'system', content: `${intro.join('\n')}\n\n${listed.join('\n\n')}` },
-    { role: 'user', content: question(task) },
+    { role: 'system', content: p.render(`aggregate.${task.kind}`, { responses: listed }) },
+    { role: 'user', content: question(p, task) },
   ];
 }
 
 /** An LLM judge's request: rate one response to the original question from 1 to 10, as one JSON object. */
-export function judgePrompt(task: ToaTask, response: string): ChatMessage[] {
-  const reply = 'Reply with one JSON object and nothing else: {"score": <a number from 1 (useless) to 10 (excellent)>}';
-  if (task.kind === 'translation')
-    return [
-      { role: 'system', content: 'You are a careful, impartial evaluator of translations into English.' },
-      {
-        role: 'user',
-        content: [
-          `Rate the English translation below of the ${sourceText(task)}.`,
-          'Judge adequacy first (is every part of the meaning carried over, with nothing added?), then fluency (does it read as natural English?). Ignore differences of style that do not change the meaning.',
-          '',
-          `<source>\n${sourceOf(task)}\n</source>`,
-          '',
-          `<translation>\n${response}\n</translation>`,
-          '',
-          reply,
-        ].join('\n'),
-      },
-    ];
+export function judgePrompt(p: Prompts, task: ToaTask, response: string): ChatMessage[] {
+  const request =
+    task.kind === 'translation'
+      ? p.render('judge.translation', { source_name: sourceText(task), source: sourceOf(task), response })
+      : p.render('judge.instruction', { instruction: task.instruction, response });
   return [
-    { role: 'system', content: "You are a careful, impartial evaluator of AI assistants' answers." },
-    {
-      role: 'user',
-      content: [
-        'Rate how well the response below answers the question.',
-        'Consider whether it is correct, helpful, complete and clear, and whether it follows every instruction in the question. Do not reward length for its own sake.',
-        '',
-        `<question>\n${task.instruction}\n</question>`,
-        '',
-        `<response>\n${response}\n</response>`,
-        '',
-        reply,
-      ].join('\n'),
-    },
+    { role: 'system', content: p.render(`judge.${task.kind}_system`) },
+    { role: 'user', content: request },
   ];
 }
+
+// ---- the keys a `prompts:` file may replace -------------------------------------------------------------------------
+
+const JUDGE_REPLY = 'Reply with one JSON object and nothing else: {"score": <a number from 1 (useless) to 10 (excellent)>}';
+const SOURCE = { source_name: 'what the source is, e.g. "German text"', source: 'the text to translate' };
+
+/** Every TOA text a `prompts:` file may replace (an instruction task's question is its instruction, no template). */
+export const TOA_PROMPTS: PromptCatalog = {
+  'generate.translation': {
+    about: 'a translation task as the policy gets it (generate calls, and the user message of aggregate calls)',
+    placeholders: SOURCE,
+    required: ['source'],
+    text: [
+      'Translate the {source_name} below into English.',
+      'Reply with the English translation only: no quotation marks around it, no notes, no alternatives, no explanation.',
+      '',
+      '{source}',
+    ].join('\n'),
+  },
+  'refine.instruction': {
+    about: 'a refine call on an instruction task: a better answer from the question and an earlier one',
+    placeholders: { instruction: 'the question', previous: 'the earlier answer' },
+    required: ['instruction', 'previous'],
+    text: [
+      'Below are a question and an earlier answer to it. Write a new answer to the question that is better than the earlier one.',
+      'Keep what the earlier answer gets right; correct its mistakes, add what is missing and make unclear parts clear. Your answer must stand on its own: the reader will not see the earlier one.',
+      'Reply with the new answer only: no preamble, and no remarks about the earlier answer or about what you changed.',
+      '',
+      '<question>\n{instruction}\n</question>',
+      '',
+      '<earlier_answer>\n{previous}\n</earlier_answer>',
+    ].join('\n'),
+  },
+  'refine.translation': {
+    about: 'a refine call on a translation task: a better translation from the source and an earlier one',
+    placeholders: { ...SOURCE, previous: 'the earlier translation' },
+    required: ['source', 'previous'],
+    text: [
+      'Below are a {source_name} and an earlier English translation of it. Write a better English translation.',
+      'Keep what the earlier translation renders well; fix mistranslations, anything left out or added, and wording that does not read naturally in English.',
+      'Reply with the new English translation only: no notes, no explanation, no comments on the earlier translation.',
+      '',
+      '<source>\n{source}\n</source>',
+      '',
+      '<earlier_translation>\n{previous}\n</earlier_translation>',
+    ].join('\n'),
+  },
+  'aggregate.instruction': {
+    about: "an aggregate call's system message on an instruction task (the user message is the question)",
+    placeholders: { responses: 'the responses to synthesise, each under "## Response <n>:"' },
+    required: ['responses'],
+    text: [
+      "Several AI assistants have each answered the user's message. Their responses are listed below.",
+      'Read them critically: some may be wrong, incomplete or biased. Then write one response of your own that is better than each of them: keep their strongest points, correct their errors, and answer the user directly and completely.',
+      'Do not mention the other responses or that you were given them.',
+      '',
+      '{responses}',
+    ].join('\n'),
+  },
+  'aggregate.translation': {
+    about: "an aggregate call's system message on a translation task (the user message is generate.translation)",
+    placeholders: { responses: 'the translations to synthesise, each under "## Response <n>:"' },
+    required: ['responses'],
+    text: [
+      "Several translation systems have each translated the source text in the user's message into English. Their translations are listed below.",
+      'Compare them critically: some may misread the source, leave parts out or sound unnatural. Then write the single best English translation of the source, taking the best choices from each.',
+      'Reply with that translation only: no notes, and no mention of the translations you were given.',
+      '',
+      '{responses}',
+    ].join('\n'),
+  },
+  'judge.instruction_system': {
+    about: "the LLM judge's system prompt on an instruction task",
+    text: "You are a careful, impartial evaluator of AI assistants' answers.",
+  },
+  'judge.instruction': {
+    about: 'the LLM judge\'s request on an instruction task (it answers {"score": 1..10})',
+    placeholders: { instruction: 'the question', response: 'the response to rate' },
+    required: ['response'],
+    text: [
+      'Rate how well the response below answers the question.',
+      'Consider whether it is correct, helpful, complete and clear, and whether it follows every instruction in the question. Do not reward length for its own sake.',
+      '',
+      '<question>\n{instruction}\n</question>',
+      '',
+      '<response>\n{response}\n</response>',
+      '',
+      JUDGE_REPLY,
+    ].join('\n'),
+  },
+  'judge.translation_system': {
+    about: "the LLM judge's system prompt on a translation task",
+    text: 'You are a careful, impartial evaluator of translations into English.',
+  },
+  'judge.translation': {
+    about: 'the LLM judge\'s request on a translation task (it answers {"score": 1..10})',
+    placeholders: { ...SOURCE, response: 'the translation to rate' },
+    required: ['response'],
+    text: [
+      'Rate the English translation below of the {source_name}.',
+      'Judge adequacy first (is every part of the meaning carried over, with nothing added?), then fluency (does it read as natural English?). Ignore differences of style that do not change the meaning.',
+      '',
+      '<source>\n{source}\n</source>',
+      '',
+      '<translation>\n{response}\n</translation>',
+      '',
+      JUDGE_REPLY,
+    ].join('\n'),
+  },
+};
+
+/** The project's own texts (tests'). */
+export const DEFAULT_TOA_PROMPTS = defaultPrompts(TOA_PROMPTS);
 
 /** Scores a judge may give: the scale the judge prompt asks for. */
 export const JUDGE_SCALE = { min: 1, max: 10 } as const;

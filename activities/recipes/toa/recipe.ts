@@ -2,6 +2,7 @@
 // the loop trains), its runtime, its simulator. Nothing outside this folder names TOA.
 import type { RecipeDefinition, RoleDefault } from '../types';
 import { policyRoles, REWARD_ROLE, STUDENT_ROLE, toaRecipeSchema, type ToaRecipeConfig } from './config';
+import { TOA_PROMPTS } from './prompts';
 import { toaRuntime } from './runtime';
 import { createToaSimulatedPolicy } from './simulated-policy';
 import { isToaTaskKind, loadToaTasks, TOA_TASK_KINDS } from './tasks';
@@ -9,6 +10,7 @@ import { isToaTaskKind, loadToaTasks, TOA_TASK_KINDS } from './tasks';
 export const toaRecipe: RecipeDefinition<ToaRecipeConfig> = {
   name: 'toa',
   schema: toaRecipeSchema,
+  prompts: TOA_PROMPTS,
   // The student is the first (trained) role: its chain is the loop's checkpoint. The policies are the seed's pool of
   // different models (point each at its own checkpoint or endpoint); the reward is a reward model or a judge.
   roles: (cfg) => {

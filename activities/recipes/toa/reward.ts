@@ -7,6 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Chat, TokenUsage } from '../../llm/types';
 import { addUsage } from '../../llm/usage';
+import type { Prompts } from '../prompt-texts';
 import { judgePrompt, parseJudgeScore, rewardQuestion } from './prompts';
 import type { ToaTask } from './tasks';
 
@@ -16,7 +17,7 @@ export async function scoreResponse(
   chat: Chat,
   task: ToaTask,
   response: string,
-  o: { key: string; maxTokens: number; parseRetries: number },
+  o: { key: string; maxTokens: number; parseRetries: number; prompts: Prompts },
 ): Promise<RewardOutcome> {
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   try {
@@ -38,7 +39,7 @@ export async function scoreResponse(
     let last = '';
     for (let i = 0; i <= o.parseRetries; i++) {
       const out = await chat({
-        messages: judgePrompt(task, response),
+        messages: judgePrompt(o.prompts, task, response),
         decoding: { temperature: 0, maxTokens: o.maxTokens },
         sampleKey: i === 0 ? o.key : `${o.key}/retry-${i}`,
       });

@@ -8,6 +8,7 @@ import { addUsage } from '../../llm/usage';
 import { hashSeed } from '../../seeded-random';
 import { planner, type Method, type PlanParams } from './baselines';
 import { type ModelCompute, promptFlops } from './flops';
+import type { Prompts } from '../prompt-texts';
 import { aggregatePrompt, generatePrompt, refinePrompt } from './prompts';
 import { type RewardOutcome, scoreResponse } from './reward';
 import type { Call, Results } from './search';
@@ -34,6 +35,8 @@ export interface SearchRun {
   reward: Chat;
   decoding: Decoding;
   judge: { maxTokens: number; parseRetries: number };
+  /** The recipe's texts (prompts.ts TOA_PROMPTS, replaced by the config's `prompts:` file). */
+  prompts: Prompts;
   topK: number;
   flops: Record<string, ModelCompute>;
   seed: number;
@@ -50,20 +53,21 @@ export async function answerAndScore(o: {
   messages: ChatMessage[];
   decoding: Decoding;
   judge: { maxTokens: number; parseRetries: number };
+  prompts: Prompts;
   key: string;
 }): Promise<{ text: string; usage: TokenUsage; scored: RewardOutcome }> {
   const out = await o.policy({ messages: o.messages, decoding: o.decoding, sampleKey: o.key });
   const text = (out.texts[0] ?? '').trim();
   const scored = text
-    ? await scoreResponse(o.reward, o.task, text, { key: `${o.key}/reward`, ...o.judge })
+    ? await scoreResponse(o.reward, o.task, text, { key: `${o.key}/reward`, ...o.judge, prompts: o.prompts })
     : { failed: `${o.who} returned an empty response`, usage: { promptTokens: 0, completionTokens: 0 } };
   return { text, usage: out.usage, scored };
 }
 
-function messagesFor(task: ToaTask, call: Call) {
-  if (call.action === 'generate') return generatePrompt(task);
-  if (call.action === 'refine') return refinePrompt(task, call.parentText ?? '');
-  return aggregatePrompt(task, call.parentTexts ?? []);
+function messagesFor(p: Prompts, task: ToaTask, call: Call) {
+  if (call.action === 'generate') return generatePrompt(p, task);
+  if (call.action === 'refine') return refinePrompt(p, task, call.parentText ?? '');
+  return aggregatePrompt(p, task, call.parentTexts ?? []);
 }
 
 export async function runSearch(r: SearchRun): Promise<SearchRecord> {
@@ -78,9 +82,10 @@ export async function runSearch(r: SearchRun): Promise<SearchRecord> {
       policy: r.chats[call.model],
       reward: r.reward,
       task: r.task,
-      messages: messagesFor(r.task, call),
+      messages: messagesFor(r.prompts, r.task, call),
       decoding: { ...r.decoding, seed: hashSeed(r.seed, r.task.id, key) },
       judge: r.judge,
+      prompts: r.prompts,
       key,
     });
     addUsage(policyUsage, usage);

@@ -9,7 +9,8 @@ import type { Method, PlanParams } from './baselines';
 import { policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
 import { toaTrainingData } from './data';
 import { rewardVsFlops, toaMetrics } from './metrics';
-import { generatePrompt } from './prompts';
+import { generatePrompt, TOA_PROMPTS } from './prompts';
+import { recipePrompts } from '../prompt-file';
 import { recordTokens, summarizeSearch, type ToaBuildRecord, type ToaEvalRecord } from './records';
 import { toaRecordView } from './report-view';
 import { answerAndScore, runSearch } from './run-search';
@@ -31,6 +32,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
   const tasksFor = (split: Split): ToaTask[] => readToaSplit(cfg, split, cfg.task);
   const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
   const decoding = { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens };
+  const prompts = recipePrompts(TOA_PROMPTS, cfg);
   const search = (task: ToaTask, method: Method, chats: Record<string, Chat>, key: string) =>
     runSearch({
       task,
@@ -40,6 +42,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       reward: chats[REWARD_ROLE],
       decoding,
       judge: cfg.judge,
+      prompts,
       topK: cfg.topK,
       flops: cfg.flops,
       seed,
@@ -57,9 +60,10 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
         policy: chats[STUDENT_ROLE],
         reward: chats[REWARD_ROLE],
         task,
-        messages: generatePrompt(task),
+        messages: generatePrompt(prompts, task),
         decoding: { ...decoding, seed: hashSeed(seed, task.id, key, 'student') },
         judge: cfg.judge,
+        prompts,
         key: `${key}/student`,
       });
       const methods: ToaEvalRecord['methods'] = {};
@@ -81,7 +85,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
     reportFigures: (records) => rewardVsFlops(records as ToaEvalRecord[]),
     buildData: (records) => {
       const built = records as ToaBuildRecord[];
-      const { sft, pairs } = toaTrainingData(built, (id) => taskOf('train', id), cfg.data);
+      const { sft, pairs } = toaTrainingData(built, (id) => taskOf('train', id), { ...cfg.data, prompts });
       return {
         byRole: { [STUDENT_ROLE]: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
         counts: {
@@ -94,6 +98,9 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
     },
     describeRecord: (split, record) =>
       toaRecordView(record as ToaEvalRecord | ToaBuildRecord, taskOf(split, (record as ToaEvalRecord).taskId)),
-    probePrompts: (n) => tasksFor('eval').slice(0, n).map(generatePrompt),
+    probePrompts: (n) =>
+      tasksFor('eval')
+        .slice(0, n)
+        .map((t) => generatePrompt(prompts, t)),
   };
 }

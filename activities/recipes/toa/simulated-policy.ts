@@ -16,6 +16,7 @@
 // A response without a marker (not this simulator's) counts as quality 0.5. `simulatedScore(text)` reads the marker
 // back: the raw reward of a simulated reward-model or scoring-service endpoint (tests and the dry run serve it with
 // node:http). Text around the marker is filler that names the question; token counts are word counts.
+// It knows the project's own prompt texts only, so a config with a `prompts:` file cannot use it (configs/load.ts).
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { rewardQuestion } from './prompts';
