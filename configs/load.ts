@@ -121,13 +121,20 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if (out.trainer?.method === 'grpo') checkOnlineRl(out, file);
   // A scorer (SWEET-RL's learned critic) is trained by the loop before the data is built: it must be a trained role.
   const resolved = modelRoles(out, out.baseCheckpoint);
-  for (const role of recipeOf(out).needs(out.recipe).scorers ?? [])
-    if (out.trainer && out.recipe.trainTasks && resolved[role]?.kind !== 'trained')
+  for (const role of out.recipe.trainTasks ? (recipeOf(out).needs(out.recipe).scorers ?? []) : []) {
+    if (!out.trainer)
+      throw new ConfigError(
+        file,
+        'trainer',
+        `is required to build training data with a ${role} the loop trains first (recipe.data.critic: learned); without a trainer use recipe.data.critic: judge`,
+      );
+    if (resolved[role]?.kind !== 'trained')
       throw new ConfigError(
         file,
         `models.${role}`,
         `must be kind: trained: the recipe trains ${role} each iteration before building its data (recipe.data.critic: learned); for a fixed ${role} use recipe.data.critic: judge`,
       );
+  }
   return out;
 }
 

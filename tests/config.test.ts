@@ -108,6 +108,10 @@ describe('config validation', () => {
     expect(errorOf(() => loadConfig(colbench, { overrides: external })).message).toMatch(
       /models\.critic: must be kind: trained: the recipe trains critic each iteration .* use recipe\.data\.critic: judge/,
     );
+    const untrained = path.join(PROJECT_ROOT, 'tests/fixtures/prompts/colbench-code-seed.yaml'); // no trainer section
+    expect(errorOf(() => loadConfig(untrained, { overrides: ['recipe.data.critic=learned'] })).message).toMatch(
+      /trainer: is required to build training data with a critic the loop trains first .* use recipe\.data\.critic: judge/,
+    );
     const judge = loadConfig(colbench, { overrides: [...external, 'recipe.data.critic=judge', 'trainer.method=sft'] }).config;
     expect(judge.models.critic?.kind).toBe('external');
     expect(errorOf(() => loadConfig(colbench, { overrides: ['recipe.data.critic=oracle'] })).message).toMatch(

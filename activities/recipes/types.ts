@@ -1,6 +1,7 @@
 // What the generic stages (shards, scoring, evaluation, data building, the simulator, the CLI) need from a recipe.
 // Each recipe folder exports one RecipeDefinition; activities/recipes/registry.ts lists them, one line each.
 import type { z } from 'zod';
+import type { RecipeFidelity } from './fidelity';
 import type { Chat, ChatMessage } from '../llm/types';
 import type { ConversationView } from '../report/conversation-view';
 import type { Policy } from '../serving/openai-compatible-server';
@@ -137,6 +138,8 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   /** Online RL (trainer.method grpo): the RL trainer samples responses to the recipe's `rl` prompts, plays their
    *  futures with the recipe's user simulator and takes their rewards from it, over HTTP (CollabLLM with verl). */
   onlineRl?: OnlineRl<C>;
+  /** Where the recipe departs from its seed and what it is meant to reproduce (its fidelity.ts; docs/fidelity.md). */
+  fidelity: RecipeFidelity;
   /** `collab-loop score --recipe <name>`: one JSON line out per record in; bad input throws a ScoreInputError. */
   score?(o: { input: string; dataset?: string; tasks?: string; compat: 'fixed' | 'seed' }): Promise<string[]>;
 }

@@ -16,7 +16,8 @@
  *   sweet-rl.ts           turn states → n candidates → critic ranking → top-half/bottom-half step DPO pairs
  *   critic.ts             the critic seam: judge (default; prompt in prompts.ts) or the seed's log-prob advantage
  *   baselines.ts          MT-DPO trajectory pairs, the log-prob critic's training pairs, rejection fine-tuning
- *   compat.ts             `compat: fixed | seed` — where we differ from the seed's released code, and why
+ *   compat.ts             `compat: fixed | seed`
+ *   fidelity.ts           where fixed and seed differ, what is kept in both, the paper numbers (docs/fidelity.md)
  *   tasks.ts              task files (backend / frontend JSONL) → ColbenchTask; TaskFileError
  *   score.ts              `collab-loop score --recipe colbench-code`
  *   simulated-policy.ts   SIMULATOR of the agent, human and critic for dry runs (demo, tests, bench) — not a result

@@ -59,7 +59,7 @@ export const HTML_AGENT_SEED_SYSTEM_PROMPT = [
 ].join('\n');
 
 /** The agent's system prompt. The seed's text names `{dialogue_history}` but the seed never fills it; we leave it
- *  empty in both modes (compat.ts). */
+ *  empty in both modes (fidelity.ts). */
 export const agentSystemPrompt = (p: Prompts) => p.render('agent.system', { dialogue_history: '' });
 
 /** A dialogue turn as records keep it: the agent's visible message, or the human's reply. */

@@ -7,6 +7,7 @@ import { COLBENCH_CODE_PROMPTS, COLBENCH_HTML_PROMPTS } from './prompts';
 import { colbenchRuntime } from './runtime';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
 import { loadColbenchTasks, type ColbenchKind } from './tasks';
+import { colbenchFidelity } from './fidelity';
 
 const learnedCritic = (cfg: ColbenchRecipeConfig) => cfg.data.method === 'sweet-rl' && cfg.data.critic === 'learned';
 
@@ -28,6 +29,7 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
       ...(cfg.data.method === 'sweet-rl' ? { critic: cfg.data.critic === 'learned' ? 'trained' : 'frozen' } : {}),
     }),
     // Backend: all hidden tests pass; frontend: similarity of the final render to the reference.
+    fidelity: colbenchFidelity,
     headlineMetric: kind === 'code' ? 'success_rate' : 'mean_similarity',
     needs: (cfg) => ({
       sandboxScoring: true,

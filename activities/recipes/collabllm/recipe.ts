@@ -7,6 +7,7 @@ import { collabRewardHandlers } from './reward-service';
 import { collabRuntime, collabSettings, taskTestRunner } from './runtime';
 import { createCollabSimulatedPolicy } from './simulated-policy';
 import { isCollabTaskKind, loadCollabTasks, COLLAB_TASK_KINDS } from './tasks';
+import { collabllmFidelity } from './fidelity';
 
 /** The metrics a task kind can be scored on: BLEU needs a reference document, pass_rate unit tests. */
 const ONLY_FOR: Record<string, string> = { bleu: 'document', pass_rate: 'code' };
@@ -18,6 +19,7 @@ export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig> = {
   // The seed's user simulator and judges are larger API models (GPT-4o, Claude): point them at an endpoint with
   // models: {user: {kind: external, …}}; by default they are the base model, frozen.
   roles: () => ({ assistant: 'trained', user: 'frozen', judge: 'frozen', extractor: 'frozen' }),
+  fidelity: collabllmFidelity,
   headlineMetric: 'task_success',
   needs: (cfg) => ({ sandboxScoring: false, modelsForData: false, rendering: false, unitTests: cfg.task === 'code' }),
   runtime: (cfg, o) => collabRuntime(cfg, o.seed, o.format),

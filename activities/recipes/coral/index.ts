@@ -13,7 +13,8 @@
  *   sft.ts, preference-pairs.ts   training examples (rows per trainer: activities/data/formats.ts)
  *   pair-choice.ts        which pairs one tree-sampled turn yields (shuffled, or the seed's reward-gap order)
  *   data-options.ts       `recipe.data` → builder options, compat defaults, invalid combinations
- *   compat.ts             `compat: fixed | seed` — every place we differ from the seed's released code, and why
+ *   compat.ts             `compat: fixed | seed`
+ *   fidelity.ts           every place fixed and seed differ, what is kept in both, the paper numbers (docs/fidelity.md)
  *   tasks.ts              task files (MMLU-Pro, GPQA, MATH, ExploreToM, Hi-ToM) → CoralTask; TaskFileError
  *   score.ts              `collab-loop score --recipe coral`
  *   simulated-policy.ts   SIMULATOR of a model for dry runs (demo, tests, bench) — not a result

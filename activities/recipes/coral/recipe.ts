@@ -9,6 +9,7 @@ import { coralRuntime } from './runtime';
 import { scoreCoralRecord } from './score';
 import { createCoralSimulatedPolicy } from './simulated-policy';
 import { CORAL_DATASETS, isCoralDataset, loadCoralTasks } from './tasks';
+import { coralFidelity } from './fidelity';
 
 export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
   name: 'coral',
@@ -16,6 +17,7 @@ export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
   prompts: CORAL_PROMPTS,
   // The agents are one trained policy; the extractor reads each turn's belief, frozen at the base model by default.
   roles: () => ({ [AGENT_ROLE]: 'trained', extractor: 'frozen' }),
+  fidelity: coralFidelity,
   headlineMetric: 'agreement_correctness',
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => coralRuntime(cfg, o.seed, o.format),

@@ -10,6 +10,7 @@ import { debateRuntime, shape } from './runtime';
 import { createDebateSimulatedPolicy } from './simulated-policy';
 import { DEBATE_DATASETS, isDebateDataset, loadDebateTasks } from './tasks';
 import { majorityVote } from './vote';
+import { debateFidelity } from './fidelity';
 
 export const debateRecipe: RecipeDefinition<DebateRecipeConfig> = {
   name: 'debate',
@@ -25,6 +26,7 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig> = {
     if (cfg.summarize && rounds > 1 && agents > 1) roles[SUMMARIZER_ROLE] = 'frozen';
     return roles;
   },
+  fidelity: debateFidelity,
   headlineMetric: 'accuracy',
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => debateRuntime(cfg, o.seed, o.format),

@@ -6,6 +6,7 @@ import { TOA_PROMPTS } from './prompts';
 import { toaRuntime } from './runtime';
 import { createToaSimulatedPolicy } from './simulated-policy';
 import { isToaTaskKind, loadToaTasks, TOA_TASK_KINDS } from './tasks';
+import { toaFidelity } from './fidelity';
 
 export const toaRecipe: RecipeDefinition<ToaRecipeConfig> = {
   name: 'toa',
@@ -19,6 +20,7 @@ export const toaRecipe: RecipeDefinition<ToaRecipeConfig> = {
     roles[REWARD_ROLE] = 'frozen';
     return roles;
   },
+  fidelity: toaFidelity,
   headlineMetric: 'reward',
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => toaRuntime(cfg, o.seed, o.format),
