@@ -17,11 +17,15 @@ export async function startDevServer(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows/index.ts'),
+/** The workflows of one entry file, bundled quietly (a test that swaps in another build bundles its own). */
+export const bundleWorkflowsAt = (workflowsPath: string) =>
+  bundleWorkflowCode({
+    workflowsPath,
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
   });
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowsAt(require.resolve('../../workflows/index.ts'));
   return bundle;
 }
