@@ -3,7 +3,7 @@ import { stageTimesLine } from '../workflows/details';
 import { iterationLabel } from '../workflows/iteration-label';
 import { fmtNum, metricsTable } from '../workflows/metrics-table';
 import { roleChainLines } from '../workflows/role-chains';
-import type { IterationSummary } from '../workflows/types';
+import type { IterationSummary, Spend, SpendReport } from '../workflows/types';
 import type { RunStatus } from './runs';
 
 export { fmtNum, metricsTable };
@@ -16,6 +16,24 @@ export const runIterationLabel = (s: RunStatus) =>
     finished: s.loop.finished && !s.loop.stopped,
     stopped: s.loop.stopped,
   });
+
+const money = (s: Spend) => `${s.tokens} tokens${s.usd ? ` ($${s.usd.toFixed(4)})` : ''}`;
+
+/** "12345 tokens ($0.0123) · generate 10000 tokens · build-data 2345 tokens · roles: agent 8000 tokens, …" */
+export function spendLine(r: SpendReport): string {
+  const stages = Object.entries(r.byStage).map(([st, x]) => `${st} ${money(x!)}`);
+  const roles = Object.entries(r.byRole).map(([role, x]) => `${role} ${money(x)}`);
+  return [money(r.total), ...stages, ...(roles.length ? [`roles: ${roles.join(', ')}`] : [])].join(' · ');
+}
+
+/** The run's spend so far: the finished iterations' and the running one's (absent when none was recorded). */
+const runSpend = (reports: Array<SpendReport | undefined>): Spend | undefined =>
+  reports.some(Boolean)
+    ? reports.reduce<Spend>((a, r) => ({ tokens: a.tokens + (r?.total.tokens ?? 0), usd: a.usd + (r?.total.usd ?? 0) }), {
+        tokens: 0,
+        usd: 0,
+      })
+    : undefined;
 
 export function renderStatus(s: RunStatus): string {
   const { loop, iteration: it } = s;
@@ -31,6 +49,7 @@ export function renderStatus(s: RunStatus): string {
       lines.push(
         `  progress: shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live} done (${live} in running shards) · tokens ${it.tokens}`,
       );
+    if (it.spend) lines.push(`  spend: ${spendLine(it.spend)}`);
     const trainers = s.training?.length ? s.training : it.train?.step !== undefined ? [{ step: it.train.step, loss: it.train.loss }] : [];
     for (const t of trainers)
       lines.push(`  train${t.role ? ` ${t.role}` : ''}: step ${t.step}${t.loss !== undefined ? ` · loss ${fmtNum(t.loss)}` : ''}`);
@@ -52,6 +71,8 @@ export function renderStatus(s: RunStatus): string {
       lines.push(`  fix the cause, then: collab-loop retry ${loop.runName} [--stage S] [--set key=value]`);
     }
   }
+  const run = runSpend([...loop.done.map((d) => d.spend), s.workflowStatus === 'RUNNING' ? it?.spend : undefined]);
+  if (run) lines.push(`  run spend: ${run.tokens} tokens${run.usd ? ` · $${run.usd.toFixed(4)}` : ''}`);
   if (loop.trackingError) lines.push(`  tracking failed (the run went on without it): ${loop.trackingError}`);
   if (loop.done.length) lines.push('', metricsTable(loop.done));
   const roles = roleChainLines(loop.done);

@@ -31,6 +31,8 @@ export const externalEndpointSchema = z
     api: z.enum(ENDPOINT_APIS).default('chat'),
     /** Only for api score: the path of the scoring route under baseUrl (default /predict/). */
     path: z.string().startsWith('/', { message: 'must start with "/", e.g. /predict/' }).optional(),
+    /** What the endpoint charges, in US dollars per million tokens, for the run's `budget.usd` (absent: free). */
+    price: z.strictObject({ input: z.number().min(0), output: z.number().min(0) }).optional(),
   })
   .refine((e) => e.path === undefined || e.api === 'score', {
     path: ['path'],

@@ -151,6 +151,15 @@ export const loopConfigSchema = z.strictObject({
   llm: llmSchema.prefault({}),
   /** Experiment trackers that receive each iteration's metrics, the parameters, lineage and the report. */
   tracking: trackingSchema.optional(),
+  /**
+   * What the whole run may spend on LLM calls: tokens (prompt + completion, every role) and/or US dollars at the
+   * endpoints' `price`s. Reached: the run issues no new calls from the next shard boundary and waits as needs
+   * attention ("budget reached") until `collab-loop retry <run> --set budget.tokens=…` raises it or `stop`.
+   */
+  budget: z
+    .strictObject({ tokens: positiveInt.optional(), usd: z.number().positive().optional() })
+    .refine((b) => b.tokens !== undefined || b.usd !== undefined, { message: 'give tokens, usd or both' })
+    .optional(),
 });
 
 export type LoopConfig = z.infer<typeof loopConfigSchema>;

@@ -59,6 +59,8 @@ import {
   type RoleLineage,
   type ScorerModel,
   type ShardResult,
+  type Spend,
+  type SpendReport,
   type ShardSpec,
   type Stage,
   type StageStats,
@@ -125,6 +127,12 @@ function withSummary(summaries: boolean) {
     return (summaries ? fn.executeWithOptions({ summary } as ActivityOptions, [arg]) : fn(arg)) as ReturnType<CollabActivities[K]>;
   };
 }
+
+/** Spends added (either may be absent). */
+const addSpend = (a: Spend | undefined, b: Spend | undefined): Spend => ({
+  tokens: (a?.tokens ?? 0) + (b?.tokens ?? 0),
+  usd: (a?.usd ?? 0) + (b?.usd ?? 0),
+});
 
 const sumUsage = (rs: Array<Partial<LlmUsage>>): LlmUsage => ({
   calls: rs.reduce((a, r) => a + (r.calls ?? 0), 0),
@@ -270,6 +278,40 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   // activity and stays in this workflow's state. Iterations started before recipes declared it decided by name.
   const declaresNeeds = patched('recipe-needs-v1');
   let needs: RecipeNeeds | undefined = declaresNeeds ? undefined : legacyNeeds(config.recipe.name);
+  // The run's `budget` (spend per stage and role, a stop at the next shard boundary) came with this patch.
+  const budgets = patched('budget-v1');
+  /** This iteration's spend so far, from the finished shards and the data build (never double-counted on retries). */
+  const spendReport = (): SpendReport => {
+    const byStage: SpendReport['byStage'] = {};
+    const byRole: Record<string, Spend> = {};
+    const add = (stage: Stage, perRole: Record<string, Spend> | undefined) => {
+      for (const [role, s] of Object.entries(perRole ?? {})) {
+        byRole[role] = addSpend(byRole[role], s);
+        byStage[stage] = addSpend(byStage[stage], s);
+      }
+    };
+    for (const r of shardResults.values()) add('generate', r.spend);
+    add('build-data', data?.spend);
+    return { total: Object.values(byStage).reduce<Spend>((a, s) => addSpend(a, s), { tokens: 0, usd: 0 }), byStage, byRole };
+  };
+  /** Before issuing new calls: fails the stage as "budget reached" once the run has spent its budget. */
+  const checkBudget = () => {
+    const b = config.budget;
+    if (!budgets || !b) return;
+    const spent = addSpend(input.spentBefore, spendReport().total);
+    const over =
+      b.tokens !== undefined && spent.tokens >= b.tokens
+        ? `${spent.tokens} tokens of budget.tokens ${b.tokens}`
+        : b.usd !== undefined && spent.usd >= b.usd
+          ? `$${spent.usd.toFixed(4)} of budget.usd ${b.usd}`
+          : undefined;
+    if (over)
+      throw ApplicationFailure.create({
+        type: 'BudgetReached',
+        nonRetryable: true,
+        message: `budget reached: the run has spent ${over} (${spent.tokens} tokens, $${spent.usd.toFixed(4)}); raise it with \`collab-loop retry ${runName} --set budget.tokens=N\` (or budget.usd) — nothing done is lost`,
+      });
+  };
 
   const stageBodies: Record<Stage, () => Promise<void>> = {
     deploy: async () => {
@@ -296,6 +338,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       let next = 0;
       const lane = async () => {
         while (next < pending.length) {
+          checkBudget(); // at a shard boundary: shards in flight finish, no new one starts
           const shard = pending[next++];
           let r = await run(llm, 'runShard', shardSummary('shard', shard, perSplit(shard)), {
             ...ctx(),
@@ -314,6 +357,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
           status.conversations.done += r.conversations;
           status.tokens += r.tokens;
           Object.assign(status.stages!.generate!, sumUsage([...shardResults.values()]));
+          if (budgets) status.spend = spendReport();
           publish();
         }
       };
@@ -346,6 +390,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
       // Scorer roles (SWEET-RL's learned critic) are trained on this iteration's records first, then served, and the
       // data builder ranks with them. A retry redoes these steps cheaply: same rows, a finished trainer returns at
       // once, a healthy server is reused.
+      if (needs!.modelsForData) checkBudget();
       const scorerRoles = needs!.scorers?.length && config.trainer && deployed?.roles ? needs!.scorers : [];
       let scorers: Record<string, ScorerModel> | undefined;
       if (scorerRoles.length && patched('trained-scorers-v1')) {
@@ -385,6 +430,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
           })
         : await run(activities(config).cpu, 'buildTrainingData', summary, { ...ctx(), checkpoint, shards: trainShards });
       if (data.usage) Object.assign(status.stages!['build-data']!, data.usage);
+      if (budgets) status.spend = spendReport();
     },
     undeploy: async () => {
       if (deployed && !undeployed) await run(activities(config).deploy, 'undeployCheckpoint', undeploySummary(config), ctx());
@@ -522,6 +568,7 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
         }
       : {}),
     stages: status.stages,
+    ...(budgets ? { spend: spendReport(), ...(config.budget ? { budget: config.budget } : {}) } : {}),
     ...(deployed?.roles ? { models: roleLineage(deployed, data, trainedRoles, config) } : {}),
     manifests: {
       ...(deployed ? { deploy: deployed.manifest } : {}),

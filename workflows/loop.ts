@@ -31,7 +31,15 @@ import {
   stopSignal,
 } from './messages';
 import { trackSummary } from './stage-summaries';
-import { TASK_QUEUES, type IterationProgress, type IterationSummary, type LoopInput, type LoopState, type LoopStatus } from './types';
+import {
+  TASK_QUEUES,
+  type IterationProgress,
+  type IterationSummary,
+  type LoopInput,
+  type LoopState,
+  type LoopStatus,
+  type Spend,
+} from './types';
 
 export interface LoopResult {
   runName: string;
@@ -48,6 +56,13 @@ const trackers = proxyActivities<CollabActivities>({
   startToCloseTimeout: '10 minutes',
   retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '60s', nonRetryableErrorTypes: ['ConfigError'] },
 });
+
+/** What the finished iterations spent in total (for the next iteration's budget check). */
+const spentBy = (done: readonly IterationSummary[]): Spend =>
+  done.reduce<Spend>((a, d) => ({ tokens: a.tokens + (d.spend?.total.tokens ?? 0), usd: a.usd + (d.spend?.total.usd ?? 0) }), {
+    tokens: 0,
+    usd: 0,
+  });
 
 export async function trainingLoop(input: LoopInput, resumed?: LoopState & { paused?: boolean }): Promise<LoopResult> {
   const state: LoopState & { paused?: boolean } = resumed ?? { iteration: 0, checkpoint: input.config.baseCheckpoint, done: [] };
@@ -142,11 +157,12 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
         args: [
           {
             runName: input.runName,
-            config: input.config,
+            config: state.budget ? { ...input.config, budget: state.budget } : input.config,
             iteration: state.iteration,
             checkpoint: state.checkpoint,
             ...(state.checkpoints ? { checkpoints: state.checkpoints } : {}),
             evalOnly: !!input.evalOnly,
+            ...(state.done.some((d) => d.spend) ? { spentBefore: spentBy(state.done) } : {}),
           },
         ],
         staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}`,
@@ -160,6 +176,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
     if (state.paused) await child.signal(pauseSignal, true); // paused while the child was starting
     const summary = await childScope.run(() => child!.result());
     state.done.push(summary);
+    if (summary.budget) state.budget = summary.budget;
     if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
     // Each trained role's chain goes on from what it trained into (or what it served, when it had no examples).
     if (summary.models)

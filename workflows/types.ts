@@ -30,6 +30,10 @@ export interface IterationSummary {
   iteration: number;
   checkpoint: string;
   metrics: Record<string, number>;
+  /** LLM spend per stage and role (absent in runs recorded before budgets). */
+  spend?: SpendReport;
+  /** The budget in effect when the iteration ended (a retry may have raised it); the loop keeps it. */
+  budget?: LoopConfig['budget'];
   tokens: number;
   datasets?: { sft?: ArtifactRef; dpo?: ArtifactRef };
   nextCheckpoint?: string;
@@ -90,6 +94,8 @@ export interface LoopState {
   /** Each trained role's current checkpoint, once an iteration has served it (absent before model roles). */
   checkpoints?: Record<string, string>;
   done: IterationSummary[];
+  /** The budget a `retry --set budget…` raised, for the iterations after it (absent: the config's). */
+  budget?: LoopConfig['budget'];
 }
 
 export interface IterationInput {
@@ -100,6 +106,8 @@ export interface IterationInput {
   /** Each trained role's checkpoint (LoopState.checkpoints). */
   checkpoints?: Record<string, string>;
   evalOnly: boolean;
+  /** What the run's earlier iterations spent, for `budget` (absent before budgets). */
+  spentBefore?: Spend;
 }
 
 export interface Attention {
@@ -123,6 +131,8 @@ export interface IterationStatus {
   train?: { step?: number; loss?: number };
   /** Stages finished or under way, in order (absent from iterations recorded before it existed). */
   stages?: Partial<Record<Stage, StageStats>>;
+  /** LLM spend of this iteration so far (absent before budgets). */
+  spend?: SpendReport;
 }
 
 /** What an iteration tells its loop at each stage change, so the loop's UI page shows where the run is. */
@@ -175,6 +185,21 @@ export interface ShardResult {
   calls: number;
   cachedCalls: number;
   tokens: number;
+  /** LLM spend per model role (absent in shards run before budgets). */
+  spend?: Record<string, Spend>;
+}
+
+/** LLM spend: tokens (prompt + completion) and what they cost in US dollars at the endpoints' `price` (0 without). */
+export interface Spend {
+  tokens: number;
+  usd: number;
+}
+
+/** A run's or an iteration's spend, in total, per stage and per model role. */
+export interface SpendReport {
+  total: Spend;
+  byStage: Partial<Record<Stage, Spend>>;
+  byRole: Record<string, Spend>;
 }
 
 /** What the served checkpoint answered to the probe prompts, right after it became healthy. */
@@ -231,6 +256,8 @@ export interface BuiltData extends RoleDatasets {
   roles?: Record<string, RoleDatasets>;
   manifest: ArtifactRef;
   usage?: LlmUsage;
+  /** LLM spend per model role of the data builder's calls (absent before budgets). */
+  spend?: Record<string, Spend>;
 }
 
 export interface TrainResult {

@@ -7,27 +7,25 @@ import type { BuildDataInput, StageContext } from '../../workflows/activity-type
 import { recipeRuntime } from '../recipes/runtime';
 import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter, type EndpointRef, type UsageCounter } from '../llm/client';
-import { modelRoles, primaryRole, roleChats, roleEndpoints, rolesOfKind } from '../llm/roles';
+import { countedRoleChats, modelRoles, primaryRole, roleEndpoints, rolesOfKind, totalUsage } from '../llm/roles';
+import { spendByRole } from '../llm/spend';
 import type { Chat } from '../llm/types';
 import { storeFor, writeStageManifest } from '../manifest';
-import { AGENT_ROLE } from '../recipes/types';
+import { AGENT_ROLE, type TrainingData } from '../recipes/types';
 import { scriptLogProbChat } from '../llm/script-logprobs';
 import { servesLogProbs } from '../serving/log-prob-serving';
 import type { ScorerModel } from '../../workflows/types';
 
 /** The models a recipe's data builder calls (SWEET-RL: the served policy samples candidates, the critic ranks
  *  them). Through the durable cache like every call, so a retried stage pays for nothing twice. */
-function chatsFor(
-  input: StageContext & { agent: EndpointRef; roles?: Record<string, EndpointRef> },
-  usage: UsageCounter,
-): Record<string, Chat> {
-  const opts = {
-    cache: requestCacheFor(input.config.stateDir),
-    llm: input.config.llm,
-    usage,
-    signal: Context.current().cancellationSignal,
-  };
-  return roleChats(roleEndpoints(input.config, input.agent, input.roles), (endpoint) => createChat({ ...opts, endpoint }));
+function chatsFor(input: StageContext & { agent: EndpointRef; roles?: Record<string, EndpointRef> }): {
+  chats: Record<string, Chat>;
+  usage: Record<string, UsageCounter>;
+} {
+  const opts = { cache: requestCacheFor(input.config.stateDir), llm: input.config.llm, signal: Context.current().cancellationSignal };
+  return countedRoleChats(roleEndpoints(input.config, input.agent, input.roles), (endpoint, usage) =>
+    createChat({ ...opts, endpoint, usage }),
+  );
 }
 
 const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
@@ -46,19 +44,26 @@ const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
  */
 function logProbChatsFor(
   input: StageContext & { checkpoint: string; agent: EndpointRef; scorers: Record<string, ScorerModel> },
-  usage: UsageCounter,
+  usage: Record<string, UsageCounter>,
 ): Record<string, Chat> {
   const signal = Context.current().cancellationSignal;
-  const opts = { cache: requestCacheFor(input.config.stateDir), llm: input.config.llm, usage, signal };
+  const opts = { cache: requestCacheFor(input.config.stateDir), llm: input.config.llm, signal };
   const agentCheckpoint = modelRoles(input.config, input.checkpoint)[AGENT_ROLE];
-  const of = (m: ScorerModel) =>
-    m.endpoint ? createChat({ ...opts, endpoint: { ...m.endpoint, api: 'logprob' } }) : scriptLogProbChat(m.checkpoint, { signal });
+  const of = (m: ScorerModel, role: string) => {
+    usage[role] ??= newUsageCounter();
+    return m.endpoint
+      ? createChat({ ...opts, usage: usage[role], endpoint: { ...m.endpoint, api: 'logprob' } })
+      : scriptLogProbChat(m.checkpoint, { signal });
+  };
   return {
-    [AGENT_ROLE]: of({
-      checkpoint: 'checkpoint' in agentCheckpoint ? agentCheckpoint.checkpoint : input.checkpoint,
-      ...(servesLogProbs(input.config) ? { endpoint: input.agent } : {}),
-    }),
-    ...Object.fromEntries(Object.entries(input.scorers).map(([role, m]) => [role, of(m)])),
+    [AGENT_ROLE]: of(
+      {
+        checkpoint: 'checkpoint' in agentCheckpoint ? agentCheckpoint.checkpoint : input.checkpoint,
+        ...(servesLogProbs(input.config) ? { endpoint: input.agent } : {}),
+      },
+      AGENT_ROLE,
+    ),
+    ...Object.fromEntries(Object.entries(input.scorers).map(([role, m]) => [role, of(m, role)])),
   };
 }
 
@@ -80,16 +85,16 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
   const store = storeFor(input.config.stateDir);
   const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
   const runtime = recipeRuntime(input.config);
-  const counter = newUsageCounter();
   const agent = input.agent;
-  const data =
-    runtime.buildDataWithModels && agent
-      ? await runtime.buildDataWithModels(
-          records,
-          chatsFor({ ...input, agent }, counter),
-          input.scorers ? logProbChatsFor({ ...input, agent, scorers: input.scorers }, counter) : undefined,
-        )
-      : runtime.buildData(records);
+  const byRole: Record<string, UsageCounter> = {};
+  let data: TrainingData;
+  if (runtime.buildDataWithModels && agent) {
+    const { chats, usage } = chatsFor({ ...input, agent });
+    Object.assign(byRole, usage);
+    const logProbs = input.scorers ? logProbChatsFor({ ...input, agent, scorers: input.scorers }, byRole) : undefined;
+    data = await runtime.buildDataWithModels(records, chats, logProbs);
+  } else data = runtime.buildData(records);
+  const counter = totalUsage(Object.values(byRole));
   const usage: LlmUsage = {
     calls: counter.calls,
     cachedCalls: counter.cachedCalls,
@@ -138,5 +143,5 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
     },
     tokens: { prompt: counter.promptTokens, completion: counter.completionTokens },
   });
-  return { sft, dpo, ...(rl ? { rl } : {}), roles, manifest, usage };
+  return { sft, dpo, ...(rl ? { rl } : {}), roles, manifest, usage, spend: spendByRole(byRole, input.config) };
 }

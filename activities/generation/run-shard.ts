@@ -8,9 +8,10 @@ import type { ShardInput, ShardResult } from '../../workflows/types';
 import { generationServices } from './services';
 import { ArtifactStore } from '../artifacts/store';
 import { requestCacheFor } from '../llm/cache';
-import { createChat, newUsageCounter } from '../llm/client';
+import { createChat } from '../llm/client';
+import { spendByRole } from '../llm/spend';
 import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
-import { roleChats, roleEndpoints } from '../llm/roles';
+import { countedRoleChats, roleEndpoints, totalUsage } from '../llm/roles';
 import { startHeartbeat } from '../heartbeat';
 
 export interface ShardProgress {
@@ -27,9 +28,11 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   setMaxListeners(0, signal); // every in-flight request listens for cancellation
   const runtime = recipeRuntime(config);
   const cache = requestCacheFor(config.stateDir);
-  const usage = newUsageCounter();
-  const chatOpts = { cache, llm: config.llm, usage, signal };
-  const chats = roleChats(roleEndpoints(config, input.agent, input.roles), (endpoint) => createChat({ ...chatOpts, endpoint }));
+  const chatOpts = { cache, llm: config.llm, signal };
+  const { chats, usage: byRole } = countedRoleChats(roleEndpoints(config, input.agent, input.roles), (endpoint, usage) =>
+    createChat({ ...chatOpts, endpoint, usage }),
+  );
+  const usage = () => totalUsage(Object.values(byRole));
   const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
   const services = generationServices(store, recipeNeeds(config));
 
@@ -50,8 +53,9 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
       try {
         records[i] = await runtime.runTask({ split: shard.split, ...jobs[i], chats, services });
         progress.done++;
-        progress.calls = usage.calls;
-        progress.cachedCalls = usage.cachedCalls;
+        const u = usage();
+        progress.calls = u.calls;
+        progress.cachedCalls = u.cachedCalls;
         hb.update({ ...progress });
       } catch (err) {
         errors.push(err);
@@ -70,11 +74,13 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     throw fatal ?? errors[0];
   }
   const ref = store.putJsonl(records);
+  const u = usage();
   return {
     records: ref,
     conversations: records.length,
-    calls: usage.calls,
-    cachedCalls: usage.cachedCalls,
+    calls: u.calls,
+    cachedCalls: u.cachedCalls,
     tokens: records.reduce<number>((sum, r) => sum + runtime.recordTokens(r), 0),
+    spend: spendByRole(byRole, config),
   };
 }

@@ -4,7 +4,7 @@
 import type { LoopConfig } from '../../configs/schema';
 import type { ExternalEndpoint, RoleKind } from '../../configs/fields';
 import { recipeOf } from '../recipes/runtime';
-import { externalEndpointRef, type EndpointRef } from './client';
+import { externalEndpointRef, newUsageCounter, type EndpointRef, type UsageCounter } from './client';
 import type { Chat } from './types';
 
 export type ResolvedRole = { kind: 'trained' | 'frozen'; checkpoint: string } | { kind: 'external'; endpoint: ExternalEndpoint };
@@ -51,6 +51,27 @@ export function roleEndpoints(
 /** A chat per role, each through the durable request cache. */
 export function roleChats(endpoints: Record<string, EndpointRef>, make: (e: EndpointRef) => Chat): Record<string, Chat> {
   return Object.fromEntries(Object.entries(endpoints).map(([role, e]) => [role, make(e)]));
+}
+
+/** A chat per role with a usage counter per role (what each role spent: activities/llm/spend.ts). */
+export function countedRoleChats(
+  endpoints: Record<string, EndpointRef>,
+  make: (e: EndpointRef, usage: UsageCounter) => Chat,
+): { chats: Record<string, Chat>; usage: Record<string, UsageCounter> } {
+  const usage: Record<string, UsageCounter> = {};
+  const chats: Record<string, Chat> = {};
+  for (const [role, e] of Object.entries(endpoints)) {
+    usage[role] = newUsageCounter();
+    chats[role] = make(e, usage[role]);
+  }
+  return { chats, usage };
+}
+
+/** The counters of several roles (or calls) as one. */
+export function totalUsage(counters: readonly UsageCounter[]): UsageCounter {
+  const total = newUsageCounter();
+  for (const c of counters) for (const k of Object.keys(total) as Array<keyof UsageCounter>) total[k] += c[k];
+  return total;
 }
 
 /** The role whose chain is the loop's checkpoint: the first trained role, else the first role. */

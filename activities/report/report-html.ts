@@ -12,7 +12,7 @@ import { recipeRuntime } from '../recipes/runtime';
 import { conversationBrowser, sampleViews } from './conversation-browser';
 import type { ConversationView } from './conversation-view';
 import { esc, note, page, section } from './html';
-import { stageTimeTable, llmUsageTable } from './stage-tables';
+import { spendTables, stageTimeTable, llmUsageTable } from './stage-tables';
 import { legendHtml, linePlotSvg, type Series } from './svg-plot';
 
 export interface ReportOptions {
@@ -201,6 +201,11 @@ export function reportHtml(runName: string, rows: IterationSummary[], opts: Repo
       'llm-usage',
       'LLM calls and tokens per stage',
       guarded(() => llmUsageTable(rows)),
+    ),
+    section(
+      'spend',
+      'LLM spend per stage and per model role',
+      guarded(() => spendTables(rows)),
     ),
     section(
       'stage-time',

@@ -1,5 +1,5 @@
 // Where an iteration's time and LLM budget went: one row per iteration, one column per stage.
-import { STAGES, type IterationSummary, type StageStats } from '../../workflows/types';
+import { STAGES, type IterationSummary, type Spend, type Stage, type StageStats } from '../../workflows/types';
 import { esc, note } from './html';
 
 const duration = (ms: number) =>
@@ -11,6 +11,23 @@ const duration = (ms: number) =>
         ? `${(ms / 60_000).toFixed(1)} min`
         : `${(ms / 3_600_000).toFixed(1)} h`;
 
+/** One row per iteration, one column per key (a stage or a model role) that some row has. */
+function iterationTable(
+  rows: IterationSummary[],
+  keys: readonly string[],
+  cell: (r: IterationSummary, key: string) => string,
+  total: (r: IterationSummary) => string,
+  cls: string,
+  attr = 'stage',
+): string {
+  const head = `<tr><th>iteration</th>${keys.map((k) => `<th>${esc(k)}</th>`).join('')}<th>total</th></tr>`;
+  const body = rows.map(
+    (r) =>
+      `<tr data-iteration="${r.iteration}"><td>iter ${r.iteration}</td>${keys.map((k) => `<td data-${attr}="${esc(k)}">${cell(r, k)}</td>`).join('')}<td>${total(r)}</td></tr>`,
+  );
+  return `<table class="${cls}">${head}\n${body.join('\n')}</table>`;
+}
+
 function stageTable(
   rows: IterationSummary[],
   cell: (s: StageStats | undefined) => string,
@@ -18,12 +35,21 @@ function stageTable(
   cls: string,
 ): string {
   const stages = STAGES.filter((st) => rows.some((r) => r.stages?.[st]));
-  const head = `<tr><th>iteration</th>${stages.map((st) => `<th>${esc(st)}</th>`).join('')}<th>total</th></tr>`;
-  const body = rows.map(
-    (r) =>
-      `<tr data-iteration="${r.iteration}"><td>iter ${r.iteration}</td>${stages.map((st) => `<td data-stage="${st}">${cell(r.stages?.[st])}</td>`).join('')}<td>${total(r)}</td></tr>`,
-  );
-  return `<table class="${cls}">${head}\n${body.join('\n')}</table>`;
+  return iterationTable(rows, stages, (r, st) => cell(r.stages?.[st as Stage]), total, cls);
+}
+
+const spendText = (s: Spend | undefined) => (s ? `${s.tokens} tokens${s.usd ? `<br>$${s.usd.toFixed(4)}` : ''}` : '-');
+
+/** What the LLM calls spent (tokens, and dollars at the endpoints' prices), per stage and per model role. */
+export function spendTables(rows: IterationSummary[]): string {
+  if (!rows.some((r) => r.spend)) return note('Not recorded: this run predates budgets and spend accounting.');
+  const stages = STAGES.filter((st) => rows.some((r) => r.spend?.byStage[st]));
+  const roles = [...new Set(rows.flatMap((r) => Object.keys(r.spend?.byRole ?? {})))];
+  const total = (r: IterationSummary) => spendText(r.spend?.total);
+  return [
+    iterationTable(rows, stages, (r, st) => spendText(r.spend?.byStage[st as Stage]), total, 'spend-stage'),
+    iterationTable(rows, roles, (r, role) => spendText(r.spend?.byRole[role]), total, 'spend-role', 'role'),
+  ].join('\n');
 }
 
 /** LLM calls (cached ones counted in, shown apart) and tokens per stage. */

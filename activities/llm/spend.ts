@@ -1,0 +1,33 @@
+// What a run's LLM calls spend, per model role: tokens (prompt + completion) and US dollars at the endpoint's
+// `price` (configs/fields.ts; per million tokens, input and output apart). A role served by the loop costs nothing;
+// a role behind an external endpoint costs what its endpoint's price says, and with `server.kind: external` the
+// served roles cost the server endpoint's price. Every call counts, answered from the cache or not: a cached answer
+// is a call of this run's work paid by an earlier attempt.
+import type { LoopConfig, Spend } from '../../workflows/types';
+import type { UsageCounter } from './client';
+import { modelRoles } from './roles';
+
+type Price = { input: number; output: number };
+
+/** Each role's price, if its endpoint has one. */
+export function rolePrices(config: LoopConfig): Record<string, Price | undefined> {
+  const server = config.server.kind === 'external' ? config.server.endpoint.price : undefined;
+  return Object.fromEntries(
+    Object.entries(modelRoles(config, config.baseCheckpoint)).map(([role, r]) => [role, r.kind === 'external' ? r.endpoint.price : server]),
+  );
+}
+
+export function spendOf(usage: Pick<UsageCounter, 'promptTokens' | 'completionTokens'>, price: Price | undefined): Spend {
+  const usd = price ? (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1e6 : 0;
+  return { tokens: usage.promptTokens + usage.completionTokens, usd };
+}
+
+/** Spend per role from one usage counter per role; roles that made no call are left out. */
+export function spendByRole(counters: Record<string, UsageCounter>, config: LoopConfig): Record<string, Spend> {
+  const prices = rolePrices(config);
+  return Object.fromEntries(
+    Object.entries(counters)
+      .filter(([, u]) => u.calls > 0)
+      .map(([role, u]) => [role, spendOf(u, prices[role])]),
+  );
+}
