@@ -1,13 +1,11 @@
 // Client connection for CLI commands; registers our search attributes on servers that lack them.
 import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
-
-export const temporalAddress = () => process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-export const temporalNamespace = () => process.env.TEMPORAL_NAMESPACE ?? 'default';
+import { temporalTarget } from './temporal-config';
 
 export async function connectClient(): Promise<Client> {
-  const connection = await Connection.connect({ address: temporalAddress(), connectTimeout: 5000 });
-  return new Client({ connection, namespace: temporalNamespace() });
+  const { connection, namespace } = temporalTarget();
+  return new Client({ connection: await Connection.connect({ ...connection, connectTimeout: 5000 }), namespace });
 }
 
 const INDEXED_TYPE: Record<string, number> = { TEXT: 1, KEYWORD: 2, INT: 3, DOUBLE: 4, BOOL: 5 };

@@ -18,6 +18,8 @@ export interface DevServerOptions {
   log: 'inherit' | string;
   /** Own process group, not killed with the starter: for a server that outlives the command that started it. */
   detached?: boolean;
+  /** Namespaces created at launch besides "default". */
+  namespaces?: string[];
 }
 
 export function devServerArgs(o: DevServerOptions): string[] {
@@ -36,6 +38,7 @@ export function devServerArgs(o: DevServerOptions): string[] {
   ];
   if (o.headless) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort ?? 8233));
+  for (const ns of o.namespaces ?? []) args.push('--namespace', ns);
   for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type]}`);
   return args;
 }

@@ -2,14 +2,15 @@
 import { NativeConnection } from '@temporalio/worker';
 import { installWorkerLogging } from '../workers/logging';
 import { createWorkers, runWorkers } from '../workers/run-worker';
-import { temporalNamespace } from './connection';
+import { temporalTarget } from './temporal-config';
 
-export async function withInProcessWorkers<T>(address: string, work: () => Promise<T>): Promise<T> {
+export async function withInProcessWorkers<T>(work: () => Promise<T>): Promise<T> {
   // The command prints its own progress; the worker's state-change INFO lines would bury it. Warnings still show.
   installWorkerLogging('WARN');
-  const connection = await NativeConnection.connect({ address });
+  const target = temporalTarget();
+  const connection = await NativeConnection.connect(target.connection);
   try {
-    const workers = await createWorkers({ connection, namespace: temporalNamespace() });
+    const workers = await createWorkers({ connection, namespace: target.namespace });
     return (await runWorkers(workers, work())) as T;
   } finally {
     await connection.close();

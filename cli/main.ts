@@ -12,7 +12,8 @@ import {
 } from '../workflows/messages';
 import { STAGES, type Stage } from '../workflows/types';
 import { applyOverridesToConfig } from '../configs/load';
-import { connectClient, ensureSearchAttributes, temporalAddress } from './connection';
+import { connectClient, ensureSearchAttributes } from './connection';
+import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
 import { cliAction, UserError } from './user-error';
 import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLoop, waitForRun } from './runs';
 import { lineageLines, metricsTable, renderStatus } from './format';
@@ -79,9 +80,12 @@ program
       if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
       const gpuSlots = Number(o.gpuSlots);
       if (!Number.isInteger(gpuSlots) || gpuSlots < 1) throw new UserError(`--gpu-slots: "${o.gpuSlots}" is not a positive whole number`);
-      const connection = await NativeConnection.connect({ address: temporalAddress() });
-      const workers = await createWorkers({ connection, queues: queues as typeof ALL_QUEUES, gpuSlots });
-      console.log(`collab-loop worker polling ${queues.join(', ')} on ${temporalAddress()} (pid ${process.pid})`);
+      const target = temporalTarget();
+      const connection = await NativeConnection.connect(target.connection);
+      const { namespace } = target;
+      const workers = await createWorkers({ connection, namespace, queues: queues as typeof ALL_QUEUES, gpuSlots });
+      const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
+      console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})`);
       await runWorkers(workers);
       await connection.close();
     }),

@@ -20,36 +20,38 @@ function progressPrinter(): (s: RunStatus) => void {
   };
 }
 
-export const uiLink = (ui: string, workflowId: string) => `${ui}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
+const uiLink = (ui: string, namespace: string, workflowId: string) =>
+  `${ui}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 
 async function runToEnd(
   loaded: LoadedConfig,
   evalOnly: boolean,
-): Promise<{ status: RunStatus; ui?: string; started: boolean; pid?: number }> {
+): Promise<{ status: RunStatus; link?: string; started: boolean; pid?: number }> {
   const server = await ensureDevServer(loaded.config.stateDir);
   if (server.started)
     console.log(`started the Temporal dev server (pid ${server.pid}, state ${loaded.config.stateDir}/temporal.sqlite, log ${server.log})`);
   const client = await connectClient();
   await ensureSearchAttributes(client);
-  const status = await withInProcessWorkers(server.address, async () => {
+  const status = await withInProcessWorkers(async () => {
     await startLoop(client, loaded, { evalOnly });
     console.log(
       `run ${loaded.runName}: ${evalOnly ? 'evaluation' : `iterations 0–${loaded.config.iterations - 1}`} of ${loaded.config.recipe.name}`,
     );
     return waitForRun(client, loaded.runName, progressPrinter(), 500, { returnOnAttention: true });
   });
-  return { status, ui: server.uiUrl, started: server.started, pid: server.pid };
+  const link = server.uiUrl && uiLink(server.uiUrl, client.options.namespace, loopWorkflowId(loaded.runName));
+  return { status, link, started: server.started, pid: server.pid };
 }
 
 export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean }): Promise<void> {
   const t0 = Date.now();
-  const { status, ui, started, pid } = await runToEnd(loaded, false);
+  const { status, link, started, pid } = await runToEnd(loaded, false);
   console.log(
     `\n${status.workflowStatus === 'COMPLETED' ? 'finished' : status.workflowStatus.toLowerCase()} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`,
   );
   console.log(metricsTable(status.loop.done));
   console.log(`\nlineage:\n${lineageLines(status.loop.done)}`);
-  if (ui) console.log(`\nTemporal UI: ${uiLink(ui, loopWorkflowId(loaded.runName))}`);
+  if (link) console.log(`\nTemporal UI: ${link}`);
   if (started && pid) {
     if (opts.stopServer) process.kill(-pid, 'SIGTERM');
     else console.log(`The dev server keeps running for the UI (pid ${pid}); stop it with: kill ${pid}`);
@@ -65,10 +67,10 @@ export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean 
 }
 
 export async function runEval(loaded: LoadedConfig): Promise<void> {
-  const { status, ui } = await runToEnd(loaded, true);
+  const { status, link } = await runToEnd(loaded, true);
   console.log('');
   console.log(metricsTable(status.loop.done));
-  if (ui) console.log(`\nTemporal UI: ${uiLink(ui, loopWorkflowId(loaded.runName))}`);
+  if (link) console.log(`\nTemporal UI: ${link}`);
   if (status.workflowStatus !== 'COMPLETED') {
     console.log(renderStatus(status));
     process.exitCode = 1;

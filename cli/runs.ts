@@ -89,13 +89,17 @@ export interface RunStatus {
   result?: LoopResult;
 }
 
+/** The namespace is named: a run started under another TEMPORAL_NAMESPACE or profile is the usual cause. */
+const noSuchRun = (client: Client, runName: string) =>
+  new UserError(`no run named "${runName}" in namespace ${client.options.namespace} (see collab-loop list)`);
+
 export async function getRunStatus(client: Client, runName: string): Promise<RunStatus> {
   const handle = client.workflow.getHandle(loopWorkflowId(runName));
   let desc: Awaited<ReturnType<typeof handle.describe>>;
   try {
     desc = await handle.describe();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new UserError(`no run named "${runName}" (see collab-loop list)`);
+    if (err instanceof WorkflowNotFoundError) throw noSuchRun(client, runName);
     throw err;
   }
   const workflowStatus = desc.status.name;
@@ -174,7 +178,7 @@ export async function requireRunning(client: Client, runName: string): Promise<v
     const d = await client.workflow.getHandle(loopWorkflowId(runName)).describe();
     if (d.status.name !== 'RUNNING') throw new UserError(`run "${runName}" is not running (${d.status.name.toLowerCase()})`);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new UserError(`no run named "${runName}" (see collab-loop list)`);
+    if (err instanceof WorkflowNotFoundError) throw noSuchRun(client, runName);
     throw err;
   }
 }

@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import path from 'node:path';
 import { portOpen, startDevServer, waitForPort } from './dev-server';
-import { temporalAddress } from './connection';
+import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
 
 export interface EnsuredServer {
   address: string;
@@ -17,15 +17,20 @@ export interface DevServerPorts {
   uiPort?: number;
 }
 
+/** A dev server we start serves the configured namespace too, so that TEMPORAL_NAMESPACE works against it. */
+const extraNamespaces = (namespace: string) => (namespace === DEFAULT_NAMESPACE ? [] : [namespace]);
+
 /** A server already listening is reused; otherwise one is started detached, logging to <stateDir>/temporal-server.log,
  *  and keeps running (for the UI) after this process exits. */
 export async function ensureDevServer(stateDir: string, ports: DevServerPorts = {}): Promise<EnsuredServer> {
   const port = ports.port ?? 7233;
   const uiUrl = `http://localhost:${ports.uiPort ?? 8233}`;
-  if (process.env.TEMPORAL_ADDRESS && ports.port === undefined) return { address: temporalAddress(), started: false };
+  const target = temporalTarget();
+  if (target.addressConfigured && ports.port === undefined) return { address: target.address, started: false };
   if (await portOpen(port)) return { address: `127.0.0.1:${port}`, started: false, uiUrl };
   const log = path.join(stateDir, 'temporal-server.log');
-  const child = startDevServer({ stateDir, log, detached: true, port, uiPort: ports.uiPort });
+  const namespaces = extraNamespaces(target.namespace);
+  const child = startDevServer({ stateDir, log, detached: true, port, uiPort: ports.uiPort, namespaces });
   child.unref();
   await waitForPort(port, 30_000, child);
   if (ports.uiPort !== 0) await waitForPort(ports.uiPort ?? 8233, 30_000, child); // the link printed next must open
@@ -34,7 +39,7 @@ export async function ensureDevServer(stateDir: string, ports: DevServerPorts = 
 
 /** The foreground server of `collab-loop server`: runs until it exits (Ctrl-C reaches both). */
 export async function runDevServer(o: { stateDir: string; port: number; uiPort: number }): Promise<number> {
-  const child = startDevServer({ ...o, log: 'inherit' });
+  const child = startDevServer({ ...o, log: 'inherit', namespaces: extraNamespaces(temporalTarget().namespace) });
   // A signal sent to this process alone (kill <pid>, a supervisor) must reach the server too.
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => child.kill(sig));
   const [code] = (await once(child, 'exit')) as [number | null];

@@ -2,7 +2,8 @@
 // unreachable for seconds, and right after a restart a query can be refused with "consistent query buffer is
 // full". The run itself goes on in the server; a command waiting for it must not give up on the first refusal.
 import type { Client } from '@temporalio/client';
-import { connectClient, temporalAddress } from './connection';
+import { connectClient } from './connection';
+import { temporalAddressForMessages } from './temporal-config';
 import { UserError } from './user-error';
 
 /** Waiting commands (`start --wait`, demo, eval, stop) ride out restarts; status commands answer sooner. */
@@ -60,12 +61,12 @@ export async function withServerRetry<T>(fn: () => Promise<T>, o: ServerRetryOpt
       if (downSince === undefined) {
         downSince = now;
         say(
-          `collab-loop: server unreachable at ${temporalAddress()}, retrying for up to ${Math.round(o.giveUpAfterMs / 1000)} s (${firstLine(err)})`,
+          `collab-loop: server unreachable at ${temporalAddressForMessages()}, retrying for up to ${Math.round(o.giveUpAfterMs / 1000)} s (${firstLine(err)})`,
         );
       }
       if (now - downSince >= o.giveUpAfterMs)
         throw new UserError(
-          `gave up ${o.what}: the Temporal server at ${temporalAddress()} has been unreachable for ${Math.round((now - downSince) / 1000)} s ` +
+          `gave up ${o.what}: the Temporal server at ${temporalAddressForMessages()} has been unreachable for ${Math.round((now - downSince) / 1000)} s ` +
             '(start it with `collab-loop server`, or set TEMPORAL_ADDRESS). A run already started goes on in the server; ' +
             'check it with `collab-loop status <name>` once the server is back.',
         );

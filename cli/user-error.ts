@@ -1,4 +1,6 @@
 // The CLI's promise: a user mistake prints one line naming what to fix — never a stack trace.
+import { temporalAddressForMessages } from './temporal-config';
+
 export class UserError extends Error {
   override name = 'UserError';
 }
@@ -12,6 +14,7 @@ const USER_ERROR_NAMES = new Set([
   'TemplateError',
   'WorkflowNotFoundError',
   'WorkflowExecutionAlreadyStartedError',
+  'TemporalConfigError',
 ]);
 
 export function describeCliError(err: unknown): { message: string; user: boolean } {
@@ -20,7 +23,15 @@ export function describeCliError(err: unknown): { message: string; user: boolean
   const msg = String(e?.message ?? err);
   if (/ECONNREFUSED|TransportError|Failed to connect|connect ECONNREFUSED|UNAVAILABLE/i.test(msg))
     return {
-      message: `cannot reach the Temporal server at ${process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233'} — start it with \`collab-loop server\` (or set TEMPORAL_ADDRESS)`,
+      message: `cannot reach the Temporal server at ${temporalAddressForMessages()} — start it with \`collab-loop server\` (or set TEMPORAL_ADDRESS)`,
+      user: true,
+    };
+  const ns = /Namespace not found: '([^']+)'|Namespace (\S+) (?:is|was) not found/.exec(msg);
+  if (ns)
+    return {
+      message:
+        `namespace ${ns[1] ?? ns[2]} does not exist on the Temporal server at ${temporalAddressForMessages()} ` +
+        `(set by TEMPORAL_NAMESPACE or the profile's namespace); create it with \`temporal operator namespace create --namespace ${ns[1] ?? ns[2]}\``,
       user: true,
     };
   return { message: msg, user: false };

@@ -8,11 +8,13 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/messages';
 
 const require = createRequire(import.meta.url);
 
-export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+/** `namespaces`: created at launch besides "default" (the env's own client stays in "default"). */
+export async function startDevServer(o: { namespaces?: string[] } = {}): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: temporalCliPath() },
       searchAttributes: [...SEARCH_ATTRIBUTES],
+      extraArgs: (o.namespaces ?? []).flatMap((ns) => ['--namespace', ns]),
     },
   });
 }
