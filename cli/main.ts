@@ -62,6 +62,7 @@ program
   .description('run workers for the given task-queue classes (default: all)')
   .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu,sandbox')
   .option('--gpu-slots <n>', 'trainers and server starts the gpu worker runs at once (e.g. one per GPU)', '4')
+  .option('--metrics-port <n>', 'serve Prometheus metrics (SDK worker metrics + collab_loop_*) on this port at /metrics', port)
   .addOption(
     new Option(
       '--log-level <level>',
@@ -71,10 +72,15 @@ program
       .default('warn'),
   )
   .action(
-    cliAction(async (o: { queues?: string; logLevel: string; gpuSlots: string }) => {
+    cliAction(async (o: { queues?: string; logLevel: string; gpuSlots: string; metricsPort?: number }) => {
       const { NativeConnection } = await import('@temporalio/worker');
       const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
-      (await import('../workers/logging')).installWorkerLogging(o.logLevel.toUpperCase() as 'WARN');
+      const { installWorkerLogging } = await import('../workers/logging');
+      try {
+        installWorkerLogging(o.logLevel.toUpperCase() as 'WARN', o.metricsPort);
+      } catch (err) {
+        throw new UserError(`--metrics-port ${o.metricsPort}: ${err instanceof Error ? err.message : String(err)}`);
+      }
       const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
       const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
       if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
@@ -85,7 +91,8 @@ program
       const { namespace } = target;
       const workers = await createWorkers({ connection, namespace, queues: queues as typeof ALL_QUEUES, gpuSlots });
       const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
-      console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})`);
+      const metricsAt = o.metricsPort ? `, metrics on :${o.metricsPort}/metrics` : '';
+      console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`);
       await runWorkers(workers);
       await connection.close();
     }),

@@ -3,6 +3,7 @@
 // start, which is expected here and is dropped. Everything else at or above the level is printed.
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/common';
+import { useMetricMeter } from '../activities/metrics';
 
 const EXPECTED = /^No (workflows|activities) registered, not polling/;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
@@ -14,14 +15,21 @@ function print(entry: LogEntry): void {
   process.stderr.write(`${when} [${entry.level}] ${entry.message}${meta}\n`);
 }
 
-/** Installs the process-wide Temporal runtime logger once; later calls are no-ops. `COLLAB_LOOP_LOG_LEVEL` overrides. */
-export function installWorkerLogging(level: LogLevel = 'WARN'): void {
+/**
+ * Installs the process-wide Temporal runtime logger once; later calls are no-ops. `COLLAB_LOOP_LOG_LEVEL` overrides.
+ * `metricsPort`: the runtime also serves Prometheus metrics on that port (all interfaces) at /metrics — the SDK's
+ * worker metrics and the project's (activities/metrics.ts). The runtime is installed once per process, so metrics
+ * must be asked for by the first call.
+ */
+export function installWorkerLogging(level: LogLevel = 'WARN', metricsPort?: number): void {
   const chosen = (process.env.COLLAB_LOOP_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) ?? level;
+  const metrics = metricsPort === undefined ? undefined : { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } };
   try {
-    Runtime.install({ logger: new DefaultLogger(chosen, print) });
-  } catch {
-    /* already installed in this process */
+    Runtime.install({ logger: new DefaultLogger(chosen, print), ...(metrics ? { telemetryOptions: { metrics } } : {}) });
+  } catch (err) {
+    if (metrics) throw err; /* else already installed in this process */
   }
+  if (metrics) useMetricMeter(Runtime.instance().metricMeter);
 }
 
 /**

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
 import { TASK_QUEUES, type QueueClass } from '../workflows/types';
 import { bundlerLogger } from './logging';
+import { runLabelInterceptor } from './metric-labels';
 
 const require = createRequire(import.meta.url);
 
@@ -41,7 +42,7 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
         connection: opts.connection,
         namespace: opts.namespace ?? 'default',
         taskQueue: TASK_QUEUES[q],
-        ...(q === 'workflows' ? { workflowBundle } : { activities }),
+        ...(q === 'workflows' ? { workflowBundle } : { activities, interceptors: { activity: [runLabelInterceptor] } }),
         maxConcurrentActivityTaskExecutions: q === 'gpu' ? (opts.gpuSlots ?? SLOTS.gpu) : SLOTS[q],
         shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
         // Cancellation reaches an activity only with a heartbeat response; the default throttle (up to 60 s) would

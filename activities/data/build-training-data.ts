@@ -23,8 +23,8 @@ function chatsFor(input: StageContext & { agent: EndpointRef; roles?: Record<str
   usage: Record<string, UsageCounter>;
 } {
   const opts = { cache: requestCacheFor(input.config.stateDir), llm: input.config.llm, signal: Context.current().cancellationSignal };
-  return countedRoleChats(roleEndpoints(input.config, input.agent, input.roles), (endpoint, usage) =>
-    createChat({ ...opts, endpoint, usage }),
+  return countedRoleChats(roleEndpoints(input.config, input.agent, input.roles), (endpoint, usage, role) =>
+    createChat({ ...opts, endpoint, usage, role }),
   );
 }
 
@@ -52,7 +52,7 @@ function logProbChatsFor(
   const of = (m: ScorerModel, role: string) => {
     usage[role] ??= newUsageCounter();
     return m.endpoint
-      ? createChat({ ...opts, usage: usage[role], endpoint: { ...m.endpoint, api: 'logprob' } })
+      ? createChat({ ...opts, role, usage: usage[role], endpoint: { ...m.endpoint, api: 'logprob' } })
       : scriptLogProbChat(m.checkpoint, { signal });
   };
   return {

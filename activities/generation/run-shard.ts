@@ -29,8 +29,8 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const runtime = recipeRuntime(config);
   const cache = requestCacheFor(config.stateDir);
   const chatOpts = { cache, llm: config.llm, signal };
-  const { chats, usage: byRole } = countedRoleChats(roleEndpoints(config, input.agent, input.roles), (endpoint, usage) =>
-    createChat({ ...chatOpts, endpoint, usage }),
+  const { chats, usage: byRole } = countedRoleChats(roleEndpoints(config, input.agent, input.roles), (endpoint, usage, role) =>
+    createChat({ ...chatOpts, endpoint, usage, role }),
   );
   const usage = () => totalUsage(Object.values(byRole));
   const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));

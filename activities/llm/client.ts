@@ -11,6 +11,7 @@ import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
 import { type RequestCache, requestCacheKey, type CachedAnswer } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter } from './limiter';
+import { count } from '../metrics';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { scoreOnce, scoringPair } from './scoring-api';
 import type { Chat, ChatCall, ChatOutput, ModelApi } from './types';
@@ -69,6 +70,8 @@ export interface ChatClientOptions {
   llm: LlmConfig;
   usage: UsageCounter;
   signal?: AbortSignal;
+  /** The model role the calls play: the `role` label of the call metrics (activities/metrics.ts). */
+  role?: string;
   /** Injected for tests; defaults to a timer that aborts with the signal. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -130,6 +133,8 @@ export function createChat(opts: ChatClientOptions): Chat {
     timeout: llm.requestTimeoutSeconds * 1000,
   });
   const limiter = endpointLimiter(endpoint.baseUrl, endpoint.maxConcurrency);
+  // The model id, not the URL: a served checkpoint's port changes with every deploy.
+  const labels = { role: opts.role ?? '', endpoint: endpoint.model };
 
   function requestBody(
     call: ChatCall,
@@ -169,7 +174,9 @@ export function createChat(opts: ChatClientOptions): Chat {
       } catch (err) {
         if (signal?.aborted) throw err;
         const c = classifyLlmError(err, endpoint.baseUrl);
-        if (!c.retryable || attempt >= llm.callRetries) throw toTemporalFailure(c);
+        const givenUp = !c.retryable || attempt >= llm.callRetries;
+        count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind: c.type });
+        if (givenUp) throw toTemporalFailure(c);
         const backoff = Math.min(250 * 2 ** attempt, llm.maxRetryDelaySeconds * 1000);
         await sleep(Math.min(c.retryAfterMs ?? backoff, llm.maxRetryDelaySeconds * 1000), signal);
       }
@@ -179,7 +186,8 @@ export function createChat(opts: ChatClientOptions): Chat {
   async function send(call: ChatCall, key: string): Promise<CachedAnswer> {
     const n = call.n ?? 1;
     let answer: CachedAnswer;
-    if (n > 1 && endpoint.dialect === 'transformers-serve') {
+    const onePerRequest = n > 1 && endpoint.dialect === 'transformers-serve';
+    if (onePerRequest) {
       // One choice per request: ask n times, each with its own seed, and merge as if one request answered.
       const parts = await Promise.all(
         Array.from({ length: n }, (_, i) =>
@@ -198,6 +206,9 @@ export function createChat(opts: ChatClientOptions): Chat {
     cache.put(key, answer); // durable before anyone counts it as done
     usage.paidPromptTokens += answer.usage.promptTokens;
     usage.paidCompletionTokens += answer.usage.completionTokens;
+    count('llmRequests', onePerRequest ? n : 1, labels);
+    count('llmPromptTokens', answer.usage.promptTokens, labels);
+    count('llmCompletionTokens', answer.usage.completionTokens, labels);
     return answer;
   }
 
@@ -223,6 +234,8 @@ export function createChat(opts: ChatClientOptions): Chat {
     const answer = await p;
     usage.calls++;
     if (cached) usage.cachedCalls++;
+    count('llmCalls', 1, labels);
+    if (cached) count('llmCacheHits', 1, labels);
     usage.promptTokens += answer.usage.promptTokens;
     usage.completionTokens += answer.usage.completionTokens;
     return { ...answer, cached };

@@ -49,20 +49,20 @@ export function roleEndpoints(
 }
 
 /** A chat per role, each through the durable request cache. */
-export function roleChats(endpoints: Record<string, EndpointRef>, make: (e: EndpointRef) => Chat): Record<string, Chat> {
-  return Object.fromEntries(Object.entries(endpoints).map(([role, e]) => [role, make(e)]));
+export function roleChats(endpoints: Record<string, EndpointRef>, make: (e: EndpointRef, role: string) => Chat): Record<string, Chat> {
+  return Object.fromEntries(Object.entries(endpoints).map(([role, e]) => [role, make(e, role)]));
 }
 
 /** A chat per role with a usage counter per role (what each role spent: activities/llm/spend.ts). */
 export function countedRoleChats(
   endpoints: Record<string, EndpointRef>,
-  make: (e: EndpointRef, usage: UsageCounter) => Chat,
+  make: (e: EndpointRef, usage: UsageCounter, role: string) => Chat,
 ): { chats: Record<string, Chat>; usage: Record<string, UsageCounter> } {
   const usage: Record<string, UsageCounter> = {};
   const chats: Record<string, Chat> = {};
   for (const [role, e] of Object.entries(endpoints)) {
     usage[role] = newUsageCounter();
-    chats[role] = make(e, usage[role]);
+    chats[role] = make(e, usage[role], role);
   }
   return { chats, usage };
 }

@@ -5,11 +5,14 @@
 import { type Asset, sharedBrowserPool } from './browser-pool';
 import { picsumPlaceholder } from './picsum-placeholder';
 import { tailwindAsset } from './tailwind-cdn';
+import { count } from '../metrics';
 
 /** The in-memory answer for a URL a generated page may reference, or undefined (the request is blocked). */
 export const webPageAsset = (url: string): Asset | undefined => tailwindAsset(url) ?? picsumPlaceholder(url);
 
 /** Full-page PNG of one generated page, rendered through the process-wide pool. */
-export function renderWebPage(html: string): Promise<Buffer> {
-  return sharedBrowserPool({ serve: webPageAsset }).renderHtml(html);
+export async function renderWebPage(html: string): Promise<Buffer> {
+  const png = await sharedBrowserPool({ serve: webPageAsset }).renderHtml(html);
+  count('renders', 1);
+  return png;
 }

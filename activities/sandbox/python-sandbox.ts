@@ -40,6 +40,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SANDBOX_REQUIREMENTS, sandboxPackagesDir } from './sandbox-packages';
+import { count } from '../metrics';
 
 export type SandboxIsolation = 'bwrap' | 'unshare';
 
@@ -679,7 +680,9 @@ function signalName(n: number): NodeJS.Signals | null {
 export async function runSandboxedPython(opts: SandboxRunOptions): Promise<SandboxResult> {
   const isolation = opts.isolation ?? defaultIsolation();
   await preflight(isolation, opts.slot ?? 0);
-  return runUnchecked({ ...opts, isolation });
+  const r = await runUnchecked({ ...opts, isolation });
+  count('sandboxRuns', 1, { outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'ok' : 'error' });
+  return r;
 }
 
 /** Pids of live processes (zombies included) owned by a slot's uid: tests use it to prove nothing escaped. */

@@ -29,7 +29,7 @@ export async function startOnlineReward(input: StageContext & { checkpoint: stri
   // Nothing is served while a trainer holds the GPUs: the loader made every untrained role external.
   const chats: Record<string, Chat> = {};
   for (const [role, r] of Object.entries(modelRoles(input.config, input.checkpoint)))
-    if (r.kind === 'external') chats[role] = createChat({ ...opts, endpoint: externalEndpointRef(r.endpoint) });
+    if (r.kind === 'external') chats[role] = createChat({ ...opts, role, endpoint: externalEndpointRef(r.endpoint) });
   const handlers = recipe.onlineRl.rewardService(input.config.recipe, {
     chats,
     services: generationServices(storeFor(input.config.stateDir), {

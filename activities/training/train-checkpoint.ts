@@ -28,6 +28,8 @@ import { startOnlineReward } from './online-reward';
 import { lossCurveFromLog } from './loss-curve';
 import { runTrainerStep } from './run-step';
 import { venvExecutable } from '../subprocess/venv';
+import { count } from '../metrics';
+import { modelRoles, primaryRole } from '../llm/roles';
 
 export interface TrainProgress {
   step?: number;
@@ -226,6 +228,7 @@ async function trainWith(
     resumedFromStep: planned.resumedFromStep,
   };
   const hb = startHeartbeat(progress);
+  const trainedRole = input.role ?? primaryRole(modelRoles(input.config, input.checkpoint)) ?? '';
   const log = createWriteStream(logFile, { flags: 'a' });
   let failed: string | undefined;
   let badInput = false;
@@ -242,6 +245,9 @@ async function trainWith(
         onLine: (line) => {
           const parsed = planned.parse(line);
           if (Object.keys(parsed).length) {
+            // Steps this attempt advanced (a resumed trainer restarts its count at the resume point, not at 0).
+            const from = progress.step ?? progress.resumedFromStep ?? 0;
+            if (parsed.step !== undefined) count('trainerSteps', parsed.step - from, { role: trainedRole });
             Object.assign(progress, parsed);
             hb.update({ ...progress });
           }

@@ -1,0 +1,42 @@
+// The project's own Prometheus metrics: named instruments created once, on the meter of the worker's Temporal
+// runtime when `collab-loop worker --metrics-port` exports one, else on the SDK's no-op meter (unit tests, workers
+// without the flag), so call sites never ask whether metrics are on. Each activity runs with its run's name as
+// the `run` label (workers/metric-labels.ts sets it from the activity's input); call sites add role, endpoint,
+// kind or outcome.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type MetricMeter, type MetricTags, noopMetricMeter } from '@temporalio/common';
+
+function instruments(meter: MetricMeter) {
+  const counter = (name: string, description: string, unit = '') => meter.createCounter(`collab_loop_${name}`, unit, description);
+  return {
+    llmCalls: counter('llm_calls', 'LLM calls answered, cache hits included'),
+    llmCacheHits: counter('llm_cache_hits', 'LLM calls answered from the durable request cache'),
+    llmRequests: counter('llm_requests', 'requests an endpoint answered (paid calls: cache misses)'),
+    llmPromptTokens: counter('llm_prompt_tokens', 'prompt tokens of paid calls', 'tokens'),
+    llmCompletionTokens: counter('llm_completion_tokens', 'completion tokens of paid calls', 'tokens'),
+    llmRetries: counter('llm_retries', 'failed requests retried by the LLM client, by error kind'),
+    llmFailures: counter('llm_failures', 'LLM calls given up by the client (handed to Temporal), by error kind'),
+    sandboxRuns: counter('sandbox_runs', 'sandboxed Python runs, by outcome (ok, error, timeout)'),
+    renders: counter('renders', 'web pages rendered to PNG'),
+    trainerSteps: counter('trainer_steps', 'training steps trainers reported'),
+  };
+}
+
+export type Instruments = ReturnType<typeof instruments>;
+
+let current: Instruments = instruments(noopMetricMeter);
+
+/** Called once per process by the worker that exports metrics (Temporal's runtime meter). */
+export function useMetricMeter(meter: MetricMeter): void {
+  current = instruments(meter);
+}
+
+const runLabel = new AsyncLocalStorage<string>();
+
+/** Runs `fn` with `run` as the run label of every metric it records. */
+export const withRunLabel = <T>(run: string, fn: () => T): T => runLabel.run(run, fn);
+
+/** Adds `value` to one of the instruments, with the current run's label and the call site's `labels`. */
+export function count(name: keyof Instruments, value: number, labels: MetricTags = {}): void {
+  if (value > 0) current[name].add(value, { run: runLabel.getStore() ?? '', ...labels });
+}

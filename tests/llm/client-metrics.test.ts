@@ -1,0 +1,95 @@
+// The LLM client's metrics (activities/metrics.ts) as an operator reads them: answered calls, cache hits, paid
+// requests and tokens, and failed requests by error kind — retried ones apart from the ones given up. A real HTTP
+// endpoint answers; the meter records what the worker's Prometheus exporter would receive.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MetricMeter, noopMetricMeter } from '@temporalio/common';
+import type { LlmConfig } from '../../configs/schema';
+import { RequestCache } from '../../activities/llm/cache';
+import { createChat, newUsageCounter } from '../../activities/llm/client';
+import { useMetricMeter, withRunLabel } from '../../activities/metrics';
+import type { ChatCall } from '../../activities/llm/types';
+import { json, startServer, type TestServer } from '../helpers/recording-server';
+
+const recorded: Array<{ name: string; value: number; tags: Record<string, unknown> }> = [];
+const recordingMeter = {
+  createCounter: (name: string) => ({ add: (value: number, tags = {}) => recorded.push({ name, value, tags }) }),
+} as unknown as MetricMeter;
+
+const sum = (name: string, tags: Record<string, unknown> = {}) =>
+  recorded.filter((r) => r.name === name && Object.entries(tags).every(([k, v]) => r.tags[k] === v)).reduce((s, r) => s + r.value, 0);
+
+/** Answers the chat requests it is given, after the scripted failures (one HTTP status per request). */
+let failures: number[] = [];
+let server: TestServer;
+beforeAll(async () => {
+  useMetricMeter(recordingMeter);
+  server = await startServer((req, res) => {
+    const status = failures.shift();
+    if (status) return json(res, status, { error: { message: `scripted ${status}` } });
+    const model = (req.body as { model: string }).model;
+    if (model !== 'm1') return json(res, 404, { error: { message: `no model ${model}` } });
+    json(res, 200, {
+      id: 'x',
+      object: 'chat.completion',
+      created: 0,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 },
+    });
+  });
+});
+afterAll(async () => {
+  useMetricMeter(noopMetricMeter);
+  await server?.close();
+});
+
+const LLM: LlmConfig = { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 1 };
+const call = (content: string): ChatCall => ({
+  messages: [{ role: 'user', content }],
+  decoding: { temperature: 0, maxTokens: 4 },
+  sampleKey: content,
+});
+
+function chat(model: string) {
+  return createChat({
+    endpoint: { baseUrl: `${server.url}/v1`, model, cacheId: model, maxConcurrency: 2 },
+    cache: new RequestCache(mkdtempSync(path.join(os.tmpdir(), 'client-metrics-'))),
+    llm: LLM,
+    usage: newUsageCounter(),
+    role: 'critic',
+    sleep: async () => {},
+  });
+}
+
+describe('LLM client metrics', () => {
+  it('counts calls, cache hits, paid tokens and retries by kind, labelled by run, role and model', async () => {
+    const c = chat('m1');
+    failures = [500, 429];
+    await withRunLabel('r1', async () => {
+      await c(call('a'));
+      await c(call('a')); // from the cache
+    });
+    const labels = { run: 'r1', role: 'critic', endpoint: 'm1' };
+    expect(sum('collab_loop_llm_calls', labels)).toBe(2);
+    expect(sum('collab_loop_llm_cache_hits', labels)).toBe(1);
+    expect(sum('collab_loop_llm_requests', labels)).toBe(1);
+    expect(sum('collab_loop_llm_prompt_tokens', labels)).toBe(7);
+    expect(sum('collab_loop_llm_completion_tokens', labels)).toBe(2);
+    expect(sum('collab_loop_llm_retries', { ...labels, kind: 'LlmServerError' })).toBe(1);
+    expect(sum('collab_loop_llm_retries', { ...labels, kind: 'LlmRateLimited' })).toBe(1);
+    expect(sum('collab_loop_llm_failures', labels)).toBe(0);
+  });
+
+  it('counts a call given up as a failure of its kind, and nothing as paid', async () => {
+    const c = chat('missing');
+    await expect(withRunLabel('r2', () => c(call('b')))).rejects.toThrow(/no model missing/);
+    const labels = { run: 'r2', role: 'critic', endpoint: 'missing' };
+    expect(sum('collab_loop_llm_failures', { ...labels, kind: 'LlmNotFound' })).toBe(1);
+    expect(sum('collab_loop_llm_retries', labels)).toBe(0);
+    expect(sum('collab_loop_llm_requests', labels)).toBe(0);
+    expect(sum('collab_loop_llm_calls', labels)).toBe(0);
+  });
+});
