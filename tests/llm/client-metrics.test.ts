@@ -5,27 +5,20 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MetricMeter, noopMetricMeter } from '@temporalio/common';
 import type { LlmConfig } from '../../configs/schema';
 import { RequestCache } from '../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../activities/llm/client';
-import { useMetricMeter, withRunLabel } from '../../activities/metrics';
+import { withRunLabel } from '../../activities/metrics';
 import type { ChatCall } from '../../activities/llm/types';
+import { recordMetrics, type RecordingMeter } from '../helpers/recording-meter';
 import { json, startServer, type TestServer } from '../helpers/recording-server';
-
-const recorded: Array<{ name: string; value: number; tags: Record<string, unknown> }> = [];
-const recordingMeter = {
-  createCounter: (name: string) => ({ add: (value: number, tags = {}) => recorded.push({ name, value, tags }) }),
-} as unknown as MetricMeter;
-
-const sum = (name: string, tags: Record<string, unknown> = {}) =>
-  recorded.filter((r) => r.name === name && Object.entries(tags).every(([k, v]) => r.tags[k] === v)).reduce((s, r) => s + r.value, 0);
 
 /** Answers the chat requests it is given, after the scripted failures (one HTTP status per request). */
 let failures: number[] = [];
 let server: TestServer;
+let metrics: RecordingMeter;
 beforeAll(async () => {
-  useMetricMeter(recordingMeter);
+  metrics = recordMetrics();
   server = await startServer((req, res) => {
     const status = failures.shift();
     if (status) return json(res, status, { error: { message: `scripted ${status}` } });
@@ -42,7 +35,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  useMetricMeter(noopMetricMeter);
+  metrics.stop();
   await server?.close();
 });
 
@@ -73,23 +66,23 @@ describe('LLM client metrics', () => {
       await c(call('a')); // from the cache
     });
     const labels = { run: 'r1', role: 'critic', endpoint: 'm1' };
-    expect(sum('collab_loop_llm_calls', labels)).toBe(2);
-    expect(sum('collab_loop_llm_cache_hits', labels)).toBe(1);
-    expect(sum('collab_loop_llm_requests', labels)).toBe(1);
-    expect(sum('collab_loop_llm_prompt_tokens', labels)).toBe(7);
-    expect(sum('collab_loop_llm_completion_tokens', labels)).toBe(2);
-    expect(sum('collab_loop_llm_retries', { ...labels, kind: 'LlmServerError' })).toBe(1);
-    expect(sum('collab_loop_llm_retries', { ...labels, kind: 'LlmRateLimited' })).toBe(1);
-    expect(sum('collab_loop_llm_failures', labels)).toBe(0);
+    expect(metrics.sum('collab_loop_llm_calls', labels)).toBe(2);
+    expect(metrics.sum('collab_loop_llm_cache_hits', labels)).toBe(1);
+    expect(metrics.sum('collab_loop_llm_requests', labels)).toBe(1);
+    expect(metrics.sum('collab_loop_llm_prompt_tokens', labels)).toBe(7);
+    expect(metrics.sum('collab_loop_llm_completion_tokens', labels)).toBe(2);
+    expect(metrics.sum('collab_loop_llm_retries', { ...labels, kind: 'LlmServerError' })).toBe(1);
+    expect(metrics.sum('collab_loop_llm_retries', { ...labels, kind: 'LlmRateLimited' })).toBe(1);
+    expect(metrics.sum('collab_loop_llm_failures', labels)).toBe(0);
   });
 
   it('counts a call given up as a failure of its kind, and nothing as paid', async () => {
     const c = chat('missing');
     await expect(withRunLabel('r2', () => c(call('b')))).rejects.toThrow(/no model missing/);
     const labels = { run: 'r2', role: 'critic', endpoint: 'missing' };
-    expect(sum('collab_loop_llm_failures', { ...labels, kind: 'LlmNotFound' })).toBe(1);
-    expect(sum('collab_loop_llm_retries', labels)).toBe(0);
-    expect(sum('collab_loop_llm_requests', labels)).toBe(0);
-    expect(sum('collab_loop_llm_calls', labels)).toBe(0);
+    expect(metrics.sum('collab_loop_llm_failures', { ...labels, kind: 'LlmNotFound' })).toBe(1);
+    expect(metrics.sum('collab_loop_llm_retries', labels)).toBe(0);
+    expect(metrics.sum('collab_loop_llm_requests', labels)).toBe(0);
+    expect(metrics.sum('collab_loop_llm_calls', labels)).toBe(0);
   });
 });
