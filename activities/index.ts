@@ -1,6 +1,8 @@
 // Activity factory: every side effect of the project, wrapped so that user mistakes (a bad task file, a bad
-// template) become one non-retryable failure with a clear message instead of a retry storm of stack traces.
+// template) become one non-retryable failure with a clear message instead of a retry storm of stack traces; and every
+// activity heartbeats while it runs (heartbeat.ts).
 import { ApplicationFailure } from '@temporalio/activity';
+import { keepAlive } from './heartbeat';
 import type { CollabActivities } from '../workflows/activity-types';
 import { buildScorerData, buildTrainingData } from './data/build-training-data';
 import { evaluateIteration } from './evaluation/evaluate-iteration';
@@ -48,6 +50,9 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
     trackIteration,
   };
   return Object.fromEntries(
-    Object.entries(acts).map(([name, fn]) => [name, wrap(name, userErrorsAreFinal(fn as (...a: unknown[]) => Promise<unknown>))]),
+    Object.entries(acts).map(([name, fn]) => [
+      name,
+      wrap(name, keepAlive(userErrorsAreFinal(fn as (...a: unknown[]) => Promise<unknown>))),
+    ]),
   ) as unknown as CollabActivities;
 }

@@ -53,6 +53,7 @@ export function renderStatus(s: RunStatus): string {
     const trainers = s.training?.length ? s.training : it.train?.step !== undefined ? [{ step: it.train.step, loss: it.train.loss }] : [];
     for (const t of trainers)
       lines.push(`  train${t.role ? ` ${t.role}` : ''}: step ${t.step}${t.loss !== undefined ? ` · loss ${fmtNum(t.loss)}` : ''}`);
+    for (const w of s.waits ?? []) lines.push(`  ${it.stage} (${w.activity}): ${w.waiting}`);
     if (it.metrics)
       lines.push(
         `  metrics: ${Object.entries(it.metrics)

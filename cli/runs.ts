@@ -16,6 +16,7 @@ import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, typ
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
 import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
+import { activityWaits, type ActivityWait } from './activity-waits';
 
 /** Checks inputs that activities would otherwise reject later (task files parse, etc.) — before anything starts,
  *  and before any connection to Temporal: a user mistake is reported as such even when no server is up. */
@@ -86,6 +87,8 @@ export interface RunStatus {
   iteration?: IterationStatus;
   inFlight: ShardInFlight[];
   training?: TrainerInFlight[];
+  /** Activities of the running iteration that wait on a heartbeat timeout, a retry or a worker. */
+  waits?: ActivityWait[];
   result?: LoopResult;
 }
 
@@ -125,11 +128,13 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
   let iteration: IterationStatus | undefined;
   const inFlight: ShardInFlight[] = [];
   const training: TrainerInFlight[] = [];
+  let waits: ActivityWait[] = [];
   if (workflowStatus === 'RUNNING') {
     const child = client.workflow.getHandle(iterationWorkflowId(runName, loop.iteration));
     try {
       iteration = await child.query(iterationStatusQuery);
       const cd = await child.describe();
+      waits = activityWaits(cd.raw.pendingActivities ?? [], Date.now());
       for (const pa of cd.raw.pendingActivities ?? []) {
         const p = pa.heartbeatDetails?.payloads?.[0];
         if (!p) continue;
@@ -145,7 +150,7 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
     }
   }
   training.sort((a, b) => (a.role ?? '').localeCompare(b.role ?? ''));
-  return { workflowStatus, loop, iteration, inFlight, training, result };
+  return { workflowStatus, loop, iteration, inFlight, training, waits, result };
 }
 
 /** getRunStatus through short server outages (see server-retry.ts). */

@@ -98,7 +98,10 @@ const trainerCommon = {
   python: z.string().optional(),
   ...commonTrainOptionsSchema.shape,
   env: z.record(z.string(), z.string()).default({}),
-  heartbeatTimeoutSeconds: z.number().positive().default(300),
+  /** How long a silent train activity counts as alive: heartbeats go every few seconds whatever the trainer does, so
+   *  this bounds what a dead worker or a result lost to a server outage costs (and an outage this long restarts the
+   *  trainer from its last checkpoint). */
+  heartbeatTimeoutSeconds: z.number().positive().default(60),
   timeoutHours: z.number().positive().default(48),
   maximumAttempts: positiveInt.default(3),
 };

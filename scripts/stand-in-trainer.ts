@@ -24,6 +24,7 @@ const { values: a } = parseArgs({
     'fail-marker': { type: 'string' },
     role: { type: 'string', default: '' },
     'fail-role': { type: 'string' },
+    'hold-until': { type: 'string' },
   },
 });
 
@@ -77,6 +78,13 @@ for (let step = start + 1; step <= steps; step++) {
     writeFileSync(path.join(ck, 'state.json'), JSON.stringify({ step, loss }));
     console.log(`saved checkpoint: ${ck}`);
   }
+}
+
+// Test hook: after the last step, wait for a file before writing the checkpoint, so a test can make the trainer
+// finish at a moment it chooses (e.g. while the Temporal server is down).
+if (a['hold-until']) {
+  console.log(`holding until ${a['hold-until']} exists`);
+  while (!existsSync(a['hold-until'])) await sleep(100);
 }
 
 const next = trainedSimulatedPolicy(base, rows);

@@ -71,10 +71,16 @@ const NON_RETRYABLE = ['LlmAuthentication', 'LlmNotFound', 'LlmBadRequest', 'Tas
 /** Shard activities scheduled at once by one iteration (each runs many conversations concurrently). */
 const MAX_PARALLEL_SHARDS = 16;
 
+/** Every activity heartbeats every few seconds while it runs (activities/heartbeat.ts), so a result lost to a
+ *  server outage, or a dead worker, costs this long rather than the activity's whole startToClose timeout.
+ *  Changing activity options changes no command a replay compares. */
+export const HEARTBEAT_TIMEOUT = '60s';
+
 function activities(config: LoopConfig) {
   const base = (queue: keyof typeof TASK_QUEUES, o: Partial<ActivityOptions>): ActivityOptions => ({
     taskQueue: TASK_QUEUES[queue],
     startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: NON_RETRYABLE },
     ...o,
   });
@@ -82,7 +88,7 @@ function activities(config: LoopConfig) {
   const deployTimeoutS = config.server.kind === 'external' ? 60 : config.server.readyTimeoutSeconds + 360;
   return {
     cpu: proxyActivities<CollabActivities>(base('cpu', {})),
-    sandbox: proxyActivities<CollabActivities>(base('sandbox', { startToCloseTimeout: '6 hours', heartbeatTimeout: '120s' })),
+    sandbox: proxyActivities<CollabActivities>(base('sandbox', { startToCloseTimeout: '6 hours' })),
     llm: proxyActivities<CollabActivities>(
       base('llm', {
         startToCloseTimeout: '12 hours',
@@ -106,7 +112,7 @@ function activities(config: LoopConfig) {
     train: proxyActivities<CollabActivities>(
       base('gpu', {
         startToCloseTimeout: `${config.trainer?.timeoutHours ?? 48} hours`,
-        heartbeatTimeout: `${config.trainer?.heartbeatTimeoutSeconds ?? 120}s`,
+        heartbeatTimeout: config.trainer ? `${config.trainer.heartbeatTimeoutSeconds}s` : HEARTBEAT_TIMEOUT,
         retry: { maximumAttempts: config.trainer?.maximumAttempts ?? 3, initialInterval: '2s', nonRetryableErrorTypes: NON_RETRYABLE },
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       }),

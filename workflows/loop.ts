@@ -19,7 +19,7 @@ import {
 import type { CollabActivities } from './activity-types';
 import { renderLoopDetails } from './details';
 import { roleChainLines } from './role-chains';
-import { iterationWorkflow } from './iteration';
+import { HEARTBEAT_TIMEOUT, iterationWorkflow } from './iteration';
 import {
   iterationProgressSignal,
   iterationWorkflowId,
@@ -54,6 +54,7 @@ export interface LoopResult {
 const trackers = proxyActivities<CollabActivities>({
   taskQueue: TASK_QUEUES.cpu,
   startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '60s', nonRetryableErrorTypes: ['ConfigError'] },
 });
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { isTransientServerError } from '../../cli/server-retry';
-import { cli, cliProcess } from '../helpers/cli';
+import { cli, cliProcess, collectOutput, startCliWorker } from '../helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfigRaw } from '../helpers/config';
 import { startUiServer, type UiServer } from '../helpers/ui-server';
 import { waitUntil } from '../helpers/wait';
@@ -16,14 +16,6 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
 
-function collect(p: ReturnType<typeof cliProcess>): () => string {
-  let out = '';
-  p.all!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  return () => out;
-}
-
 describe('a short server outage', () => {
   it('start --wait rides it out and prints the finished run', async () => {
     const stateDir = tempStateDir();
@@ -31,13 +23,7 @@ describe('a short server outage', () => {
     cleanups.push(() => server.stop());
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${server.port}` };
 
-    const worker = cliProcess(['worker'], env);
-    cleanups.push(() => {
-      worker.kill('SIGINT');
-      return worker;
-    });
-    const workerOut = collect(worker);
-    await waitUntil(async () => workerOut().includes('collab-loop worker polling'), 60_000, 'the worker');
+    cleanups.push((await startCliWorker(env)).stop);
 
     // The trainer fails its first attempt, so the run waits ("needs attention") until we retry: it cannot finish
     // before the outage, however fast this machine is.
@@ -61,7 +47,7 @@ describe('a short server outage', () => {
       ),
     );
     const waiter = cliProcess(['start', file, '--wait'], env);
-    const waiterOut = collect(waiter);
+    const waiterOut = collectOutput(waiter);
     await waitUntil(
       async () => {
         const s = await cli(['status', 'outage'], env);

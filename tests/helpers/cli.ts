@@ -13,3 +13,31 @@ export function cli(args: string[], env: Record<string, string> = {}) {
 export function cliProcess(args: string[], env: Record<string, string> = {}): ResultPromise {
   return execa(process.execPath, [BIN, ...args], { reject: false, env, cwd: PROJECT_ROOT, all: true, buffer: true });
 }
+
+/** Everything a process has printed so far (stdout and stderr). */
+export function collectOutput(p: ResultPromise): () => string {
+  let out = '';
+  p.all!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  return () => out;
+}
+
+/** `collab-loop worker` once it polls; `stop` (SIGINT, then its exit) for the test's cleanup. */
+export async function startCliWorker(env: Record<string, string>) {
+  const worker = cliProcess(['worker'], env);
+  const output = collectOutput(worker);
+  const stop = () => {
+    worker.kill('SIGINT');
+    return worker;
+  };
+  const deadline = Date.now() + 60_000;
+  while (!output().includes('collab-loop worker polling')) {
+    if (Date.now() > deadline || worker.exitCode !== null) {
+      await stop();
+      throw new Error(`the worker did not start:\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { worker, output, stop };
+}
