@@ -189,8 +189,9 @@ describe('ColBench code, compat: seed, with a prompts file of the seed shape', (
     expect(data.counts.turn_states).toBe(2);
     expect(critic).toHaveLength(2);
     expect(critic.map(roles)).toEqual(Array(2).fill(['system', 'user']));
-    expect(text(critic[0], 0)).toBe('You rank possible next messages of an assistant.');
-    const request = text(critic[0], 1);
+    expect(critic.map((r) => text(r, 0))).toEqual(Array(2).fill('You rank possible next messages of an assistant.'));
+    // The two states are ranked concurrently: the first turn's request is the one with no dialogue yet.
+    const request = critic.map((r) => text(r, 1)).find((t) => t.includes('Dialogue: (nothing yet)'))!;
     expect(request.startsWith(`Goal: ${task.problem}\nHidden solution: ${task.reference}\nDialogue: (nothing yet)\nOptions (2):\n`)).toBe(
       true,
     );
