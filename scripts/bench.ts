@@ -273,8 +273,9 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
   'model-roles': benchModelRoles,
 };
 
-/** Sections that need no Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores). */
-const STANDALONE = ['sandbox', 'render', 'clip-vs-default'];
+/** Sections that need no Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores) and the
+ *  CPU an LLM call costs on the client side. */
+const STANDALONE = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu'];
 
 export interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
@@ -308,6 +309,17 @@ export async function runBench(only: string[] = [], opts: BenchOptions = {}): Pr
   if (wanted('clip-vs-default')) {
     const { benchClipVsDefault } = await import('./bench-clip');
     await benchClipVsDefault(opts.clipModel);
+  }
+  if (wanted('llm-cpu')) {
+    const { benchLlmCpu } = await import('./bench-llm-cpu');
+    const b = await benchLlmCpu();
+    console.log(`\nllm-cpu — ${b.calls} calls, ${b.inFlight} in flight, 100 ms endpoint in its own process`);
+    console.log(
+      `  CPU per call             ${b.project.cpuMsPerCall.toFixed(3)} ms (createChat: cache key + durable write + SDK) vs plain fetch client ${b.plain.cpuMsPerCall.toFixed(3)} ms   ratio ${(b.project.cpuMsPerCall / b.plain.cpuMsPerCall).toFixed(2)}`,
+    );
+    console.log(
+      `  calls/s                  ${b.project.callsPerSecond.toFixed(0)} vs plain ${b.plain.callsPerSecond.toFixed(0)}   ratio ${(b.project.callsPerSecond / b.plain.callsPerSecond).toFixed(3)} (ideal ${(b.inFlight / 0.1).toFixed(0)})`,
+    );
   }
 }
 
