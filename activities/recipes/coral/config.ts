@@ -19,10 +19,13 @@ export const coralRecipeSchema = z.strictObject({
   maxTurns: positiveInt.default(20),
   maxTokens: positiveInt.default(1024),
   evalSamples: positiveInt.default(1),
-  evalTemperature: z.number().min(0).max(2).default(0),
+  /** Default by `compat` (decoding.ts): fixed 0, seed 0.2. */
+  evalTemperature: z.number().min(0).max(2).optional(),
   trainSamples: positiveInt.default(5),
-  trainTemperature: z.number().min(0).max(2).default(0.8),
-  topP: z.number().gt(0).max(1).default(0.9),
+  /** Default by `compat` (decoding.ts): fixed 0.8, seed 0.2. */
+  trainTemperature: z.number().min(0).max(2).optional(),
+  /** Default by `compat` (decoding.ts): fixed 0.9, seed 1. */
+  topP: z.number().gt(0).max(1).optional(),
   /** Tree sampling width d (candidates per turn); DPO pairs need d > 1. */
   beamSize: positiveInt.default(5),
   limit: positiveInt.optional(),

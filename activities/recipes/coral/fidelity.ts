@@ -61,6 +61,12 @@ export const coralFidelity: RecipeFidelity = {
       where: 'conversation.ts',
     },
     {
+      behaviour: 'sampling (defaults of evalTemperature, trainTemperature, topP)',
+      fixed: 'evaluation greedy (0), training trees 0.8, top-p 0.9',
+      seed: "0.2 for every turn, evaluation and training alike, top-p 1 (the seed's `sampling_temp`, no top_p)",
+      where: 'decoding.ts',
+    },
+    {
       behaviour: 'SFT selection (`data.sftSelection` default)',
       fixed: '`correct_agreement`: turns of correctly agreed conversations, `maxPerTask` turns per task',
       seed: '`all_turns`: every turn of the first `maxPerTask` conversations per task, no correctness filter',

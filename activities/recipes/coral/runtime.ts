@@ -14,6 +14,7 @@ import { coralConversationView } from './report-view';
 import { buildSftExamples } from './sft';
 import { loadCoralTasks, type CoralTask } from './tasks';
 import { splitTaskReader } from '../task-file';
+import { agentDecoding } from './decoding';
 
 const readSplit = splitTaskReader(loadCoralTasks);
 const tasksFor = (cfg: CoralRecipeConfig, split: Split): CoralTask[] => readSplit(cfg, split, cfg.dataset);
@@ -32,11 +33,7 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
         sampleIndex,
         mode: cfg.mode,
         maxTurns: cfg.maxTurns,
-        agentDecoding: {
-          temperature: split === 'eval' ? cfg.evalTemperature : cfg.trainTemperature,
-          topP: cfg.topP,
-          maxTokens: cfg.maxTokens,
-        },
+        agentDecoding: agentDecoding(cfg, split),
         extractorDecoding: { temperature: 0, maxTokens: cfg.extractorMaxTokens },
         // Tree sampling only when generating training data; evaluation follows one path.
         beamSize: split === 'train' ? cfg.beamSize : 1,
