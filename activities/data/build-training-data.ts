@@ -67,6 +67,10 @@ function logProbChatsFor(
   };
 }
 
+/** The rows as a JSONL artifact; none for no rows (a dataset the trainer skips). */
+const jsonlRef = (store: ReturnType<typeof storeFor>, lines: string[]) =>
+  lines.length ? store.put(`${lines.join('\n')}\n`, { ext: '.jsonl', rows: lines.length }) : undefined;
+
 /** The rows that train the recipe's scorer roles (RecipeNeeds.scorers) before the data that needs them is built. */
 export async function buildScorerData(
   input: StageContext & { checkpoint: string; shards: ShardResult[] },
@@ -76,7 +80,7 @@ export async function buildScorerData(
   const runtime = recipeRuntime(input.config);
   if (!runtime.buildScorerData) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} trains no scorer`, 'ConfigError');
   const data = runtime.buildScorerData(records);
-  const toRef = (lines: string[]) => (lines.length ? store.put(`${lines.join('\n')}\n`, { ext: '.jsonl', rows: lines.length }) : undefined);
+  const toRef = (lines: string[]) => jsonlRef(store, lines);
   const roles = Object.fromEntries(Object.entries(data.byRole).map(([r, d]) => [r, { sft: toRef(d.sft), dpo: toRef(d.dpo) }]));
   return { roles, counts: data.counts };
 }
@@ -100,7 +104,7 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
     cachedCalls: counter.cachedCalls,
     tokens: counter.promptTokens + counter.completionTokens,
   };
-  const toRef = (lines: string[]) => (lines.length ? store.put(`${lines.join('\n')}\n`, { ext: '.jsonl', rows: lines.length }) : undefined);
+  const toRef = (lines: string[]) => jsonlRef(store, lines);
   // Only roles the config trains get datasets; a frozen or external role's examples are counted, not kept.
   const resolved = modelRoles(input.config, input.checkpoint);
   const trained = rolesOfKind(resolved, 'trained');

@@ -11,19 +11,13 @@
 // behind the durable request cache, the endpoint's limiter and retries; its answer is texts [String(mean)].
 import { ApplicationFailure } from '@temporalio/common';
 import type { CachedAnswer } from './cache';
-import { LlmBadResponse, LlmHttpError, LlmNoAnswer } from './errors';
+import { LlmBadResponse } from './errors';
+import { postJson, type PostOptions } from './post-json';
 import type { ChatCall } from './types';
 
 export interface LogProbEndpoint {
   baseUrl: string;
   model: string;
-}
-
-export interface LogProbOptions {
-  signal?: AbortSignal;
-  timeoutMs: number;
-  key: string;
-  apiKey?: string;
 }
 
 /** A log-prob call is [context..., assistant: action] with n = 1; anything else is the caller's bug. */
@@ -37,34 +31,6 @@ export function checkLogProbCall(call: ChatCall, where: string): void {
   if ((call.n ?? 1) !== 1) throw fail(`this call asked for n = ${call.n}`);
   if (call.messages.length < 2 || call.messages.at(-1)!.role !== 'assistant')
     throw fail(`got roles [${call.messages.map((m) => m.role).join(', ')}]`);
-}
-
-async function postJson(url: string, body: unknown, o: LogProbOptions): Promise<unknown> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-collab-request-key': o.key };
-  if (o.apiKey !== undefined) headers.authorization = `Bearer ${o.apiKey}`;
-  const timeout = AbortSignal.timeout(o.timeoutMs);
-  let res: Response;
-  let text: string;
-  try {
-    res = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal: o.signal ? AbortSignal.any([o.signal, timeout]) : timeout,
-    });
-    text = await res.text();
-  } catch (err) {
-    if (o.signal?.aborted) throw err;
-    if (timeout.aborted) throw new LlmNoAnswer('timeout', `POST ${url}: no answer within ${o.timeoutMs} ms`);
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new LlmNoAnswer('connection', `POST ${url}: ${cause?.code ?? cause?.message ?? String(err)}`);
-  }
-  if (res.status < 200 || res.status >= 300) throw new LlmHttpError(res.status, res.headers, `POST ${url}: ${text.slice(0, 500)}`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new LlmBadResponse(`POST ${url}: response is not JSON: ${JSON.stringify(text.slice(0, 120))}`);
-  }
 }
 
 /** The actual token's log-prob at each prompt position (null where the server gives none, i.e. the first). */
@@ -82,7 +48,7 @@ function promptLogProbs(body: unknown, where: string): Array<number | null> {
 }
 
 /** One mean log-prob, once: no cache and no retries here (createChat adds both). */
-export async function logProbOnce(endpoint: LogProbEndpoint, call: ChatCall, o: LogProbOptions): Promise<CachedAnswer> {
+export async function logProbOnce(endpoint: LogProbEndpoint, call: ChatCall, o: PostOptions): Promise<CachedAnswer> {
   const base = endpoint.baseUrl.replace(/\/+$/, '');
   const where = `${endpoint.baseUrl} (log-prob API)`;
   const prefix = (await postJson(

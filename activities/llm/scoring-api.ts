@@ -22,7 +22,8 @@
 // assistant: response]. The answer is cached like a chat answer: texts [String(score)], finish reason 'stop'.
 import { ApplicationFailure } from '@temporalio/common';
 import type { CachedAnswer } from './cache';
-import { LlmBadResponse, LlmHttpError, LlmNoAnswer } from './errors';
+import { LlmBadResponse } from './errors';
+import { postJson, type PostOptions } from './post-json';
 import type { ChatCall, ChatMessage, ModelApi } from './types';
 
 /** What a scoring request needs of its endpoint (client.ts's EndpointRef has it all). */
@@ -32,15 +33,6 @@ export interface ScoringEndpoint {
   api: Exclude<ModelApi, 'chat' | 'logprob'>;
   /** api score only: the scoring route under baseUrl. */
   path?: string;
-}
-
-export interface ScoreOptions {
-  signal?: AbortSignal;
-  timeoutMs: number;
-  /** The request-cache key, sent as `x-collab-request-key` (as chat requests do). */
-  key: string;
-  /** The endpoint's key (client.ts resolveApiKey), sent as `Authorization: Bearer`; absent when none is configured. */
-  apiKey?: string;
 }
 
 export const DEFAULT_SCORE_PATH = '/predict/';
@@ -108,7 +100,7 @@ function scoreOf(body: unknown, where: string): number {
  * answer, LlmNoAnswer for a timeout or a failed connection, LlmBadResponse for a 2xx answer without a finite score —
  * classifyLlmError (errors.ts) decides which are worth another attempt.
  */
-export async function scoreOnce(endpoint: ScoringEndpoint, call: ChatCall, o: ScoreOptions): Promise<CachedAnswer> {
+export async function scoreOnce(endpoint: ScoringEndpoint, call: ChatCall, o: PostOptions): Promise<CachedAnswer> {
   const url = scoringUrl(endpoint);
   const where = `${endpoint.baseUrl} (${endpoint.api} API, POST ${url})`;
   const { question, response } = scoringPair(call, where);
@@ -116,40 +108,7 @@ export async function scoreOnce(endpoint: ScoringEndpoint, call: ChatCall, o: Sc
     endpoint.api === 'reward'
       ? { model: endpoint.model, messages: call.messages, use_activation: false }
       : { inputs: { batch_size: 1, workers: 1, data: [{ src: question, mt: response }] } };
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-collab-request-key': o.key };
-  if (o.apiKey !== undefined) headers.authorization = `Bearer ${o.apiKey}`;
-
-  const timeout = AbortSignal.timeout(o.timeoutMs);
-  let status: number;
-  let resHeaders: Headers;
-  let text: string;
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal: o.signal ? AbortSignal.any([o.signal, timeout]) : timeout,
-    });
-    status = res.status;
-    resHeaders = res.headers;
-    text = await res.text();
-  } catch (err) {
-    if (o.signal?.aborted) throw err;
-    if (timeout.aborted) throw new LlmNoAnswer('timeout', `POST ${url}: no answer within ${o.timeoutMs} ms`);
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new LlmNoAnswer(
-      'connection',
-      `POST ${url}: ${cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))}`,
-    );
-  }
-  if (status < 200 || status >= 300) throw new LlmHttpError(status, resHeaders, `POST ${url}: ${text.slice(0, 500)}`);
-
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new LlmBadResponse(`${where}: response is not JSON: ${JSON.stringify(text.slice(0, 120))}`);
-  }
+  const parsed = await postJson(url, body, o, where);
   const score = endpoint.api === 'reward' ? rewardOf(parsed, where) : scoreOf(parsed, where);
   const promptTokens = (parsed as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
   return {
