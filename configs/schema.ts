@@ -8,6 +8,7 @@ import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema, TRAIN_METHODS } from '../activities/training/adapters/types';
 import { recipeSchema } from '../activities/recipes/registry';
 import { envVarName, externalEndpointSchema, modelRoleSchema, positiveInt } from './fields';
+import { storageSchema } from '../activities/storage/storage-config';
 
 export { externalEndpointSchema };
 
@@ -135,6 +136,9 @@ export const loopConfigSchema = z.strictObject({
   seed: z.number().int().default(0),
   /** Where artifacts, the request cache, logs and the dev server's SQLite file live. */
   stateDir: z.string().default('state'),
+  /** Where artifacts, manifests, the request cache and checkpoints live: this machine's stateDir (local) or an S3
+   *  bucket that every worker host reaches (s3). Logs, trainer work dirs and downloaded checkpoints stay local. */
+  storage: storageSchema.prefault({ kind: 'local' }),
   /** Initial checkpoint (a directory). The deploy stage serves it in iteration 0. */
   baseCheckpoint: z.string().min(1),
   server: serverSchema,
