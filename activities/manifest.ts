@@ -1,8 +1,7 @@
 // Builds the lineage record every stage writes: inputs, params, outputs, token counts and code version.
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import type { StageManifest } from './artifacts/store';
-import { ArtifactStore } from './artifacts/store';
+import { type StorageOf, storeFor } from './storage/run-storage';
 import { PROJECT_ROOT } from './subprocess/node-script';
 
 let version: string | undefined;
@@ -26,10 +25,6 @@ export function codeVersion(): string {
   return version;
 }
 
-export function storeFor(stateDir: string): ArtifactStore {
-  return new ArtifactStore(path.join(stateDir, 'artifacts'));
-}
-
-export function writeStageManifest(stateDir: string, m: Omit<StageManifest, 'codeVersion' | 'createdAt'>) {
-  return storeFor(stateDir).writeManifest({ ...m, codeVersion: codeVersion(), createdAt: new Date().toISOString() });
+export function writeStageManifest(config: StorageOf, m: Omit<StageManifest, 'codeVersion' | 'createdAt'>) {
+  return storeFor(config).writeManifest({ ...m, codeVersion: codeVersion(), createdAt: new Date().toISOString() });
 }

@@ -19,6 +19,7 @@ import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLo
 import { lineageLines, metricsTable, renderStatus } from './format';
 import { listRuns } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
+import { STATE_DIR_ENV } from '../activities/storage/run-storage';
 import { runDemo, runEval } from './one-shot';
 import { scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
@@ -63,6 +64,10 @@ program
   .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu,sandbox')
   .option('--gpu-slots <n>', 'trainers and server starts the gpu worker runs at once (e.g. one per GPU)', '4')
   .option('--metrics-port <n>', 'serve Prometheus metrics (SDK worker metrics + collab_loop_*) on this port at /metrics', port)
+  .option(
+    '--state-dir <dir>',
+    "this host's directory for logs, trainer work dirs and fetched checkpoints (and, with local storage, the run's artifacts); default: the run config's stateDir",
+  )
   .addOption(
     new Option(
       '--log-level <level>',
@@ -72,7 +77,9 @@ program
       .default('warn'),
   )
   .action(
-    cliAction(async (o: { queues?: string; logLevel: string; gpuSlots: string; metricsPort?: number }) => {
+    cliAction(async (o: { queues?: string; logLevel: string; gpuSlots: string; metricsPort?: number; stateDir?: string }) => {
+      // Read by every stage this process runs (activities/storage/run-storage.ts).
+      if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
       const { NativeConnection } = await import('@temporalio/worker');
       const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
       const { installWorkerLogging } = await import('../workers/logging');
@@ -229,7 +236,7 @@ program
         giveUpAfterMs: serverRetryMs('status'),
       });
       const file = o.html === true ? `${name}-report.html` : o.html;
-      writeFileSync(file, reportHtml(name, s.loop.done, { config, samplesPerIteration: samples }));
+      writeFileSync(file, await reportHtml(name, s.loop.done, { config, samplesPerIteration: samples }));
       console.log(`\nHTML report: ${path.resolve(file)}`);
     }),
   );

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RequestCache } from '../activities/llm/cache';
+import { requestCacheFor } from '../activities/llm/cache';
 import { createChat, newUsageCounter } from '../activities/llm/client';
 import { nodeScriptArgv, PROJECT_ROOT } from '../activities/subprocess/node-script';
 
@@ -80,7 +80,7 @@ export async function benchLlmCpu(): Promise<LlmCpuBench> {
 
     const chat = createChat({
       endpoint: { baseUrl: `${url}/v1`, model: 'bench', cacheId: 'bench', maxConcurrency: IN_FLIGHT },
-      cache: new RequestCache(path.join(dir, 'llm-cache')),
+      cache: requestCacheFor({ stateDir: dir }),
       llm: { requestTimeoutSeconds: 60, callRetries: 2, maxRetryDelaySeconds: 1 },
       usage: newUsageCounter(),
     });

@@ -9,12 +9,12 @@ import { trainingLoop } from '../workflows/loop';
 import { loopWorkflowId } from '../workflows/messages';
 import { recordHistoriesIfAsked } from './helpers/run-loop';
 import { TASK_QUEUES } from '../workflows/types';
-import { ArtifactStore } from '../activities/artifacts/store';
 import { loadColbenchTasks } from '../activities/recipes/colbench';
 import { startDevServer } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
 import { evaluatedRecords } from './helpers/records';
+import { readJsonl, readJson } from './helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
       expect(r.score.success).toBe(r.score.passed === r.score.total);
     }
     // SWEET-RL pairs: OpenRLHF chat rows, prompt = the dialogue as the agent saw it — never the hidden reference.
-    const rows = new ArtifactStore(path.join(stateDir, 'artifacts')).readJsonl<{
+    const rows = readJsonl<{
       prompt: Array<{ role: string; content: string }>;
       chosen: unknown[];
       rejected: unknown[];
@@ -87,7 +87,7 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
     expect(critic.kind).toBe('trained');
     expect(critic.nextCheckpoint).toBeTruthy();
     expect(critic.nextCheckpoint).not.toBe(it0.nextCheckpoint);
-    const criticRows = new ArtifactStore(path.join(stateDir, 'artifacts')).readJsonl<{
+    const criticRows = readJsonl<{
       chosen: Array<{ role: string; content: string }>;
       rejected: Array<{ role: string; content: string }>;
     }>(critic.dataset!);
@@ -99,9 +99,7 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
       expect(row.rejected[0]).toEqual(row.chosen[0]);
     }
     // The agent's pairs were ranked by log-probs (the simulator's prompt_logprobs), not by a judge's reply.
-    const manifest = new ArtifactStore(path.join(stateDir, 'artifacts')).readJson<{ outputs: Record<string, unknown> }>(
-      it0.manifests['build-data'],
-    );
+    const manifest = readJson<{ outputs: Record<string, unknown> }>(it0.manifests['build-data']);
     expect(manifest.outputs.step_pairs).toBeGreaterThan(0);
     expect(manifest.outputs.unscored_states).toBe(0);
     expect(manifest.outputs.logprob_ranked).toBe((manifest.outputs.turn_states as number) * 4);

@@ -11,7 +11,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ArtifactStore } from '../activities/artifacts/store';
 import { startOpenAICompatibleServer, type FaultOptions, type RunningServer } from '../activities/serving/openai-compatible-server';
 import { createCollabSimulatedPolicy } from '../activities/recipes/collabllm/simulated-policy';
 import { loadCollabTasks } from '../activities/recipes/collabllm/tasks';
@@ -25,6 +24,7 @@ import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
 import { cliProcess } from './helpers/cli';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
 import { CHECKPOINT_MANIFEST } from '../activities/serving/checkpoint-identity';
+import { artifactPath, readJsonl } from './helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -54,13 +54,12 @@ const endpoint = (s: RunningServer, model: string, maxConcurrency = 8) => ({ bas
 
 /** Every built conversation of an iteration (the train shards the build-data manifest lists). */
 function builtRecords(it: IterationSummary): CollabBuildRecord[] {
-  const m = JSON.parse(readFileSync(ArtifactStore.pathOf(it.manifests['build-data']), 'utf8')) as {
+  const m = JSON.parse(readFileSync(artifactPath(it.manifests['build-data']), 'utf8')) as {
     inputs: Record<string, { uri: string }>;
   };
-  const store = new ArtifactStore('');
   return Object.entries(m.inputs)
     .filter(([k]) => k.startsWith('train_shard_'))
-    .flatMap(([, ref]) => store.readJsonl<CollabBuildRecord>(ref as never));
+    .flatMap(([, ref]) => readJsonl<CollabBuildRecord>(ref as never));
 }
 const rewards = (records: CollabBuildRecord[]) =>
   Object.fromEntries(
@@ -93,14 +92,13 @@ describe('CollabLLM loop', () => {
         expect(t.candidates).toHaveLength(2);
         for (const c of t.candidates) expect(c.futures).toHaveLength(3);
       }
-    const store = new ArtifactStore('');
-    const dpo = store.readJsonl<Record<string, unknown>>(it0.datasets!.dpo!);
+    const dpo = readJsonl<Record<string, unknown>>(it0.datasets!.dpo!);
     expect(dpo.length).toBeGreaterThan(0);
     for (const row of dpo) expect(Object.keys(row).sort()).toEqual(['chosen', 'prompt', 'rejected']);
-    const manifest = JSON.parse(readFileSync(ArtifactStore.pathOf(it0.manifests['build-data']), 'utf8')) as {
+    const manifest = JSON.parse(readFileSync(artifactPath(it0.manifests['build-data']), 'utf8')) as {
       outputs: { multiturn: { uri: string; rows: number }; multiturn_rows: number };
     };
-    const rows = store.readJsonl<Record<string, unknown>>(manifest.outputs.multiturn as never);
+    const rows = readJsonl<Record<string, unknown>>(manifest.outputs.multiturn as never);
     expect(rows).toHaveLength(manifest.outputs.multiturn_rows);
     expect(Object.keys(rows[0]).sort()).toEqual(
       [
@@ -218,7 +216,7 @@ describe('CollabLLM loop', () => {
       // The checkpoint is the actor of main_ppo's last step, merged; its lineage names the RL prompts it came from.
       expect(JSON.parse(readFileSync(path.join(next, 'stand-in-grpo.json'), 'utf8'))).toMatchObject({ step: 2 });
       const lineage = JSON.parse(readFileSync(path.join(next, CHECKPOINT_MANIFEST), 'utf8'));
-      const built = JSON.parse(readFileSync(ArtifactStore.pathOf(it0.manifests['build-data']), 'utf8')).outputs;
+      const built = JSON.parse(readFileSync(artifactPath(it0.manifests['build-data']), 'utf8')).outputs;
       expect(lineage).toMatchObject({ method: 'grpo', trainer: 'verl', steps: 2, dataset: { sha256: built.rl.sha256 } });
       expect(built.rl.sha256).toBe(built.multiturn.sha256); // the published rows are the RL prompts
       expect(lineage.argv[1].slice(0, 3)).toEqual([expect.stringContaining('python'), '-m', 'verl.trainer.main_ppo']);

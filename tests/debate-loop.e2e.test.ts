@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ArtifactStore } from '../activities/artifacts/store';
 import { startDevServer } from './helpers/temporal';
 import { recordHistoriesIfAsked, runLoop } from './helpers/run-loop';
 import { tempStateDir, testConfig } from './helpers/config';
@@ -17,6 +16,7 @@ import { reportHtml } from '../activities/report/report-html';
 import { loopWorkflowId } from '../workflows/messages';
 import { cli } from './helpers/cli';
 import { withWorkers } from './helpers/workers';
+import { artifactPath, readJsonl } from './helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -52,14 +52,13 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
     // Six trained roles, each its own chain: served from the base in iteration 0, then from what ITS data trained.
     const roles = DEBATE_ROLES;
     expect(Object.keys(it0.models!).sort()).toEqual([...roles].sort());
-    const manifest = JSON.parse(readFileSync(ArtifactStore.pathOf(it0.manifests['build-data']), 'utf8')) as {
+    const manifest = JSON.parse(readFileSync(artifactPath(it0.manifests['build-data']), 'utf8')) as {
       outputs: Record<string, number>;
     };
     const examples = (role: string) =>
       role.startsWith('generator')
         ? manifest.outputs[`${role}_examples`]
         : manifest.outputs[`${role}_corrected`] + manifest.outputs[`${role}_maintained`];
-    const store = new ArtifactStore(path.join(stateDir, 'artifacts'));
     const base = config.baseCheckpoint;
     const skillOf = (ck: string) => (JSON.parse(readFileSync(path.join(ck, 'simulated-policy.json'), 'utf8')) as { skill: number }).skill;
     for (const role of roles) {
@@ -67,7 +66,7 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
       expect(m0.kind).toBe('trained');
       expect(m0.checkpoint).toBe(base);
       // The role's own rows (TRL prompt-completion), as many as its consensus-selected examples.
-      const rows = store.readJsonl<{ prompt: unknown[]; completion: unknown[] }>(m0.dataset!);
+      const rows = readJsonl<{ prompt: unknown[]; completion: unknown[] }>(m0.dataset!);
       expect(rows.length, role).toBe(examples(role));
       for (const row of rows) expect(Object.keys(row).sort()).toEqual(['completion', 'prompt']);
       expect(m0.nextCheckpoint).toBe(path.join(stateDir, 'checkpoints', runName, 'iter-1', role));
@@ -81,12 +80,12 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
     // The primary role (generator_0) is the loop's checkpoint.
     expect(it0.nextCheckpoint).toBe(it0.models!.generator_0.nextCheckpoint);
     // Iteration 1 served six checkpoints: six servers, each role's calls to its own.
-    const deploy1 = JSON.parse(readFileSync(ArtifactStore.pathOf(it1.manifests.deploy), 'utf8')) as {
+    const deploy1 = JSON.parse(readFileSync(artifactPath(it1.manifests.deploy), 'utf8')) as {
       outputs: { servers: unknown[]; roles: Record<string, { endpoint: { cacheId: string } }> };
     };
     expect(deploy1.outputs.servers).toHaveLength(6);
     expect(new Set(roles.map((r) => deploy1.outputs.roles[r].endpoint.cacheId)).size).toBe(6);
-    const deploy0 = JSON.parse(readFileSync(ArtifactStore.pathOf(it0.manifests.deploy), 'utf8')) as { outputs: Record<string, unknown> };
+    const deploy0 = JSON.parse(readFileSync(artifactPath(it0.manifests.deploy), 'utf8')) as { outputs: Record<string, unknown> };
     expect(deploy0.outputs.servers).toBeUndefined(); // one checkpoint, one server
     // What `status`, the loop's UI details and the report show: a chain per role.
     const chains = roles.map((r) => `${r} (trained): base-checkpoint → iter-1 → iter-2`);
@@ -99,7 +98,7 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
       env.client.workflow.getHandle(loopWorkflowId(runName)).query<{ currentDetails?: string }>('__temporal_workflow_metadata'),
     );
     expect(meta.currentDetails).toContain(`model roles:\n\n${chains.map((c) => `- ${c}`).join('\n')}`);
-    const html = reportHtml(runName, result.iterations, { config });
+    const html = await reportHtml(runName, result.iterations, { config });
     for (const r of roles)
       expect(html).toMatch(
         new RegExp(

@@ -11,12 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { trainingLoop } from '../workflows/loop';
 import { iterationWorkflowId, loopWorkflowId } from '../workflows/messages';
 import { TASK_QUEUES } from '../workflows/types';
-import { ArtifactStore } from '../activities/artifacts/store';
 import { startDevServer, workflowBundle } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { tempStateDir, testConfig } from './helpers/config';
 import { cli } from './helpers/cli';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
+import { readJsonl, readJson } from './helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -57,17 +57,16 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     expect(lineage.dataset.sha256).toBe(it0.datasets!.dpo!.sha256);
     expect(lineage.baseCheckpoint).toBe(config.baseCheckpoint);
     expect(lineage.finalLoss).toBeTypeOf('number');
-    const store = new ArtifactStore(path.join(stateDir, 'artifacts'));
-    const deployManifest = store.readJson<{ inputs: { checkpoint: string } }>(it1.manifests.deploy);
+    const deployManifest = readJson<{ inputs: { checkpoint: string } }>(it1.manifests.deploy);
     expect(deployManifest.inputs.checkpoint).toBe(it0.nextCheckpoint);
     // DPO rows are in the fairseq2 preference format and share a prefix.
-    const pairs = store.readJsonl<Record<string, string>>(it0.datasets!.dpo!);
+    const pairs = readJsonl<Record<string, string>>(it0.datasets!.dpo!);
     expect(pairs.length).toBeGreaterThan(0);
     expect(Object.keys(pairs[0])).toEqual(expect.arrayContaining(['src', 'tgt_chosen', 'tgt_rejected']));
     // No model server is left running.
     const serversDir = path.join(stateDir, 'servers', runName);
     expect(existsSync(serversDir) ? readdirSync(serversDir) : []).toEqual([]);
-    const deployed = store.readJson<{ params: { port?: number } }>(it0.manifests.deploy);
+    const deployed = readJson<{ params: { port?: number } }>(it0.manifests.deploy);
     expect(deployed.params.port).toBeTypeOf('number');
     await expect(fetch(`http://127.0.0.1:${deployed.params.port}/health`)).rejects.toThrow();
 

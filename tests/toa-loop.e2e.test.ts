@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ArtifactStore } from '../activities/artifacts/store';
 import { reportHtml } from '../activities/report/report-html';
 import { startOpenAICompatibleServer, type RunningServer } from '../activities/serving/openai-compatible-server';
 import { METHODS } from '../activities/recipes/toa/baselines';
@@ -22,6 +21,7 @@ import { startDevServer } from './helpers/temporal';
 import { runLoop } from './helpers/run-loop';
 import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
 import { cliProcess } from './helpers/cli';
+import { artifactPath, readJsonl } from './helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -32,14 +32,13 @@ afterAll(async () => {
 });
 
 const TASKS = path.join(CONFIGS, 'tasks/toa/instructions.jsonl');
-const store = new ArtifactStore('');
 
 /** The records of one split's shards, through the stage manifest that lists them. */
 function records<T>(it: IterationSummary, stage: 'evaluate' | 'build-data', prefix: string): T[] {
-  const m = JSON.parse(readFileSync(ArtifactStore.pathOf(it.manifests[stage]), 'utf8')) as { inputs: Record<string, unknown> };
+  const m = JSON.parse(readFileSync(artifactPath(it.manifests[stage]), 'utf8')) as { inputs: Record<string, unknown> };
   return Object.entries(m.inputs)
     .filter(([k]) => k.startsWith(prefix))
-    .flatMap(([, ref]) => store.readJsonl<T>(ref as never));
+    .flatMap(([, ref]) => readJsonl<T>(ref as never));
 }
 
 describe('TOA loop', () => {
@@ -89,7 +88,7 @@ describe('TOA loop', () => {
     expect(new Set(evals.flatMap((r) => Object.keys(r.methods.toa!.actions))).size).toBeGreaterThan(1);
     // Data: per prompt the best-scored response (SFT) and best vs the 5th best (DPO), from the TOA pools.
     const built = records<ToaBuildRecord>(it0, 'build-data', 'train_shard_');
-    const dpo = store.readJsonl<{ chosen: Array<{ content: string }>; rejected: Array<{ content: string }> }>(it0.datasets!.dpo!);
+    const dpo = readJsonl<{ chosen: Array<{ content: string }>; rejected: Array<{ content: string }> }>(it0.datasets!.dpo!);
     expect(built).toHaveLength(3);
     for (const r of built) {
       const scored = r.search.results.responses
@@ -99,7 +98,7 @@ describe('TOA loop', () => {
       if (scored[0].reward! > scored[Math.min(5, scored.length) - 1].reward!) expect(pair?.rejected[0].content).toBe(scored[4].text);
     }
     // The report plots each method's reward against its FLOPs per prompt.
-    const html = reportHtml('toa', result.iterations, { config });
+    const html = await reportHtml('toa', result.iterations, { config });
     expect(html).toContain('data-figure="topk-vs-flops"');
     for (const m of METHODS) expect(html).toContain(`<title>${m}</title>`);
   });

@@ -1,10 +1,14 @@
-// Local-directory artifact store. Objects are content-addressed (sha256) and written with write-tmp + rename,
-// so a worker killed mid-write never leaves a half file under a final name. Manifests (the lineage) are
-// ordinary artifacts plus a human-readable pointer under runs/<run>/iter-<k>/<stage>.json.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// Content-addressed artifact store over the run's ObjectStore (a local directory or an S3 bucket). Objects are
+// named by their sha256, so a retried stage that writes the same bytes writes nothing new, and every read is
+// checked against the hash its reference carries. Manifests (the lineage) are ordinary artifacts plus a
+// human-readable pointer under artifacts/runs/<run>/iter-<k>/<stage>.json.
+import { createHash } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import type { ObjectStore } from '../storage/object-store';
 import type { ArtifactRef } from './ref';
 
 export interface StageManifest {
@@ -32,56 +36,105 @@ export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-export class ArtifactStore {
-  constructor(readonly root: string) {}
+const ARTIFACTS = 'artifacts';
 
-  put(data: string | Buffer, opts: { ext?: string; rows?: number } = {}): ArtifactRef {
-    const buf = typeof data === 'string' ? Buffer.from(data) : data;
-    const sha256 = sha256Hex(buf);
-    const file = path.join(this.root, 'objects', sha256.slice(0, 2), `${sha256}${opts.ext ?? ''}`);
-    if (!existsSync(file)) writeFileAtomic(file, buf);
-    return { uri: pathToFileURL(file).href, sha256, rows: opts.rows ?? 0, bytes: buf.length };
+export function parseJsonl<T>(text: string): T[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
+}
+
+export class ArtifactStore {
+  /**
+   * @param objects where artifacts are kept
+   * @param localDir this machine's state directory: artifacts a local program must read as files (trainer
+   *   data, images) are fetched into <localDir>/artifacts when the store is remote
+   */
+  constructor(
+    readonly objects: ObjectStore,
+    readonly localDir: string,
+  ) {}
+
+  private static keyFor(sha256: string, ext = ''): string {
+    return `${ARTIFACTS}/objects/${sha256.slice(0, 2)}/${sha256}${ext}`;
   }
 
-  putJsonl(rows: unknown[]): ArtifactRef {
+  async put(data: string | Buffer, opts: { ext?: string; rows?: number } = {}): Promise<ArtifactRef> {
+    const buf = typeof data === 'string' ? Buffer.from(data) : data;
+    const sha256 = sha256Hex(buf);
+    const key = ArtifactStore.keyFor(sha256, opts.ext);
+    if (!(await this.objects.exists(key))) await this.objects.put(key, buf);
+    return { uri: this.objects.uriOf(key), sha256, rows: opts.rows ?? 0, bytes: buf.length };
+  }
+
+  putJsonl(rows: unknown[]): Promise<ArtifactRef> {
     const text = rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
     return this.put(text, { ext: '.jsonl', rows: rows.length });
   }
 
-  putJson(value: unknown): ArtifactRef {
+  putJson(value: unknown): Promise<ArtifactRef> {
     return this.put(JSON.stringify(value, null, 2), { ext: '.json', rows: 1 });
   }
 
-  static pathOf(ref: Pick<ArtifactRef, 'uri'>): string {
-    return fileURLToPath(ref.uri);
+  /** The artifact's bytes, checked against its hash. A file: URI is read where it is (references written before
+   *  a run moved to object storage stay readable). */
+  async readBytes(ref: Pick<ArtifactRef, 'uri' | 'sha256'>): Promise<Buffer> {
+    const bytes = ref.uri.startsWith('file:') ? await readFile(fileURLToPath(ref.uri)) : await this.remote(ref.uri);
+    if (sha256Hex(bytes) !== ref.sha256) throw new Error(`artifact ${ref.uri} does not match its sha256 (corrupted store?)`);
+    return bytes;
   }
 
-  readText(ref: ArtifactRef): string {
-    const text = readFileSync(ArtifactStore.pathOf(ref));
-    if (sha256Hex(text) !== ref.sha256) throw new Error(`artifact ${ref.uri} does not match its sha256 (corrupted store?)`);
-    return text.toString('utf8');
+  /** An artifact named only by its URI (records keep screenshot URIs): the hash is its file name. */
+  readUri(uri: string): Promise<Buffer> {
+    const sha256 = (uri.split('/').pop() ?? '').split('.')[0];
+    return this.readBytes({ uri, sha256 });
   }
 
-  readJsonl<T>(ref: ArtifactRef): T[] {
-    return this.readText(ref)
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as T);
+  private async remote(uri: string): Promise<Buffer> {
+    const key = this.objects.keyOf(uri);
+    if (key === undefined) throw new Error(`artifact ${uri} is not in this run's store (${this.objects.location})`);
+    const bytes = await this.objects.get(key);
+    if (!bytes) throw new Error(`artifact ${uri} is missing from ${this.objects.location}`);
+    return bytes;
   }
 
-  readJson<T>(ref: ArtifactRef): T {
-    return JSON.parse(this.readText(ref)) as T;
+  async readText(ref: ArtifactRef): Promise<string> {
+    return (await this.readBytes(ref)).toString('utf8');
   }
 
-  /** Records a stage's lineage; the pointer file makes it findable without Temporal. */
-  writeManifest(manifest: StageManifest): ArtifactRef {
-    const ref = this.putJson(manifest);
-    const pointer = path.join(this.root, 'runs', manifest.run, `iter-${manifest.iteration}`, `${manifest.stage}.json`);
-    writeFileAtomic(pointer, JSON.stringify({ manifest: ref, ...manifest }, null, 2));
+  async readJsonl<T>(ref: ArtifactRef): Promise<T[]> {
+    return parseJsonl<T>(await this.readText(ref));
+  }
+
+  /** Every row of several JSONL artifacts (a stage's shards), in order. */
+  async readJsonlAll<T>(refs: ArtifactRef[]): Promise<T[]> {
+    return (await Promise.all(refs.map((r) => this.readJsonl<T>(r)))).flat();
+  }
+
+  async readJson<T>(ref: ArtifactRef): Promise<T> {
+    return JSON.parse(await this.readText(ref)) as T;
+  }
+
+  /** A local file holding the artifact, for programs that read files (trainers, image tools): the object itself
+   *  when the store is a local directory, else a verified copy fetched once into this machine's state dir. */
+  async localPath(ref: Pick<ArtifactRef, 'uri' | 'sha256'>): Promise<string> {
+    if (ref.uri.startsWith('file:')) return fileURLToPath(ref.uri);
+    const name = ref.uri.split('/').pop() ?? ref.sha256;
+    const file = path.join(this.localDir, ARTIFACTS, 'objects', ref.sha256.slice(0, 2), name);
+    const have = await stat(file).then(
+      () => true,
+      () => false,
+    );
+    if (!have) writeFileAtomic(file, await this.readBytes(ref));
+    return file;
+  }
+
+  /** Records a stage's lineage; the pointer makes it findable without Temporal. */
+  async writeManifest(manifest: StageManifest): Promise<ArtifactRef> {
+    const ref = await this.putJson(manifest);
+    const pointer = `${ARTIFACTS}/runs/${manifest.run}/iter-${manifest.iteration}/${manifest.stage}.json`;
+    await this.objects.put(pointer, JSON.stringify({ manifest: ref, ...manifest }, null, 2));
     return ref;
-  }
-
-  runDir(run: string, iteration: number): string {
-    return path.join(this.root, 'runs', run, `iter-${iteration}`);
   }
 }

@@ -10,7 +10,8 @@ import { createChat, newUsageCounter, type EndpointRef, type UsageCounter } from
 import { countedRoleChats, modelRoles, primaryRole, roleEndpoints, rolesOfKind, totalUsage } from '../llm/roles';
 import { spendByRole } from '../llm/spend';
 import type { Chat } from '../llm/types';
-import { storeFor, writeStageManifest } from '../manifest';
+import { writeStageManifest } from '../manifest';
+import { storeFor } from '../storage/run-storage';
 import { AGENT_ROLE, type TrainingData } from '../recipes/types';
 import { scriptLogProbChat } from '../llm/script-logprobs';
 import { servesLogProbs } from '../serving/log-prob-serving';
@@ -22,7 +23,7 @@ function chatsFor(input: StageContext & { agent: EndpointRef; roles?: Record<str
   chats: Record<string, Chat>;
   usage: Record<string, UsageCounter>;
 } {
-  const opts = { cache: requestCacheFor(input.config.stateDir), llm: input.config.llm, signal: Context.current().cancellationSignal };
+  const opts = { cache: requestCacheFor(input.config), llm: input.config.llm, signal: Context.current().cancellationSignal };
   return countedRoleChats(roleEndpoints(input.config, input.agent, input.roles), (endpoint, usage, role) =>
     createChat({ ...opts, endpoint, usage, role }),
   );
@@ -47,7 +48,7 @@ function logProbChatsFor(
   usage: Record<string, UsageCounter>,
 ): Record<string, Chat> {
   const signal = Context.current().cancellationSignal;
-  const opts = { cache: requestCacheFor(input.config.stateDir), llm: input.config.llm, signal };
+  const opts = { cache: requestCacheFor(input.config), llm: input.config.llm, signal };
   const agentCheckpoint = modelRoles(input.config, input.checkpoint)[AGENT_ROLE];
   const of = (m: ScorerModel, role: string) => {
     usage[role] ??= newUsageCounter();
@@ -68,26 +69,28 @@ function logProbChatsFor(
 }
 
 /** The rows as a JSONL artifact; none for no rows (a dataset the trainer skips). */
-const jsonlRef = (store: ReturnType<typeof storeFor>, lines: string[]) =>
+const jsonlRef = async (store: ReturnType<typeof storeFor>, lines: string[]) =>
   lines.length ? store.put(`${lines.join('\n')}\n`, { ext: '.jsonl', rows: lines.length }) : undefined;
 
 /** The rows that train the recipe's scorer roles (RecipeNeeds.scorers) before the data that needs them is built. */
 export async function buildScorerData(
   input: StageContext & { checkpoint: string; shards: ShardResult[] },
 ): Promise<{ roles: Record<string, RoleDatasets>; counts: Record<string, number> }> {
-  const store = storeFor(input.config.stateDir);
-  const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
+  const store = storeFor(input.config);
+  const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
   const runtime = recipeRuntime(input.config);
   if (!runtime.buildScorerData) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} trains no scorer`, 'ConfigError');
   const data = runtime.buildScorerData(records);
   const toRef = (lines: string[]) => jsonlRef(store, lines);
-  const roles = Object.fromEntries(Object.entries(data.byRole).map(([r, d]) => [r, { sft: toRef(d.sft), dpo: toRef(d.dpo) }]));
+  const roles = Object.fromEntries(
+    await Promise.all(Object.entries(data.byRole).map(async ([r, d]) => [r, { sft: await toRef(d.sft), dpo: await toRef(d.dpo) }])),
+  );
   return { roles, counts: data.counts };
 }
 
 export async function buildTrainingData(input: BuildDataInput): Promise<BuiltData> {
-  const store = storeFor(input.config.stateDir);
-  const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
+  const store = storeFor(input.config);
+  const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
   const runtime = recipeRuntime(input.config);
   const agent = input.agent;
   const byRole: Record<string, UsageCounter> = {};
@@ -112,20 +115,22 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
   for (const role of trained) {
     const d = data.byRole[role];
     roles[role] = input.scorers?.[role]?.data ?? {
-      sft: toRef(d?.sft ?? []),
-      dpo: toRef(d?.dpo ?? []),
-      ...(d?.rl ? { rl: toRef(d.rl) } : {}),
+      sft: await toRef(d?.sft ?? []),
+      dpo: await toRef(d?.dpo ?? []),
+      ...(d?.rl ? { rl: await toRef(d.rl) } : {}),
     };
   }
   const method = input.config.trainer?.method;
   // A role without examples keeps its checkpoint this iteration; with none for any role there is nothing to train.
   if (method && trained.length && !trained.some((r) => roles[r][DATASET_OF[method]]))
     throw ApplicationFailure.nonRetryable(NOTHING_TO_TRAIN[method](records.length), 'EmptyDataset');
-  const extra = Object.fromEntries(Object.entries(data.extra ?? {}).map(([name, lines]) => [name, toRef(lines) ?? null]));
+  const extra = Object.fromEntries(
+    await Promise.all(Object.entries(data.extra ?? {}).map(async ([name, lines]) => [name, (await toRef(lines)) ?? null])),
+  );
   const primary = primaryRole(resolved);
   const { sft, dpo, rl } = (primary && roles[primary]) || {};
   const perRole = trained.length > 1 ? roles : {};
-  const manifest = writeStageManifest(input.config.stateDir, {
+  const manifest = await writeStageManifest(input.config, {
     run: input.runName,
     iteration: input.iteration,
     stage: 'build-data',

@@ -2,17 +2,18 @@
 import type { ArtifactRef, ShardResult } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
 import { recipeRuntime } from '../recipes/runtime';
-import { storeFor, writeStageManifest } from '../manifest';
+import { writeStageManifest } from '../manifest';
+import { storeFor } from '../storage/run-storage';
 
 export async function evaluateIteration(
   input: StageContext & { checkpoint: string; shards: ShardResult[] },
 ): Promise<{ metrics: Record<string, number>; manifest: ArtifactRef }> {
-  const store = storeFor(input.config.stateDir);
-  const records = input.shards.flatMap((s) => store.readJsonl<unknown>(s.records));
+  const store = storeFor(input.config);
+  const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
   const metrics = recipeRuntime(input.config).metrics(records);
-  const metricsRef = store.putJson(metrics);
+  const metricsRef = await store.putJson(metrics);
   const calls = input.shards.reduce((a, s) => a + s.calls, 0);
-  const manifest = writeStageManifest(input.config.stateDir, {
+  const manifest = await writeStageManifest(input.config, {
     run: input.runName,
     iteration: input.iteration,
     stage: 'evaluate',

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ShardResult, ShardSpec } from '../../workflows/types';
 import type { StageContext } from '../../workflows/activity-types';
-import { storeFor } from '../manifest';
+import { storeFor } from '../storage/run-storage';
 import { recipeRuntime } from '../recipes/runtime';
 import { scoringServices } from '../generation/services';
 import { startHeartbeat } from '../heartbeat';
@@ -13,12 +13,12 @@ export async function scoreShard(input: StageContext & { split: ShardSpec['split
   const runtime = recipeRuntime(input.config);
   if (!runtime.scoreRecords)
     throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} has nothing to score`, 'ConfigError');
-  const store = storeFor(input.config.stateDir);
-  const records = store.readJsonl<unknown>(input.shard.records);
+  const store = storeFor(input.config);
+  const records = await store.readJsonl<unknown>(input.shard.records);
   const hb = startHeartbeat({ scored: 0, total: records.length });
   try {
     const scored = await runtime.scoreRecords(input.split, records, scoringServices(store));
-    return { ...input.shard, records: store.putJsonl(scored) };
+    return { ...input.shard, records: await store.putJsonl(scored) };
   } finally {
     hb.stop();
   }

@@ -3,10 +3,9 @@
 // retried shard (after a crash, a kill or a flaky endpoint) re-sends only the calls that never succeeded.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
-import path from 'node:path';
 import type { ShardInput, ShardResult } from '../../workflows/types';
 import { generationServices } from './services';
-import { ArtifactStore } from '../artifacts/store';
+import { storeFor } from '../storage/run-storage';
 import { requestCacheFor } from '../llm/cache';
 import { createChat } from '../llm/client';
 import { spendByRole } from '../llm/spend';
@@ -27,13 +26,13 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const signal = ctx.cancellationSignal;
   setMaxListeners(0, signal); // every in-flight request listens for cancellation
   const runtime = recipeRuntime(config);
-  const cache = requestCacheFor(config.stateDir);
+  const cache = requestCacheFor(config);
   const chatOpts = { cache, llm: config.llm, signal };
   const { chats, usage: byRole } = countedRoleChats(roleEndpoints(config, input.agent, input.roles), (endpoint, usage, role) =>
     createChat({ ...chatOpts, endpoint, usage, role }),
   );
   const usage = () => totalUsage(Object.values(byRole));
-  const store = new ArtifactStore(path.join(config.stateDir, 'artifacts'));
+  const store = storeFor(config);
   const services = generationServices(store, recipeNeeds(config));
 
   const samples = runtime.samplesPerTask(shard.split);
@@ -73,7 +72,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     const fatal = errors.find((e) => e instanceof ApplicationFailure && e.nonRetryable);
     throw fatal ?? errors[0];
   }
-  const ref = store.putJsonl(records);
+  const ref = await store.putJsonl(records);
   const u = usage();
   return {
     records: ref,

@@ -4,13 +4,12 @@
 // never PNG bytes).
 import type { GenerationServices, ScoringServices } from '../recipes/runtime';
 import type { SimilarityMeasure } from '../../configs/fields';
-import { readFile } from 'node:fs/promises';
-import { ArtifactStore } from '../artifacts/store';
+import type { ArtifactStore } from '../artifacts/store';
 
 const PNG = '.png';
 
 const render = async (html: string) => (await import('../render/page-renderer')).renderWebPage(html);
-const imageSaver = (store: ArtifactStore) => async (png: Buffer) => store.put(png, { ext: PNG }).uri;
+const imageSaver = (store: ArtifactStore) => async (png: Buffer) => (await store.put(png, { ext: PNG })).uri;
 
 export function generationServices(store: ArtifactStore, needs: { rendering: boolean; unitTests?: boolean }): GenerationServices {
   return {
@@ -34,7 +33,7 @@ export function scoringServices(store: ArtifactStore): ScoringServices {
     runCodeTests: async (input) => (await import('../sandbox/code-tests')).runCodeTests(input),
     render,
     similarity,
-    loadImage: async (uri) => readFile(ArtifactStore.pathOf({ uri })),
+    loadImage: (uri) => store.readUri(uri),
     saveImage: imageSaver(store),
   };
 }

@@ -1,10 +1,10 @@
-// Durable request cache: every successful LLM answer is written to disk (write-tmp + rename) before the caller
+// Durable request cache: every successful LLM answer is written to the run's store (atomically) before the caller
 // sees it, so a retried or resumed shard never pays for the same call twice. The key covers what determines the
 // answer — model identity, the API it is asked through, messages, decoding params, n, sample key — and nothing
 // about throughput (batching, concurrency), so tuning those never invalidates the cache.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { sha256Hex, writeFileAtomic } from '../artifacts/store';
+import { sha256Hex } from '../artifacts/store';
+import type { ObjectStore } from '../storage/object-store';
+import { objectStoreFor, type StorageOf } from '../storage/run-storage';
 import type { ChatCall, ModelApi } from './types';
 
 export interface CachedAnswer {
@@ -39,27 +39,30 @@ export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi =
   );
 }
 
-/** The run's durable request cache: one directory per state dir, shared by every stage that calls a model. */
-export function requestCacheFor(stateDir: string): RequestCache {
-  return new RequestCache(path.join(stateDir, 'llm-cache'));
+/** The run's durable request cache, in the run's store beside its artifacts: shared by every stage, worker and
+ *  host that calls a model for the run. */
+export function requestCacheFor(config: StorageOf): RequestCache {
+  return new RequestCache(objectStoreFor(config));
 }
 
 export class RequestCache {
-  constructor(readonly dir: string) {}
+  constructor(readonly objects: ObjectStore) {}
 
-  private file(key: string): string {
-    return path.join(this.dir, key.slice(0, 2), `${key}.json`);
+  private key(key: string): string {
+    return `llm-cache/${key.slice(0, 2)}/${key}.json`;
   }
 
   async get(key: string): Promise<CachedAnswer | undefined> {
     try {
-      return JSON.parse(await readFile(this.file(key), 'utf8')) as CachedAnswer;
+      const bytes = await this.objects.get(this.key(key));
+      return bytes ? (JSON.parse(bytes.toString('utf8')) as CachedAnswer) : undefined;
     } catch {
-      return undefined; // missing (or, impossibly with atomic writes, torn): a miss is always safe
+      return undefined; // unreadable (or, impossibly with atomic writes, torn): a miss is always safe
     }
   }
 
-  put(key: string, answer: CachedAnswer): void {
-    writeFileAtomic(this.file(key), JSON.stringify(answer));
+  /** Resolves once the answer is durable: callers hand the answer on only after this. */
+  put(key: string, answer: CachedAnswer): Promise<void> {
+    return this.objects.put(this.key(key), JSON.stringify(answer));
   }
 }

@@ -203,7 +203,7 @@ export function createChat(opts: ChatClientOptions): Chat {
         },
       };
     } else answer = await sendOnce(call, key, n, call.decoding.seed);
-    cache.put(key, answer); // durable before anyone counts it as done
+    await cache.put(key, answer); // durable before anyone counts it as done
     usage.paidPromptTokens += answer.usage.promptTokens;
     usage.paidCompletionTokens += answer.usage.completionTokens;
     count('llmRequests', onePerRequest ? n : 1, labels);

@@ -2,12 +2,12 @@
 // a plot per metric across iterations, the training loss per step, LLM calls, tokens and time per stage, the
 // lineage, and a browser of sampled evaluation conversations. It reads the artifact store the summaries point at;
 // a section whose data is missing says so instead of failing the page.
-import { readFileSync } from 'node:fs';
 import type { LoopConfig } from '../../configs/schema';
 import { fmtNum } from '../../workflows/metrics-table';
 import { chainText, roleChains } from '../../workflows/role-chains';
 import type { ArtifactRef, IterationSummary, TrainOutcome } from '../../workflows/types';
-import { ArtifactStore } from '../artifacts/store';
+import type { ArtifactStore } from '../artifacts/store';
+import { storeFor } from '../storage/run-storage';
 import { recipeRuntime } from '../recipes/runtime';
 import { conversationBrowser, sampleViews } from './conversation-browser';
 import type { ConversationView } from './conversation-view';
@@ -22,13 +22,13 @@ export interface ReportOptions {
   samplesPerIteration?: number;
 }
 
-/** Reads go by each ref's own file URI and check its sha256; the root only matters for writing. */
-const reader = new ArtifactStore('');
+/** Reads check each ref's sha256; a file: URI is read where it is, others through the run's storage. */
+const readerFor = (opts: ReportOptions): ArtifactStore => storeFor(opts.config ?? { stateDir: '.' });
 
 /** A section that cannot be built (a moved artifact, a task file gone) says why; the rest of the page stands. */
-function guarded(build: () => string): string {
+async function guarded(build: () => string | Promise<string>): Promise<string> {
   try {
-    return build();
+    return await build();
   } catch (err) {
     return note(`Not available: ${(err as Error).message}`);
   }
@@ -59,7 +59,7 @@ function trainRuns(r: IterationSummary): Array<{ label: string; train: TrainOutc
   return r.train ? [{ label: `iter ${r.iteration}`, train: r.train, next: r.nextCheckpoint }] : [];
 }
 
-function lossPlot(rows: IterationSummary[]): string {
+async function lossPlot(rows: IterationSummary[], reader: ArtifactStore): Promise<string> {
   const runs = rows.flatMap((r) => trainRuns(r).map((t) => ({ ...t, iteration: r.iteration })));
   if (!runs.length) return note('No iteration trained.');
   const series: Series[] = [];
@@ -69,7 +69,7 @@ function lossPlot(rows: IterationSummary[]): string {
       missing.push(t.label);
       continue;
     }
-    const curve = reader.readJsonl<{ step: number; loss: number }>(t.train.lossCurve);
+    const curve = await reader.readJsonl<{ step: number; loss: number }>(t.train.lossCurve);
     series.push({
       name: `${t.label} → ${t.next?.split('/').pop() ?? 'next checkpoint'}`,
       points: curve.map((p) => [p.step, p.loss]),
@@ -116,106 +116,93 @@ function lineage(rows: IterationSummary[]): string {
 
 /** The evaluation records of one iteration, through its evaluate manifest (which lists the scored shard refs). */
 /** Read once per iteration summary: the conversations and the recipe's figures both draw on them. */
-const recordsRead = new WeakMap<IterationSummary, unknown[]>();
+const recordsRead = new WeakMap<IterationSummary, Promise<unknown[]>>();
 
-function evaluationRecords(r: IterationSummary): unknown[] {
+function evaluationRecords(r: IterationSummary, reader: ArtifactStore): Promise<unknown[]> {
   const known = recordsRead.get(r);
   if (known) return known;
-  const manifestRef = r.manifests.evaluate;
-  if (!manifestRef) throw new Error(`iteration ${r.iteration} has no evaluation`);
-  const m = reader.readJson<{ inputs: Record<string, ArtifactRef | string> }>(manifestRef);
-  const shards = Object.entries(m.inputs)
-    .filter(([k]) => k.startsWith('eval_shard_'))
-    .map(([, v]) => v as ArtifactRef);
-  const records = shards.flatMap((s) => reader.readJsonl<unknown>(s));
-  recordsRead.set(r, records);
-  return records;
+  const read = (async () => {
+    const manifestRef = r.manifests.evaluate;
+    if (!manifestRef) throw new Error(`iteration ${r.iteration} has no evaluation`);
+    const m = await reader.readJson<{ inputs: Record<string, ArtifactRef | string> }>(manifestRef);
+    const shards = Object.entries(m.inputs)
+      .filter(([k]) => k.startsWith('eval_shard_'))
+      .map(([, v]) => v as ArtifactRef);
+    return reader.readJsonlAll<unknown>(shards);
+  })();
+  recordsRead.set(r, read);
+  return read;
 }
 
-function pngDataUri(ref: string): string | undefined {
-  try {
-    return `data:image/png;base64,${readFileSync(ArtifactStore.pathOf({ uri: ref })).toString('base64')}`;
-  } catch {
-    return undefined;
-  }
+/** The shown conversations' screenshots as data URIs (a missing one is left out: the page says so). */
+async function pngDataUris(views: ConversationView[], reader: ArtifactStore): Promise<(ref: string) => string | undefined> {
+  const refs = [...new Set(views.flatMap((v) => (v.images ?? []).map((im) => im.ref)))];
+  const loaded = new Map<string, string>();
+  await Promise.all(
+    refs.map(async (ref) => {
+      const png = await reader.readUri(ref).catch(() => undefined);
+      if (png) loaded.set(ref, `data:image/png;base64,${png.toString('base64')}`);
+    }),
+  );
+  return (ref) => loaded.get(ref);
 }
 
-function conversations(rows: IterationSummary[], opts: ReportOptions): { html: string; css: string } {
+async function conversations(rows: IterationSummary[], opts: ReportOptions, reader: ArtifactStore): Promise<{ html: string; css: string }> {
   if (!opts.config) return { html: note("Not available: the run's config is unknown, so no recipe can read its records."), css: '' };
   const runtime = recipeRuntime(opts.config);
   const n = opts.samplesPerIteration ?? 12;
   let css = '';
-  const parts = rows.map((r) => {
-    const body = guarded(() => {
-      const views: ConversationView[] = evaluationRecords(r).map((rec) => runtime.describeRecord('eval', rec));
+  const parts = [];
+  for (const r of rows) {
+    const body = await guarded(async () => {
+      const views: ConversationView[] = (await evaluationRecords(r, reader)).map((rec) => runtime.describeRecord('eval', rec));
       const shown = sampleViews(views, n);
-      const b = conversationBrowser(`i${r.iteration}`, views, shown, pngDataUri);
+      const b = conversationBrowser(`i${r.iteration}`, views, shown, await pngDataUris(shown, reader));
       css += b.css;
       return `<p>${shown.length} of ${views.length} evaluation conversations (a sample across outcomes).</p>${b.html}`;
     });
-    return `<h3>iteration ${r.iteration}</h3>\n${body}`;
-  });
+    parts.push(`<h3>iteration ${r.iteration}</h3>\n${body}`);
+  }
   return { html: parts.join('\n'), css };
 }
 
 /** The recipe's own figures (RecipeRuntime.reportFigures), per iteration. */
-function recipeFigures(rows: IterationSummary[], opts: ReportOptions): string | undefined {
+async function recipeFigures(rows: IterationSummary[], opts: ReportOptions, reader: ArtifactStore): Promise<string | undefined> {
   if (!opts.config) return undefined;
   const runtime = recipeRuntime(opts.config);
   if (!runtime.reportFigures) return undefined;
-  return rows
-    .map((r) => {
-      const body = guarded(() =>
-        runtime.reportFigures!(evaluationRecords(r))
-          .map(
-            (f) =>
-              `<figure class="recipe-figure" data-figure="${esc(f.id)}" data-iteration="${r.iteration}">${linePlotSvg({ series: f.series, xLabel: f.xLabel, width: 420, height: 240 })}${legendHtml(f.series)}<figcaption>${esc(f.title)} (y: ${esc(f.yLabel)})</figcaption></figure>`,
-          )
-          .join(''),
-      );
-      return `<h3>iteration ${r.iteration}</h3>\n${body || note('Nothing to plot in this iteration.')}`;
-    })
-    .join('\n');
+  const parts = [];
+  for (const r of rows) {
+    const body = await guarded(async () =>
+      runtime.reportFigures!(await evaluationRecords(r, reader))
+        .map(
+          (f) =>
+            `<figure class="recipe-figure" data-figure="${esc(f.id)}" data-iteration="${r.iteration}">${linePlotSvg({ series: f.series, xLabel: f.xLabel, width: 420, height: 240 })}${legendHtml(f.series)}<figcaption>${esc(f.title)} (y: ${esc(f.yLabel)})</figcaption></figure>`,
+        )
+        .join(''),
+    );
+    parts.push(`<h3>iteration ${r.iteration}</h3>\n${body || note('Nothing to plot in this iteration.')}`);
+  }
+  return parts.join('\n');
 }
 
-export function reportHtml(runName: string, rows: IterationSummary[], opts: ReportOptions = {}): string {
+export async function reportHtml(runName: string, rows: IterationSummary[], opts: ReportOptions = {}): Promise<string> {
   const recipe = opts.config?.recipe.name;
   const last = rows.at(-1);
   const head = `<h1>collab-loop report: ${esc(runName)}</h1>
 <p class="run">${recipe ? `recipe <b>${esc(recipe)}</b> · ` : ''}${rows.length} finished iteration(s)${last ? ` · latest checkpoint <code>${esc(last.nextCheckpoint ?? last.checkpoint)}</code>` : ''}</p>`;
   if (!rows.length) return page(`collab-loop report: ${runName}`, `${head}\n${note('No finished iterations yet.')}`);
-  const convs = conversations(rows, opts);
+  const reader = readerFor(opts);
+  const convs = await conversations(rows, opts, reader);
+  const figures = await recipeFigures(rows, opts, reader);
   const body = [
     head,
-    section(
-      'metrics',
-      'Metrics per iteration',
-      guarded(() => metricPlots(rows)),
-    ),
-    section(
-      'loss',
-      'Training loss per step',
-      guarded(() => lossPlot(rows)),
-    ),
-    section(
-      'llm-usage',
-      'LLM calls and tokens per stage',
-      guarded(() => llmUsageTable(rows)),
-    ),
-    section(
-      'spend',
-      'LLM spend per stage and per model role',
-      guarded(() => spendTables(rows)),
-    ),
-    section(
-      'stage-time',
-      'Time per stage',
-      guarded(() => stageTimeTable(rows)),
-    ),
-    ...(() => {
-      const figures = recipeFigures(rows, opts);
-      return figures ? [section('recipe-figures', `${recipe} figures`, figures)] : [];
-    })(),
+    section('metrics', 'Metrics per iteration', await guarded(() => metricPlots(rows))),
+    section('loss', 'Training loss per step', await guarded(() => lossPlot(rows, reader))),
+    section('llm-usage', 'LLM calls and tokens per stage', await guarded(() => llmUsageTable(rows))),
+    section('spend', 'LLM spend per stage and per model role', await guarded(() => spendTables(rows))),
+    section('stage-time', 'Time per stage', await guarded(() => stageTimeTable(rows))),
+    ...(figures ? [section('recipe-figures', `${recipe} figures`, figures)] : []),
     section('lineage', 'Lineage', lineage(rows)),
     section('conversations', 'Conversations', convs.html),
   ].join('\n');

@@ -18,6 +18,8 @@ import { externalEndpointRef, type EndpointRef } from '../llm/client';
 import { sha256Hex, writeFileAtomic } from '../artifacts/store';
 import { modelRoles, primaryRole } from '../llm/roles';
 import { writeStageManifest } from '../manifest';
+import { localCheckpoint } from '../storage/checkpoints';
+import { localStateDir } from '../storage/run-storage';
 import { isAlive, killProcessGroup, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
 import { TemplateError } from '../subprocess/template';
 import { startHeartbeat } from '../heartbeat';
@@ -37,7 +39,7 @@ interface ServerRecord {
   endpoint: EndpointRef;
 }
 
-const serversDir = (c: StageContext) => path.join(c.config.stateDir, 'servers', c.runName);
+const serversDir = (c: StageContext) => path.join(localStateDir(c.config), 'servers', c.runName);
 const serverFile = (c: StageContext, role: Role) => path.join(serversDir(c), `iter-${c.iteration}.${role}.json`);
 
 async function healthy(url: string): Promise<boolean> {
@@ -94,7 +96,7 @@ async function startServer(
 ): Promise<{ endpoint: EndpointRef; pid: number; logFile: string; reused: boolean }> {
   const file = serverFile(c, role);
   const existing = readPidFile(file) as ServerRecord | undefined;
-  const logDir = path.join(c.config.stateDir, 'logs', c.runName);
+  const logDir = path.join(localStateDir(c.config), 'logs', c.runName);
   const logFile = path.join(logDir, `server-iter-${c.iteration}-${role}.log`);
   if (existing && isAlive(existing.pid) && (await healthy(existing.healthUrl)))
     return { endpoint: existing.endpoint, pid: existing.pid, logFile, reused: true };
@@ -158,14 +160,18 @@ interface Served {
   argv: string[];
   logFile: string;
   reused: boolean;
+  /** The directory on this host the weights were read from (a fetched copy when trained elsewhere). */
+  dir: string;
 }
 
 /** Serves one checkpoint (and, with `agents:`, its simulated agents). `key` tells apart the servers of one
  *  iteration: '' for the primary checkpoint (files `iter-<k>.model.json`), `-<hash>` for the others. */
-async function serveCheckpoint(input: StageContext, checkpoint: string, key: string): Promise<Served> {
+async function serveCheckpoint(input: StageContext, published: string, key: string): Promise<Served> {
   const { config } = input;
   const s = config.server;
   if (s.kind === 'external') throw new Error('serveCheckpoint: external servers are not deployed');
+  // A checkpoint trained on another host is fetched into this host's cache (once per content).
+  const checkpoint = await localCheckpoint(config, published);
   if (!existsSync(checkpoint)) throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} does not exist`, 'ConfigError');
   const identity = checkpointIdentity(checkpoint);
   let launch: ServerLaunch;
@@ -203,6 +209,7 @@ async function serveCheckpoint(input: StageContext, checkpoint: string, key: str
     argv: launch.argv,
     logFile: model.logFile,
     reused: model.reused,
+    dir: checkpoint,
   };
 }
 
@@ -244,7 +251,7 @@ export async function deployCheckpoint(
     : undefined;
   const main = servers?.get(primaryCheckpoint);
   const endpoint = primary && deployedRoles ? deployedRoles[primary].endpoint : (external ?? main!.endpoint);
-  const manifest = writeStageManifest(config.stateDir, {
+  const manifest = await writeStageManifest(config, {
     run: input.runName,
     iteration: input.iteration,
     stage: 'deploy',
@@ -253,7 +260,15 @@ export async function deployCheckpoint(
       ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
       server: s,
       agents: config.agents ?? null,
-      ...(main ? { argv: main.argv, port: Number(new URL(main.model.baseUrl).port), logFile: main.logFile, reused: main.reused } : {}),
+      ...(main
+        ? {
+            argv: main.argv,
+            port: Number(new URL(main.model.baseUrl).port),
+            logFile: main.logFile,
+            reused: main.reused,
+            servedFrom: main.dir,
+          }
+        : {}),
     },
     outputs: {
       model: main?.model ?? endpoint,

@@ -6,7 +6,7 @@ import type { ProbeResult } from '../../workflows/types';
 import { sha256Hex } from '../artifacts/store';
 import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
-import { storeFor } from '../manifest';
+import { storeFor } from '../storage/run-storage';
 import { recipeRuntime } from '../recipes/runtime';
 import { Context } from '@temporalio/activity';
 
@@ -19,7 +19,7 @@ export async function probeServedModel(
   const usage = newUsageCounter();
   const chat = createChat({
     endpoint,
-    cache: requestCacheFor(c.config.stateDir),
+    cache: requestCacheFor(c.config),
     llm: c.config.llm,
     usage,
     signal: Context.current().cancellationSignal,
@@ -40,9 +40,9 @@ export async function probeServedModel(
       usage: out.usage,
     });
   }
-  const store = storeFor(c.config.stateDir);
+  const store = storeFor(c.config);
   return {
-    records: store.putJsonl(records),
+    records: await store.putJsonl(records),
     prompts: records.length,
     model: endpoint.model,
     completionTokens: usage.completionTokens,

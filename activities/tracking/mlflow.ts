@@ -126,7 +126,7 @@ async function uploadArtifact(api: MlflowApi, run: RunInfo, name: string, conten
 export async function logToMlflow(
   o: MlflowTracking,
   p: TrackingPayload,
-  report: () => string,
+  report: () => Promise<string>,
 ): Promise<{ runId: string; experimentId: string }> {
   let token: string | undefined;
   if (o.tokenEnv) {
@@ -143,7 +143,7 @@ export async function logToMlflow(
     const metrics = [
       ...Object.entries(it.metrics).map(([key, value]) => ({ key, value, timestamp: it.time, step: it.step })),
       // The trainer's curve of this iteration, one metric per iteration so each curve keeps its own steps.
-      ...it.lossCurve().map((r) => ({ key: `train_loss/iter_${it.step}`, value: r.loss, timestamp: it.time, step: r.step })),
+      ...(await it.lossCurve()).map((r) => ({ key: `train_loss/iter_${it.step}`, value: r.loss, timestamp: it.time, step: r.step })),
     ];
     for (let i = 0; i < metrics.length; i += MAX_METRICS)
       await api.request('POST', '/api/2.0/mlflow/runs/log-batch', { run_id: runId, metrics: metrics.slice(i, i + MAX_METRICS) });
@@ -152,7 +152,7 @@ export async function logToMlflow(
       await api.request('POST', '/api/2.0/mlflow/runs/log-batch', { run_id: runId, tags: tags.slice(i, i + MAX_TAGS) });
     await api.request('POST', '/api/2.0/mlflow/runs/set-tag', { run_id: runId, key: LOGGED_TAG, value: String(it.step) });
   }
-  if (o.uploadReport) await uploadArtifact(api, run.info, 'report.html', report(), 'text/html');
+  if (o.uploadReport) await uploadArtifact(api, run.info, 'report.html', await report(), 'text/html');
   if (p.final) {
     const end = p.iterations.at(-1)?.time ?? Date.now();
     await api.request('POST', '/api/2.0/mlflow/runs/update', { run_id: runId, status: 'FINISHED', end_time: end });

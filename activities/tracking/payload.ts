@@ -1,8 +1,7 @@
 // What a run tells an experiment tracker, decided once for every tracker: the config as flat parameters, one row of
 // metrics per finished iteration (step = iteration number), each iteration's lineage (which checkpoint was served,
 // which data trained which checkpoint) and the trainer's loss per step.
-import { existsSync } from 'node:fs';
-import { ArtifactStore } from '../artifacts/store';
+import { storeFor } from '../storage/run-storage';
 import type { IterationSummary, LoopConfig } from '../../workflows/types';
 
 export interface TrackedIteration {
@@ -12,7 +11,7 @@ export interface TrackedIteration {
   metrics: Record<string, number>;
   lineage: Record<string, string>;
   /** The trainer's loss per step, read from the artifact store only for the iterations a tracker still logs. */
-  lossCurve: () => Array<{ step: number; loss: number }>;
+  lossCurve: () => Promise<Array<{ step: number; loss: number }>>;
 }
 
 export interface TrackingPayload {
@@ -88,10 +87,14 @@ function lineage(s: IterationSummary): Record<string, string> {
   return l;
 }
 
-function lossCurve(s: IterationSummary): ReturnType<TrackedIteration['lossCurve']> {
+/** The trainer's recorded curve; none when it was not recorded or can no longer be read. */
+async function lossCurve(s: IterationSummary, config: LoopConfig): ReturnType<TrackedIteration['lossCurve']> {
   const ref = s.train?.lossCurve;
-  if (!ref || !existsSync(ArtifactStore.pathOf(ref))) return [];
-  return new ArtifactStore('').readJsonl<{ step: number; loss: number }>(ref).filter((r) => Number.isFinite(r.loss));
+  if (!ref) return [];
+  const rows = await storeFor(config)
+    .readJsonl<{ step: number; loss: number }>(ref)
+    .catch(() => []);
+  return rows.filter((r) => Number.isFinite(r.loss));
 }
 
 export function trackingPayload(runName: string, config: LoopConfig, iterations: IterationSummary[], final: boolean): TrackingPayload {
@@ -104,7 +107,7 @@ export function trackingPayload(runName: string, config: LoopConfig, iterations:
       time: endTime(s),
       metrics: iterationMetrics(s),
       lineage: lineage(s),
-      lossCurve: () => lossCurve(s),
+      lossCurve: () => lossCurve(s, config),
     })),
     final,
   };

@@ -2,6 +2,7 @@
 // far to each configured tracker. Every tracker is idempotent on its own, so a retry re-sends nothing twice.
 import path from 'node:path';
 import { writeFileAtomic } from '../artifacts/store';
+import { localStateDir } from '../storage/run-storage';
 import { reportHtml } from '../report/report-html';
 import type { CollabActivities } from '../../workflows/activity-types';
 import { logToMlflow } from './mlflow';
@@ -14,14 +15,14 @@ export async function trackIteration({ runName, config, iterations, final }: Inp
   const t = config.tracking;
   if (!t) return;
   const payload = trackingPayload(runName, config, iterations, final);
-  let html: string | undefined;
+  let html: Promise<string> | undefined;
   const report = () => (html ??= reportHtml(runName, iterations, { config }));
-  const reportFile = () => {
-    const file = path.join(config.stateDir, 'reports', runName, 'report.html');
-    writeFileAtomic(file, report());
+  const reportFile = async () => {
+    const file = path.join(localStateDir(config), 'reports', runName, 'report.html');
+    writeFileAtomic(file, await report());
     return file;
   };
   // One after the other: a failure of the first is retried with the second not yet sent, never half of each.
   if (t.mlflow) await logToMlflow(t.mlflow, payload, report);
-  if (t.wandb) await logToWandb(t.wandb, payload, config.stateDir, reportFile);
+  if (t.wandb) await logToWandb(t.wandb, payload, localStateDir(config), reportFile);
 }

@@ -18,7 +18,7 @@ export async function logToWandb(
   o: WandbTracking,
   p: TrackingPayload,
   stateDir: string,
-  reportFile: () => string,
+  reportFile: () => Promise<string>,
 ): Promise<{ runDir?: string; logged: number }> {
   const dir = o.dir ?? path.join(stateDir, 'wandb');
   const env: Record<string, string> = { WANDB_SILENT: 'true', WANDB_DISABLE_GIT: 'true' };
@@ -42,8 +42,8 @@ export async function logToWandb(
     name: p.runName,
     group: p.recipe,
     params: p.params,
-    rows: rows.map((r) => ({ ...r, lossCurve: r.lossCurve() })),
-    report: reportFile(),
+    rows: await Promise.all(rows.map(async (r) => ({ ...r, lossCurve: await r.lossCurve() }))),
+    report: await reportFile(),
     final: p.final,
   };
   const python = o.python ?? venvExecutable('python');

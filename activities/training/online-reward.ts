@@ -8,7 +8,7 @@ import { requestCacheFor } from '../llm/cache';
 import { createChat, externalEndpointRef, newUsageCounter } from '../llm/client';
 import { modelRoles } from '../llm/roles';
 import type { Chat } from '../llm/types';
-import { storeFor } from '../manifest';
+import { storeFor } from '../storage/run-storage';
 import { recipeOf } from '../recipes/runtime';
 import { startJsonService, type RunningJsonService } from '../serving/json-service';
 
@@ -21,7 +21,7 @@ export async function startOnlineReward(input: StageContext & { checkpoint: stri
   if (!recipe.onlineRl)
     throw ApplicationFailure.nonRetryable(`trainer.method grpo: recipe ${recipe.name} has no online RL reward`, 'ConfigError');
   const opts = {
-    cache: requestCacheFor(input.config.stateDir),
+    cache: requestCacheFor(input.config),
     llm: input.config.llm,
     usage: newUsageCounter(),
     signal: Context.current().cancellationSignal,
@@ -32,7 +32,7 @@ export async function startOnlineReward(input: StageContext & { checkpoint: stri
     if (r.kind === 'external') chats[role] = createChat({ ...opts, role, endpoint: externalEndpointRef(r.endpoint) });
   const handlers = recipe.onlineRl.rewardService(input.config.recipe, {
     chats,
-    services: generationServices(storeFor(input.config.stateDir), {
+    services: generationServices(storeFor(input.config), {
       rendering: false,
       unitTests: recipe.needs(input.config.recipe).unitTests,
     }),

@@ -13,9 +13,11 @@ import { DATASET_OF, type RoleDatasets, type TrainResult } from '../../workflows
 import type { StageContext } from '../../workflows/activity-types';
 import type { TrainerConfig } from '../../configs/schema';
 import type { ArtifactRef } from '../artifacts/ref';
-import { ArtifactStore, writeFileAtomic } from '../artifacts/store';
+import { writeFileAtomic } from '../artifacts/store';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
-import { storeFor, writeStageManifest } from '../manifest';
+import { writeStageManifest } from '../manifest';
+import { localCheckpoint, publishCheckpoint } from '../storage/checkpoints';
+import { localStateDir, storeFor } from '../storage/run-storage';
 import { CHECKPOINT_MANIFEST } from '../serving/checkpoint-identity';
 import { SIMULATED_POLICY_FILE } from '../serving/deploy';
 import { trainedSimulatedPolicy, type SimulatedPolicyFile } from '../serving/simulated-skill';
@@ -139,8 +141,10 @@ type TrainInput = StageContext & { checkpoint: string; data: RoleDatasets; role?
 export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   const t = input.config.trainer;
   if (!t) throw ApplicationFailure.nonRetryable('no trainer section in the config', 'ConfigError');
-  const { stateDir } = input.config;
+  const stateDir = localStateDir(input.config);
   const { root, output, logFile, pidFile } = trainPaths(stateDir, input.runName, input.iteration, input.role);
+  const done = path.join(output, CHECKPOINT_MANIFEST);
+  const finished = () => finishedResult(done, () => publishCheckpoint(input.config, output, checkpointName(input)));
   for (const d of [root, path.dirname(output), path.dirname(logFile)]) mkdirSync(d, { recursive: true });
   // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt.
   await reapPidFile(pidFile);
@@ -148,27 +152,19 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   const primary = input.data[DATASET_OF[t.method]];
   if (!primary) throw ApplicationFailure.nonRetryable(`no ${t.method} dataset was built`, 'EmptyDataset');
   // A finished attempt whose activity result was lost (worker killed after training): the checkpoint is complete.
-  const done = path.join(output, CHECKPOINT_MANIFEST);
-  if (existsSync(done)) {
-    const l = JSON.parse(readFileSync(done, 'utf8'));
-    if (l.dataset?.sha256 === primary.sha256)
-      return {
-        checkpoint: output,
-        manifest: l.stageManifest,
-        finalLoss: l.finalLoss ?? undefined,
-        steps: l.steps ?? undefined,
-        lossCurve: l.lossCurve ?? undefined,
-      };
-  }
+  if (existsSync(done) && JSON.parse(readFileSync(done, 'utf8')).dataset?.sha256 === primary.sha256) return finished();
   rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
 
   const dataDir = path.join(root, 'data');
   mkdirSync(dataDir, { recursive: true });
   const dataFile = path.join(dataDir, 'train.jsonl');
-  copyFileSync(ArtifactStore.pathOf(primary), dataFile);
+  const store = storeFor(input.config);
+  copyFileSync(await store.localPath(primary), dataFile);
+  // The base may be a checkpoint another host published: trainers read directories.
+  const base = await localCheckpoint(input.config, input.checkpoint);
   const job: TrainJob = {
     method: t.method,
-    base: path.resolve(input.checkpoint),
+    base: path.resolve(base),
     dataDir: path.resolve(dataDir),
     dataFile: path.resolve(dataFile),
     workDir: path.resolve(root, 'work'),
@@ -182,20 +178,37 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   const reward = t.method === 'grpo' ? await startOnlineReward(input, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
   try {
     if (reward) job.onlineRl = { rewardUrl: reward.url, converter: reward.converter };
-    return await trainWith(input, t, job, { output, done, logFile, pidFile, primary });
+    await trainWith(input, t, job, { output, done, logFile, pidFile, primary });
   } finally {
     await reward?.close();
   }
+  return finished();
 }
+
+/** The result of a finished training job, from the lineage it wrote beside the weights. */
+async function finishedResult(done: string, published: () => Promise<string>): Promise<TrainResult> {
+  const lineage = JSON.parse(readFileSync(done, 'utf8'));
+  return {
+    checkpoint: await published(),
+    manifest: lineage.stageManifest,
+    finalLoss: lineage.finalLoss ?? undefined,
+    steps: lineage.steps ?? undefined,
+    resumedFromStep: lineage.resumedFromStep ?? undefined,
+    lossCurve: lineage.lossCurve ?? undefined,
+  };
+}
+
+/** Where a role's next checkpoint is published: the same names as the local layout (checkpoints/<run>/iter-<k+1>). */
+const checkpointName = (input: TrainInput) => [input.runName, `iter-${input.iteration + 1}`, ...(input.role ? [input.role] : [])].join('/');
 
 async function trainWith(
   input: TrainInput,
   t: TrainerConfig,
   job: TrainJob,
   { output, done, logFile, pidFile, primary }: { output: string; done: string; logFile: string; pidFile: string; primary: ArtifactRef },
-): Promise<TrainResult> {
+): Promise<void> {
   const ctx = Context.current();
-  const { stateDir } = input.config;
+  const store = storeFor(input.config);
   const dataDir = job.dataDir;
   const prev = previousHeartbeat<TrainProgress>();
   const planned =
@@ -203,12 +216,12 @@ async function trainWith(
       ? planCommand(
           t,
           {
-            checkpoint: input.checkpoint,
+            checkpoint: job.base,
             output,
-            data: ArtifactStore.pathOf(primary),
+            data: await store.localPath(primary),
             data_dir: dataDir,
-            sft_data: input.data.sft ? ArtifactStore.pathOf(input.data.sft) : '',
-            dpo_data: input.data.dpo ? ArtifactStore.pathOf(input.data.dpo) : '',
+            sft_data: input.data.sft ? await store.localPath(input.data.sft) : '',
+            dpo_data: input.data.dpo ? await store.localPath(input.data.dpo) : '',
             work_dir: job.workDir,
             iteration: input.iteration,
             run: input.runName,
@@ -284,7 +297,7 @@ async function trainWith(
 
   // SIMULATION (only with `agents:`): the simulated agents of the next iteration get the skill this data buys.
   if (input.config.agents) {
-    const own = path.join(input.checkpoint, SIMULATED_POLICY_FILE);
+    const own = path.join(job.base, SIMULATED_POLICY_FILE);
     const base: SimulatedPolicyFile = existsSync(own)
       ? JSON.parse(readFileSync(own, 'utf8'))
       : { skill: input.config.agents.skill, agreeability: input.config.agents.agreeability };
@@ -294,8 +307,8 @@ async function trainWith(
   const argv = planned.steps.map((s) => s.argv);
   const version = await trainerVersion(planned.versionArgv);
   const curve = lossCurveFromLog(logFile, planned.parse);
-  const lossCurve = curve.length ? storeFor(stateDir).putJsonl(curve) : undefined;
-  const manifest = writeStageManifest(stateDir, {
+  const lossCurve = curve.length ? await store.putJsonl(curve) : undefined;
+  const manifest = await writeStageManifest(input.config, {
     run: input.runName,
     iteration: input.iteration,
     stage: 'train',
@@ -328,12 +341,4 @@ async function trainWith(
     stageManifest: manifest,
   };
   writeFileAtomic(done, JSON.stringify(lineage, null, 2));
-  return {
-    checkpoint: output,
-    manifest,
-    finalLoss: progress.loss,
-    steps: progress.step,
-    resumedFromStep: progress.resumedFromStep,
-    lossCurve,
-  };
 }

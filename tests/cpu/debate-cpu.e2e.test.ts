@@ -7,12 +7,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../configs/load';
-import { ArtifactStore, sha256Hex } from '../../activities/artifacts/store';
+import { sha256Hex } from '../../activities/artifacts/store';
 import { startDevServer } from '../helpers/temporal';
 import { runLoop } from '../helpers/run-loop';
 import { DEBATE_ROLES as ROLES } from '../helpers/debate';
 import { CONFIGS, tempStateDir } from '../helpers/config';
 import { tinyBaseCheckpoint } from '../helpers/tiny-model';
+import { artifactPath } from '../helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -33,7 +34,7 @@ describe('configs/debate-cpu.yaml (transformers serve + TRL, six trained roles)'
     });
     const result = await runLoop(env, runName, config);
     const [it0, it1] = result.iterations;
-    const manifest = (ref: Parameters<typeof ArtifactStore.pathOf>[0]) => JSON.parse(readFileSync(ArtifactStore.pathOf(ref), 'utf8'));
+    const manifest = (ref: { uri: string }) => JSON.parse(readFileSync(artifactPath(ref), 'utf8'));
     // Iteration 0: all six roles share the base, so one server; iteration 1: six checkpoints, six servers, each probed.
     expect(manifest(it0.manifests.deploy).outputs.servers).toBeUndefined();
     const deploy1 = manifest(it1.manifests.deploy).outputs as {

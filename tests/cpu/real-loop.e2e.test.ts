@@ -8,12 +8,13 @@ import path from 'node:path';
 import { trainingLoop } from '../../workflows/loop';
 import { loopWorkflowId } from '../../workflows/messages';
 import { TASK_QUEUES } from '../../workflows/types';
-import { ArtifactStore, sha256Hex } from '../../activities/artifacts/store';
+import { sha256Hex } from '../../activities/artifacts/store';
 import { startDevServer } from '../helpers/temporal';
 import { withWorkers } from '../helpers/workers';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { realCpuLoop, tinyBaseCheckpoint } from '../helpers/tiny-model';
 import { cli } from '../helpers/cli';
+import { readJsonl } from '../helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -52,7 +53,7 @@ describe('real CPU loop (transformers serve + TRL on a tiny model)', () => {
     expect(lineage.argv.flat().join(' ')).toContain('trl_train.py');
     expect(lineage.steps).toBe(4);
     expect(lineage.finalLoss).toBeTypeOf('number');
-    const rows = new ArtifactStore(path.join(stateDir, 'artifacts')).readJsonl<Record<string, unknown>>(it0.datasets!.dpo!);
+    const rows = readJsonl<Record<string, unknown>>(it0.datasets!.dpo!);
     expect(Object.keys(rows[0]).sort()).toEqual(['chosen', 'prompt', 'rejected']); // TRL conversational preference rows
 
     // Each iteration's server really served its own checkpoint: the probe asked `transformers serve` pinned to it.

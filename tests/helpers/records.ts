@@ -1,14 +1,12 @@
 // Reads back the conversation records an iteration evaluated, through its evaluate manifest (the lineage).
-import path from 'node:path';
-import { ArtifactStore } from '../../activities/artifacts/store';
 import type { ArtifactRef, IterationSummary } from '../../workflows/types';
+import { readJsonl, readJson } from './artifacts';
 
 export function evaluatedRecords<T = { taskId: string; sampleIndex: number }>(stateDir: string, it: IterationSummary): T[] {
-  const store = new ArtifactStore(path.join(stateDir, 'artifacts'));
-  const manifest = store.readJson<{ inputs: Record<string, ArtifactRef | string> }>(it.manifests.evaluate);
+  const manifest = readJson<{ inputs: Record<string, ArtifactRef | string> }>(it.manifests.evaluate);
   return Object.entries(manifest.inputs)
     .filter(([k]) => k.startsWith('eval_shard_'))
-    .flatMap(([, ref]) => store.readJsonl<T>(ref as ArtifactRef));
+    .flatMap(([, ref]) => readJsonl<T>(ref as ArtifactRef));
 }
 
 /** Each (task, sample) exactly once. */

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LlmConfig } from '../../configs/schema';
-import { RequestCache } from '../../activities/llm/cache';
+import { requestCacheFor } from '../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../activities/llm/client';
 import { withRunLabel } from '../../activities/metrics';
 import type { ChatCall } from '../../activities/llm/types';
@@ -49,7 +49,7 @@ const call = (content: string): ChatCall => ({
 function chat(model: string) {
   return createChat({
     endpoint: { baseUrl: `${server.url}/v1`, model, cacheId: model, maxConcurrency: 2 },
-    cache: new RequestCache(mkdtempSync(path.join(os.tmpdir(), 'client-metrics-'))),
+    cache: requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'client-metrics-')) }),
     llm: LLM,
     usage: newUsageCounter(),
     role: 'critic',

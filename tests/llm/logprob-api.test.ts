@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RequestCache } from '../../activities/llm/cache';
+import { requestCacheFor } from '../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../activities/llm/client';
 import type { ChatCall, ChatMessage } from '../../activities/llm/types';
 import { startOpenAICompatibleServer, type Policy } from '../../activities/serving/openai-compatible-server';
@@ -32,7 +32,7 @@ function logProbChat(baseUrl: string) {
   const usage = newUsageCounter();
   const chat = createChat({
     endpoint: { baseUrl, model: 'critic', cacheId: 'critic@iter-1', maxConcurrency: 4, api: 'logprob' },
-    cache: new RequestCache(mkdtempSync(path.join(os.tmpdir(), 'logprob-'))),
+    cache: requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'logprob-')) }),
     llm: LLM,
     usage,
     sleep: async () => undefined,

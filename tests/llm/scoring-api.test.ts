@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { modelRoleSchema } from '../../configs/fields';
 import type { LlmConfig } from '../../configs/schema';
-import { RequestCache, requestCacheKey } from '../../activities/llm/cache';
+import { requestCacheFor, requestCacheKey } from '../../activities/llm/cache';
 import { createChat, externalEndpointRef, newUsageCounter, type EndpointRef, type UsageCounter } from '../../activities/llm/client';
 import type { ChatCall } from '../../activities/llm/types';
 import { json, startServer, type TestServer } from '../helpers/recording-server';
@@ -63,7 +63,7 @@ afterEach(async () => {
 function chatFor(endpoint: Partial<EndpointRef> & Pick<EndpointRef, 'baseUrl'>, llm: LlmConfig = LLM) {
   return createChat({
     endpoint: { model: 'wmt22-cometkiwi-da', cacheId: 'wmt22-cometkiwi-da', maxConcurrency: 4, ...endpoint },
-    cache: new RequestCache(cacheDir),
+    cache: requestCacheFor({ stateDir: cacheDir }),
     llm,
     usage,
     sleep: async (ms) => {
@@ -163,7 +163,7 @@ describe('score API: a plain HTTP scoring service (COMET-KIWI shape)', () => {
 
     expect(kiwi.received).toHaveLength(1);
     expect(again).toEqual({ ...first, cached: true });
-    expect(await new RequestCache(cacheDir).get(requestCacheKey('wmt22-cometkiwi-da', c, 'score'))).toEqual({
+    expect(await requestCacheFor({ stateDir: cacheDir }).get(requestCacheKey('wmt22-cometkiwi-da', c, 'score'))).toEqual({
       texts: first.texts,
       finishReasons: ['stop'],
       usage: { promptTokens: 0, completionTokens: 0 },
@@ -283,7 +283,11 @@ describe('how recipes see a scoring endpoint', () => {
     expect(requestCacheKey('wmt22-cometkiwi-da', c, 'reward')).not.toBe(requestCacheKey('wmt22-cometkiwi-da', c, 'score'));
 
     // A judge's answer to the same messages, cached under the same model name, must not come back as the score.
-    new RequestCache(cacheDir).put(chatKey, { texts: ['9'], finishReasons: ['stop'], usage: { promptTokens: 10, completionTokens: 1 } });
+    await requestCacheFor({ stateDir: cacheDir }).put(chatKey, {
+      texts: ['9'],
+      finishReasons: ['stop'],
+      usage: { promptTokens: 10, completionTokens: 1 },
+    });
     const kiwi = await startKiwiService();
     servers.push(kiwi);
     const out = await chatFor({ baseUrl: kiwi.url, api: 'score' })(c);

@@ -59,7 +59,7 @@ function loadWith(file: string, endpoints: Record<string, RunningServer>, overri
     ],
   });
   if (config.server.kind !== 'external') throw new Error('the fixtures use an external server');
-  const cache = requestCacheFor(stateDir);
+  const cache = requestCacheFor({ stateDir });
   const chats = roleChats(roleEndpoints(config, externalEndpointRef(config.server.endpoint)), (endpoint) =>
     createChat({ endpoint, cache, llm: config.llm, usage: newUsageCounter() }),
   );

@@ -10,13 +10,12 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../../configs/load';
 import type { LoopConfig } from '../../configs/schema';
 import { scoringServices } from '../../activities/generation/services';
-import { storeFor } from '../../activities/manifest';
+import { storeFor } from '../../activities/storage/run-storage';
 import { closeSharedBrowserPool } from '../../activities/render/browser-pool';
 import { clipScorerStats, clipSimilarity, closeClipScorers } from '../../activities/render/clip-similarity';
 import { recipeRuntime, type ScoringServices } from '../../activities/recipes/runtime';
 import type { ImageSimilarity } from '../../activities/recipes/colbench/services';
 import { isAlive } from '../../activities/subprocess/process-group';
-import { ArtifactStore } from '../../activities/artifacts/store';
 import { tempStateDir, testConfigRaw } from '../helpers/config';
 import { tinyClip } from '../helpers/tiny-model';
 
@@ -61,7 +60,7 @@ describe('CLIP similarity from a local checkpoint (tiny random CLIP): config →
     writeFileSync(file, stringify(raw));
     config = loadConfig(file).config;
     model = clip;
-    services = scoringServices(storeFor(config.stateDir));
+    services = scoringServices(storeFor(config));
     similarity = services.similarity(config.recipe.name === 'colbench-html' ? config.recipe.similarity : { kind: 'weight-free' });
     for (const [k, html] of Object.entries(PAGES)) shots[k] = await services.render(html);
   });
@@ -151,7 +150,7 @@ describe('CLIP similarity from a local checkpoint (tiny random CLIP): config →
   });
 
   it('the default measure stays the weight-free one', async () => {
-    const weightFree = scoringServices(new ArtifactStore(path.join(dir, 'other'))).similarity({ kind: 'weight-free' });
+    const weightFree = scoringServices(storeFor({ stateDir: path.join(dir, 'other') })).similarity({ kind: 'weight-free' });
     const before = clipScorerStats(model)!;
     expect(await weightFree(shots.light, shots.light)).toBe(1);
     expect(clipScorerStats(model)).toEqual(before);

@@ -8,7 +8,6 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ArtifactStore } from '../../activities/artifacts/store';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from '../../activities/render/browser-pool';
 import { reportHtml } from '../../activities/report/report-html';
 import { recipeRuntime } from '../../activities/recipes/runtime';
@@ -19,6 +18,7 @@ import { STAGES, TASK_QUEUES } from '../../workflows/types';
 import { CONFIGS, tempStateDir, testConfig } from '../helpers/config';
 import { startDevServer } from '../helpers/temporal';
 import { withWorkers } from '../helpers/workers';
+import { readJsonl, readJson } from '../helpers/artifacts';
 
 let env: TestWorkflowEnvironment;
 let browser: Browser;
@@ -72,7 +72,7 @@ describe('the HTML report', () => {
     const config = testConfig(stateDir);
     const result = await runLoop('report-coral', config);
     const rows = result.iterations;
-    const html = reportHtml('report-coral', rows, { config, samplesPerIteration: 6 });
+    const html = await reportHtml('report-coral', rows, { config, samplesPerIteration: 6 });
     const { page, requests } = await openReport(html, stateDir);
 
     // One plot per metric, one point per iteration, at the iteration's value.
@@ -84,9 +84,8 @@ describe('the HTML report', () => {
     );
 
     // The loss per step of each trainer run: every progress line the stand-in trainer printed.
-    const store = new ArtifactStore(path.join(stateDir, 'artifacts'));
     for (const r of rows) {
-      const curve = store.readJsonl<{ step: number; loss: number }>(r.train!.lossCurve!);
+      const curve = readJsonl<{ step: number; loss: number }>(r.train!.lossCurve!);
       expect(curve.length).toBeGreaterThan(1);
       expect(curve.at(-1)!.loss).toBe(r.train!.finalLoss);
       const points = page.locator(`figure.loss-plot g.series[data-iteration="${r.iteration}"] circle`);
@@ -109,9 +108,7 @@ describe('the HTML report', () => {
 
     // The browser: a sample per iteration, filters that show one outcome at a time.
     const runtime = recipeRuntime(config);
-    const records = store.readJsonl<unknown>(
-      store.readJson<{ inputs: Record<string, never> }>(rows[0].manifests.evaluate).inputs.eval_shard_0,
-    );
+    const records = readJsonl<unknown>(readJson<{ inputs: Record<string, never> }>(rows[0].manifests.evaluate).inputs.eval_shard_0);
     expect(records.length).toBeGreaterThan(0);
     const convs = page.locator('#browser-i0 .conv');
     expect(await convs.count()).toBe(6);
@@ -147,7 +144,7 @@ describe('the HTML report', () => {
       });
     const htmlConfig = colbench('colbench-html', 'html.jsonl');
     const htmlRun = await runLoop('report-html', htmlConfig);
-    const report = reportHtml('report-html', htmlRun.iterations, { config: htmlConfig });
+    const report = await reportHtml('report-html', htmlRun.iterations, { config: htmlConfig });
     const { page, requests } = await openReport(report, stateDir);
     const convs = page.locator('#browser-i0 .conv');
     expect(await convs.count()).toBe(3);
@@ -175,7 +172,7 @@ describe('the HTML report', () => {
 
     const codeConfig = colbench('colbench-code', 'backend.jsonl');
     const codeRun = await runLoop('report-code', codeConfig);
-    const codePage = (await openReport(reportHtml('report-code', codeRun.iterations, { config: codeConfig }), stateDir)).page;
+    const codePage = (await openReport(await reportHtml('report-code', codeRun.iterations, { config: codeConfig }), stateDir)).page;
     await codePage.evaluate(() =>
       document.querySelectorAll('details').forEach((d) => {
         d.open = true;
@@ -205,7 +202,7 @@ describe('the HTML report', () => {
       train: { ...r.train!, lossCurve: undefined },
       manifests: { ...r.manifests, evaluate: { ...r.manifests.evaluate, uri: pathToFileURL(path.join(stateDir, 'gone.json')).href } },
     };
-    const { page } = await openReport(reportHtml('report-old', [old], { config }), stateDir);
+    const { page } = await openReport(await reportHtml('report-old', [old], { config }), stateDir);
     await expect(page.locator('#llm-usage').innerText()).resolves.toContain('Not recorded');
     await expect(page.locator('#loss').innerText()).resolves.toMatch(
       /Loss per step not recorded for iter 0 .* final losses: iter 0 [\d.]+/,

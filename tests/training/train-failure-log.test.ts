@@ -1,9 +1,8 @@
 // A failing trainer's last words reach the user: the needs-attention message quotes the end of the stage log, and
 // the line a trainer prints just before it dies (usually the error) must be in it, however much came before.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ArtifactStore } from '../../activities/artifacts/store';
+import { storeFor } from '../../activities/storage/run-storage';
 import { trainCheckpoint } from '../../activities/training/train-checkpoint';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { realCpuLoop, tinyBaseCheckpoint } from '../helpers/tiny-model';
@@ -20,7 +19,7 @@ describe('a failing trainer', () => {
       c.trainer.command = ['node', '-e', script, '{output}', '{data}'];
       c.trainer.maximumAttempts = 1;
     });
-    const dpo = new ArtifactStore(path.join(stateDir, 'artifacts')).putJsonl([{ prompt: 'p', chosen: 'a', rejected: 'b' }]);
+    const dpo = await storeFor({ stateDir }).putJsonl([{ prompt: 'p', chosen: 'a', rejected: 'b' }]);
     const env = new MockActivityEnvironment();
     const err: Error = await env
       .run(trainCheckpoint, { runName: 'flood', iteration: 0, config, checkpoint: config.baseCheckpoint, data: { dpo } })
@@ -38,7 +37,7 @@ describe('a failing trainer', () => {
     const config = testConfig(stateDir, realCpuLoop(base, { method: 'sft', maxSteps: 1, maxLength: 32, maximumAttempts: 3 }));
     // Rows a debate critic might produce: far longer than maxLength, so TRL would train on nothing.
     const long = { role: 'user', content: 'Answer of another agent: 12. '.repeat(40) };
-    const sft = new ArtifactStore(path.join(stateDir, 'artifacts')).putJsonl(
+    const sft = await storeFor({ stateDir }).putJsonl(
       [1, 2, 3].map(() => ({ prompt: [long], completion: [{ role: 'assistant', content: 'x' }] })),
     );
     const env = new MockActivityEnvironment();

@@ -1,0 +1,124 @@
+// Checkpoints in the run's store, for workers on several hosts: the train stage publishes the directory it
+// trained into, the deploy stage (on whichever host serves) fetches it into a local cache. With local storage a
+// checkpoint is just its directory and nothing moves.
+//
+// In an object store each file is one blob named by its sha256 (checkpoints/blobs/<sha>), so a retried upload skips
+// every file already there, identical files (tokenizers, configs) are stored once across iterations, and every
+// fetched byte is checked against its hash. A checkpoint is named by its folder URI
+// (…/checkpoints/<run>/iter-<k>[/<role>]) whose checkpoint-index.json lists its files.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/activity';
+import { sha256Hex } from '../artifacts/store';
+import { startHeartbeat } from '../heartbeat';
+import { localStateDir, objectStoreFor, type StorageOf } from './run-storage';
+
+const INDEX = 'checkpoint-index.json';
+
+interface CheckpointIndex {
+  files: Array<{ path: string; sha256: string; bytes: number }>;
+}
+
+const blobKey = (sha256: string) => `checkpoints/blobs/${sha256.slice(0, 2)}/${sha256}`;
+
+/** Streams a file through sha256: checkpoints are far larger than memory. */
+export async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function filesUnder(dir: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await filesUnder(dir, p)));
+    else if (e.isFile()) out.push(p);
+  }
+  return out.sort();
+}
+
+const isLocal = (config: StorageOf) => (config.storage?.kind ?? 'local') === 'local';
+
+/**
+ * The name later stages use for a checkpoint just trained into `dir`: `dir` itself with local storage; with an object
+ * store, the folder URI after every file is uploaded (multipart and resumable inside a file, skipped when its
+ * blob exists) and the index written last, so a half-published checkpoint is never visible.
+ */
+export async function publishCheckpoint(config: StorageOf, dir: string, name: string): Promise<string> {
+  if (isLocal(config)) return dir;
+  const objects = objectStoreFor(config);
+  const files = await filesUnder(dir);
+  const index: CheckpointIndex = { files: [] };
+  const progress = { publishing: name, files: files.length, filesDone: 0, bytesDone: 0 };
+  const hb = startHeartbeat(progress);
+  try {
+    for (const rel of files) {
+      const file = path.join(dir, ...rel.split('/'));
+      const [sha256, { size }] = await Promise.all([fileSha256(file), stat(file)]);
+      const key = blobKey(sha256);
+      const before = progress.bytesDone;
+      if (!(await objects.exists(key)))
+        await objects.putFile(key, file, { onProgress: (b) => hb.update({ ...progress, bytesDone: before + b }) });
+      index.files.push({ path: rel, sha256, bytes: size });
+      progress.filesDone++;
+      progress.bytesDone = before + size;
+      hb.update({ ...progress });
+    }
+    const folder = `checkpoints/${name}`;
+    await objects.put(`${folder}/${INDEX}`, JSON.stringify(index, null, 2));
+    return objects.uriOf(folder);
+  } finally {
+    hb.stop();
+  }
+}
+
+/**
+ * A local directory holding the checkpoint: the directory itself when it is one, else the published checkpoint
+ * fetched once into <stateDir>/checkpoint-cache/<index sha256> on this host and reused while the index matches.
+ */
+export async function localCheckpoint(config: StorageOf, checkpoint: string): Promise<string> {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//.test(checkpoint) || checkpoint.startsWith('file:')) return checkpoint;
+  const objects = objectStoreFor(config);
+  const folder = objects.keyOf(checkpoint);
+  const indexBytes = folder === undefined ? undefined : await objects.get(`${folder}/${INDEX}`);
+  if (!indexBytes)
+    throw ApplicationFailure.nonRetryable(
+      `checkpoint ${checkpoint}: no ${INDEX} in ${objects.location} (was it published by a train stage of a run with this storage?)`,
+      'ConfigError',
+    );
+  const cache = path.join(localStateDir(config), 'checkpoint-cache');
+  const dir = path.join(cache, sha256Hex(indexBytes));
+  if (await exists(dir)) return dir;
+  const index = JSON.parse(indexBytes.toString('utf8')) as CheckpointIndex;
+  const tmp = `${dir}.${process.pid}.${Date.now()}.tmp`;
+  const progress = { fetching: checkpoint, files: index.files.length, filesDone: 0 };
+  const hb = startHeartbeat(progress);
+  try {
+    for (const f of index.files) {
+      const dest = path.join(tmp, ...f.path.split('/'));
+      await mkdir(path.dirname(dest), { recursive: true });
+      if (!(await objects.getFile(blobKey(f.sha256), dest)))
+        throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint}: file ${f.path} is missing from the store`, 'ConfigError');
+      if ((await fileSha256(dest)) !== f.sha256) throw new Error(`checkpoint ${checkpoint}: ${f.path} does not match its sha256`);
+      progress.filesDone++;
+      hb.update({ ...progress });
+    }
+    // Another attempt on this host may have finished first: its copy is as good as ours.
+    await rename(tmp, dir).catch(async (err) => {
+      if (!(await exists(dir))) throw err;
+    });
+    return dir;
+  } finally {
+    hb.stop();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );

@@ -1,0 +1,40 @@
+// Which store a stage uses and where this machine keeps its local files. The config says where the run's bytes
+// live (storage:); each worker host keeps logs, trainer work dirs and fetched checkpoints in its own state dir.
+import path from 'node:path';
+import { ArtifactStore } from '../artifacts/store';
+import { LocalObjectStore } from './local-object-store';
+import type { ObjectStore } from './object-store';
+import type { StorageConfig } from './storage-config';
+
+/** Set by `collab-loop worker --state-dir`: this host's state dir, whatever the run's config says (the config's
+ *  stateDir is the starting machine's). */
+export const STATE_DIR_ENV = 'COLLAB_LOOP_STATE_DIR';
+
+/** What stages need of a config; `storage` is absent in runs started before it existed (they are local). */
+export type StorageOf = { stateDir: string; storage?: StorageConfig };
+
+export function localStateDir(config: StorageOf): string {
+  return path.resolve(process.env[STATE_DIR_ENV] || config.stateDir);
+}
+
+const opened = new Map<string, ObjectStore>();
+
+/** One store (and one S3 client with its connection pool) per process and storage setting. */
+export function objectStoreFor(config: StorageOf): ObjectStore {
+  const storage = config.storage ?? { kind: 'local' };
+  const id = storage.kind === 'local' ? `local:${localStateDir(config)}` : JSON.stringify(storage);
+  let store = opened.get(id);
+  if (!store) {
+    store = storage.kind === 'local' ? new LocalObjectStore(localStateDir(config)) : openS3(storage);
+    opened.set(id, store);
+  }
+  return store;
+}
+
+export function storeFor(config: StorageOf): ArtifactStore {
+  return new ArtifactStore(objectStoreFor(config), localStateDir(config));
+}
+
+function openS3(_storage: StorageConfig): ObjectStore {
+  throw new Error('s3 storage: not wired yet');
+}

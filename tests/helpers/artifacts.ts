@@ -1,0 +1,18 @@
+// Tests read a local run's artifacts by their file: URIs, synchronously and hash-checked (stages go through the
+// run's store: activities/artifacts/store.ts).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseJsonl, sha256Hex } from '../../activities/artifacts/store';
+
+type Ref = { uri: string; sha256: string };
+
+export const artifactPath = (ref: { uri: string }): string => fileURLToPath(ref.uri);
+
+export function readArtifactText(ref: Ref): string {
+  const bytes = readFileSync(artifactPath(ref));
+  if (sha256Hex(bytes) !== ref.sha256) throw new Error(`${ref.uri} does not match its sha256`);
+  return bytes.toString('utf8');
+}
+
+export const readJsonl = <T>(ref: Ref): T[] => parseJsonl<T>(readArtifactText(ref));
+export const readJson = <T>(ref: Ref): T => JSON.parse(readArtifactText(ref)) as T;
