@@ -19,7 +19,7 @@ import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLo
 import { lineageLines, metricsTable, renderStatus } from './format';
 import { listRuns } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
-import { STATE_DIR_ENV } from '../activities/storage/run-storage';
+import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { runDemo, runEval } from './one-shot';
 import { scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
@@ -65,6 +65,10 @@ program
   .option('--gpu-slots <n>', 'trainers and server starts the gpu worker runs at once (e.g. one per GPU)', '4')
   .option('--metrics-port <n>', 'serve Prometheus metrics (SDK worker metrics + collab_loop_*) on this port at /metrics', port)
   .option(
+    '--serve-host <name>',
+    'gpu hosts: the name other hosts reach the model servers this worker starts by (they then listen on all interfaces)',
+  )
+  .option(
     '--state-dir <dir>',
     "this host's directory for logs, trainer work dirs and fetched checkpoints (and, with local storage, the run's artifacts); default: the run config's stateDir",
   )
@@ -77,32 +81,35 @@ program
       .default('warn'),
   )
   .action(
-    cliAction(async (o: { queues?: string; logLevel: string; gpuSlots: string; metricsPort?: number; stateDir?: string }) => {
-      // Read by every stage this process runs (activities/storage/run-storage.ts).
-      if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
-      const { NativeConnection } = await import('@temporalio/worker');
-      const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
-      const { installWorkerLogging } = await import('../workers/logging');
-      try {
-        installWorkerLogging(o.logLevel.toUpperCase() as 'WARN', o.metricsPort);
-      } catch (err) {
-        throw new UserError(`--metrics-port ${o.metricsPort}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
-      const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
-      if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
-      const gpuSlots = Number(o.gpuSlots);
-      if (!Number.isInteger(gpuSlots) || gpuSlots < 1) throw new UserError(`--gpu-slots: "${o.gpuSlots}" is not a positive whole number`);
-      const target = temporalTarget();
-      const connection = await NativeConnection.connect(target.connection);
-      const { namespace } = target;
-      const workers = await createWorkers({ connection, namespace, queues: queues as typeof ALL_QUEUES, gpuSlots });
-      const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
-      const metricsAt = o.metricsPort ? `, metrics on :${o.metricsPort}/metrics` : '';
-      console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`);
-      await runWorkers(workers);
-      await connection.close();
-    }),
+    cliAction(
+      async (o: { queues?: string; logLevel: string; gpuSlots: string; metricsPort?: number; stateDir?: string; serveHost?: string }) => {
+        // Read by every stage this process runs (activities/storage/run-storage.ts, serving/server-launch.ts).
+        if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
+        if (o.serveHost) process.env[SERVE_HOST_ENV] = o.serveHost;
+        const { NativeConnection } = await import('@temporalio/worker');
+        const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
+        const { installWorkerLogging } = await import('../workers/logging');
+        try {
+          installWorkerLogging(o.logLevel.toUpperCase() as 'WARN', o.metricsPort);
+        } catch (err) {
+          throw new UserError(`--metrics-port ${o.metricsPort}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
+        const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
+        if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
+        const gpuSlots = Number(o.gpuSlots);
+        if (!Number.isInteger(gpuSlots) || gpuSlots < 1) throw new UserError(`--gpu-slots: "${o.gpuSlots}" is not a positive whole number`);
+        const target = temporalTarget();
+        const connection = await NativeConnection.connect(target.connection);
+        const { namespace } = target;
+        const workers = await createWorkers({ connection, namespace, queues: queues as typeof ALL_QUEUES, gpuSlots });
+        const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
+        const metricsAt = o.metricsPort ? `, metrics on :${o.metricsPort}/metrics` : '';
+        console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`);
+        await runWorkers(workers);
+        await connection.close();
+      },
+    ),
   );
 
 program

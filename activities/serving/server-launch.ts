@@ -7,6 +7,7 @@
 //                  generation_config.json does not silently override the loop's decoding parameters.
 //   simulator    — the project's dry-run server answering from a SIMULATED policy (no weights).
 //   command      — any other server from a template.
+import { SERVE_HOST_ENV } from '../host-env';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../configs/schema';
 import type { EndpointRef } from '../llm/client';
@@ -60,6 +61,8 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
     '--policy-file',
     sim.policyFile,
     ...tasks,
+    '--host',
+    serving().bind,
     '--latency-ms',
     String(sim.latencyMs),
     ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
@@ -69,7 +72,7 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
     env: {},
     healthUrl: `http://127.0.0.1:${port}/health`,
     checkModelsList: false,
-    endpoint: { baseUrl: `http://127.0.0.1:${port}/v1`, model, maxConcurrency: sim.maxConcurrency },
+    endpoint: { baseUrl: `http://${serving().advertise}:${port}/v1`, model, maxConcurrency: sim.maxConcurrency },
   };
 }
 
@@ -81,7 +84,8 @@ export function modelServerLaunch(
   opts: { seed: number; env?: NodeJS.ProcessEnv } = { seed: 0 },
 ): ServerLaunch {
   const model = servedModelName(server, checkpoint);
-  const base = { baseUrl: `http://127.0.0.1:${port}/v1`, model, maxConcurrency: server.maxConcurrency };
+  const { bind, advertise } = serving();
+  const base = { baseUrl: `http://${advertise}:${port}/v1`, model, maxConcurrency: server.maxConcurrency };
   const health = (p: string) => `http://127.0.0.1:${port}${p}`;
   if (server.kind === 'transformers')
     return {
@@ -90,7 +94,7 @@ export function modelServerLaunch(
         'serve',
         checkpoint,
         '--host',
-        '127.0.0.1',
+        bind,
         '--port',
         String(port),
         '--device',
@@ -112,7 +116,7 @@ export function modelServerLaunch(
         'serve',
         checkpoint,
         '--host',
-        '127.0.0.1',
+        bind,
         '--port',
         String(port),
         '--served-model-name',
@@ -136,10 +140,17 @@ export function modelServerLaunch(
     };
   }
   return {
-    argv: renderCommand(server.command, { checkpoint, port, model, host: '127.0.0.1', project: PROJECT_ROOT }),
+    argv: renderCommand(server.command, { checkpoint, port, model, host: bind, project: PROJECT_ROOT }),
     env: {},
     healthUrl: health(server.healthPath),
     checkModelsList: false,
     endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
   };
+}
+
+/** Where started servers listen and the name other hosts reach them by: loopback only, unless the worker was told
+ *  its host name (then every interface, and endpoints carry that name). Health checks stay on loopback. */
+function serving(): { bind: string; advertise: string } {
+  const name = process.env[SERVE_HOST_ENV];
+  return name ? { bind: '0.0.0.0', advertise: name } : { bind: '127.0.0.1', advertise: '127.0.0.1' };
 }

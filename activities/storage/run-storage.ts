@@ -5,14 +5,12 @@ import { ArtifactStore } from '../artifacts/store';
 import { LocalObjectStore } from './local-object-store';
 import type { ObjectStore } from './object-store';
 import type { StorageConfig } from './storage-config';
-
-/** Set by `collab-loop worker --state-dir`: this host's state dir, whatever the run's config says (the config's
- *  stateDir is the starting machine's). */
-export const STATE_DIR_ENV = 'COLLAB_LOOP_STATE_DIR';
+import { STATE_DIR_ENV } from '../host-env';
 
 /** What stages need of a config; `storage` is absent in runs started before it existed (they are local). */
 export type StorageOf = { stateDir: string; storage?: StorageConfig };
 
+/** This host's state dir: the worker's --state-dir, else the config's (the starting machine's, for one-machine runs). */
 export function localStateDir(config: StorageOf): string {
   return path.resolve(process.env[STATE_DIR_ENV] || config.stateDir);
 }

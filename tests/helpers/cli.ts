@@ -10,8 +10,8 @@ export function cli(args: string[], env: Record<string, string> = {}) {
 }
 
 /** A long-running CLI process (e.g. `worker`) in its own process group. */
-export function cliProcess(args: string[], env: Record<string, string> = {}): ResultPromise {
-  return execa(process.execPath, [BIN, ...args], { reject: false, env, cwd: PROJECT_ROOT, all: true, buffer: true });
+export function cliProcess(args: string[], env: Record<string, string> = {}, cwd = PROJECT_ROOT): ResultPromise {
+  return execa(process.execPath, [BIN, ...args], { reject: false, env, cwd, all: true, buffer: true });
 }
 
 /** Everything a process has printed so far (stdout and stderr). */
@@ -24,8 +24,8 @@ export function collectOutput(p: ResultPromise): () => string {
 }
 
 /** `collab-loop worker` once it polls; `stop` (SIGINT, then its exit) for the test's cleanup. */
-export async function startCliWorker(env: Record<string, string>) {
-  const worker = cliProcess(['worker'], env);
+export async function startCliWorker(env: Record<string, string>, args: string[] = [], cwd?: string) {
+  const worker = cliProcess(['worker', ...args], env, cwd);
   const output = collectOutput(worker);
   const stop = () => {
     worker.kill('SIGINT');
