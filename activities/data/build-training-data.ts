@@ -12,6 +12,7 @@ import { spendByRole } from '../llm/spend';
 import type { Chat } from '../llm/types';
 import { writeStageManifest } from '../manifest';
 import { storeFor } from '../storage/run-storage';
+import { localCheckpoint } from '../storage/checkpoints';
 import { AGENT_ROLE, type TrainingData } from '../recipes/types';
 import { scriptLogProbChat } from '../llm/script-logprobs';
 import { servesLogProbs } from '../serving/log-prob-serving';
@@ -43,28 +44,28 @@ const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
  * scripts/python/mean_logprobs.py. The agent's is its served checkpoint; each scorer's, its checkpoint of this
  * iteration.
  */
-function logProbChatsFor(
+async function logProbChatsFor(
   input: StageContext & { checkpoint: string; agent: EndpointRef; scorers: Record<string, ScorerModel> },
   usage: Record<string, UsageCounter>,
-): Record<string, Chat> {
+): Promise<Record<string, Chat>> {
   const signal = Context.current().cancellationSignal;
   const opts = { cache: requestCacheFor(input.config), llm: input.config.llm, signal };
   const agentCheckpoint = modelRoles(input.config, input.checkpoint)[AGENT_ROLE];
-  const of = (m: ScorerModel, role: string) => {
+  const of = async (m: ScorerModel, role: string) => {
     usage[role] ??= newUsageCounter();
     return m.endpoint
       ? createChat({ ...opts, role, usage: usage[role], endpoint: { ...m.endpoint, api: 'logprob' } })
-      : scriptLogProbChat(m.checkpoint, { signal });
+      : scriptLogProbChat(await localCheckpoint(input.config, m.checkpoint), { signal });
   };
   return {
-    [AGENT_ROLE]: of(
+    [AGENT_ROLE]: await of(
       {
         checkpoint: 'checkpoint' in agentCheckpoint ? agentCheckpoint.checkpoint : input.checkpoint,
         ...(servesLogProbs(input.config) ? { endpoint: input.agent } : {}),
       },
       AGENT_ROLE,
     ),
-    ...Object.fromEntries(Object.entries(input.scorers).map(([role, m]) => [role, of(m, role)])),
+    ...Object.fromEntries(await Promise.all(Object.entries(input.scorers).map(async ([role, m]) => [role, await of(m, role)]))),
   };
 }
 
@@ -98,7 +99,7 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
   if (runtime.buildDataWithModels && agent) {
     const { chats, usage } = chatsFor({ ...input, agent });
     Object.assign(byRole, usage);
-    const logProbs = input.scorers ? logProbChatsFor({ ...input, agent, scorers: input.scorers }, byRole) : undefined;
+    const logProbs = input.scorers ? await logProbChatsFor({ ...input, agent, scorers: input.scorers }, byRole) : undefined;
     data = await runtime.buildDataWithModels(records, chats, logProbs);
   } else data = runtime.buildData(records);
   const counter = totalUsage(Object.values(byRole));
