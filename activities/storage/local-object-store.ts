@@ -44,8 +44,9 @@ export class LocalObjectStore implements ObjectStore {
     });
   }
 
-  async putFile(key: string, file: string): Promise<void> {
+  async putFile(key: string, file: string, opts: { onProgress?: (bytesDone: number) => void } = {}): Promise<void> {
     await writeAtomic(this.pathOf(key), (tmp) => copyFile(file, tmp));
+    opts.onProgress?.((await stat(file)).size);
   }
 
   async getFile(key: string, dest: string): Promise<boolean> {

