@@ -273,9 +273,9 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
   'model-roles': benchModelRoles,
 };
 
-/** Sections that need no Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores) and the
- *  CPU an LLM call costs on the client side. */
-const STANDALONE = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu'];
+/** Sections that need no Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores), the
+ *  CPU an LLM call costs on the client side, and the object stores' throughput. */
+const STANDALONE = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store'];
 
 export interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
@@ -320,6 +320,10 @@ export async function runBench(only: string[] = [], opts: BenchOptions = {}): Pr
     console.log(
       `  calls/s                  ${b.project.callsPerSecond.toFixed(0)} vs plain ${b.plain.callsPerSecond.toFixed(0)}   ratio ${(b.project.callsPerSecond / b.plain.callsPerSecond).toFixed(3)} (ideal ${(b.inFlight / 0.1).toFixed(0)})`,
     );
+  }
+  if (wanted('object-store')) {
+    const { benchObjectStore } = await import('./bench-object-store');
+    await benchObjectStore();
   }
 }
 
