@@ -4,7 +4,7 @@
 // wrong credentials, a missing bucket and an unreachable endpoint are one StorageError saying what to check.
 import { ListMultipartUploadsCommand, ListPartsCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalObjectStore } from '../../activities/storage/local-object-store';
@@ -20,6 +20,13 @@ const MiB = 1024 * 1024;
 const PART = 5 * MiB; // S3's smallest part: multipart paths run on files of a few MiB
 
 let s3: S3Server;
+/** Temp directories of this file (tens of MiB of random files), removed at the end. */
+const scratchDirs: string[] = [];
+const scratch = (prefix?: string) => {
+  const dir = tempStateDir(prefix);
+  scratchDirs.push(dir);
+  return dir;
+};
 beforeAll(async () => {
   s3 = await startS3Server();
   // The store reads credentials the way a user's worker does: from the AWS_* environment (this file's own process).
@@ -27,6 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s3?.stop();
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const s3Store = (over: Record<string, unknown> = {}, tuning: S3Tuning = { partSizeBytes: PART }) =>
@@ -44,7 +52,7 @@ function randomFile(dir: string, name: string, bytes: number): string {
 }
 
 describe.each([
-  { kind: 'local', make: (): ObjectStore => new LocalObjectStore(tempStateDir('collab-loop-store-')) },
+  { kind: 'local', make: (): ObjectStore => new LocalObjectStore(scratch('collab-loop-store-')) },
   { kind: 's3', make: (): ObjectStore => s3Store() },
 ])('ObjectStore contract: $kind', ({ make }) => {
   it('put then get returns the same bytes, for Buffers and strings; exists says so', async () => {
@@ -61,7 +69,7 @@ describe.each([
 
   it('a missing object is undefined to get, false to exists and getFile (which writes nothing)', async () => {
     const store = make();
-    const dest = path.join(tempStateDir(), 'out', 'missing.bin');
+    const dest = path.join(scratch(), 'out', 'missing.bin');
     expect(await store.get('nothing/here')).toBeUndefined();
     expect(await store.exists('nothing/here')).toBe(false);
     expect(await store.getFile('nothing/here', dest)).toBe(false);
@@ -96,7 +104,7 @@ describe.each([
 
   it('putFile then getFile round-trips a small file and a file of several parts, reporting progress', async () => {
     const store = make();
-    const dir = tempStateDir();
+    const dir = scratch();
     for (const [name, size] of [
       ['small.bin', 1000],
       ['large.bin', 2 * PART + 123_457],
@@ -167,7 +175,7 @@ describe('S3ObjectStore', () => {
   it('a multipart upload interrupted after 2 parts is finished by a new store that sends only the 3 missing parts', async () => {
     const prefix = `resume/${randomUUID()}`;
     const size = 4 * PART + 777_777; // 5 parts
-    const file = randomFile(tempStateDir(), 'checkpoint.bin', size);
+    const file = randomFile(scratch(), 'checkpoint.bin', size);
     await interruptedUpload(prefix, 'ckpt/model.bin', file, 2);
     expect(await uploadsOf(`${prefix}/ckpt/model.bin`)).toEqual([{ uploadId: expect.any(String), parts: 2 }]);
 
@@ -180,14 +188,14 @@ describe('S3ObjectStore', () => {
     expect(progress.at(-1)).toBe(size);
     expect(await uploadsOf(`${prefix}/ckpt/model.bin`)).toEqual([]);
 
-    const dest = path.join(tempStateDir(), 'model.bin');
+    const dest = path.join(scratch(), 'model.bin');
     expect(await s3Store({ prefix }).getFile('ckpt/model.bin', dest)).toBe(true);
     expect(sha(readFileSync(dest))).toBe(sha(readFileSync(file)));
   });
 
   it('an interrupted upload of another version of the file is aborted and the new file uploaded whole', async () => {
     const prefix = `stale/${randomUUID()}`;
-    const dir = tempStateDir();
+    const dir = scratch();
     const size = 3 * PART + 1;
     const file = randomFile(dir, 'checkpoint.bin', size);
     await interruptedUpload(prefix, 'model.bin', file, 2);
