@@ -3,8 +3,9 @@
 import path from 'node:path';
 import { ArtifactStore } from '../artifacts/store';
 import { LocalObjectStore } from './local-object-store';
+import { s3KeyOf, s3Location, s3Uri } from './s3-names';
 import type { ObjectStore } from './object-store';
-import type { StorageConfig } from './storage-config';
+import type { S3StorageConfig, StorageConfig } from './storage-config';
 import { STATE_DIR_ENV } from '../host-env';
 
 /** What stages need of a config; `storage` is absent in runs started before it existed (they are local). */
@@ -23,7 +24,7 @@ export function objectStoreFor(config: StorageOf): ObjectStore {
   const id = storage.kind === 'local' ? `local:${localStateDir(config)}` : JSON.stringify(storage);
   let store = opened.get(id);
   if (!store) {
-    store = storage.kind === 'local' ? new LocalObjectStore(localStateDir(config)) : openS3(storage);
+    store = storage.kind === 'local' ? new LocalObjectStore(localStateDir(config)) : new LazyS3Store(storage);
     opened.set(id, store);
   }
   return store;
@@ -33,6 +34,24 @@ export function storeFor(config: StorageOf): ArtifactStore {
   return new ArtifactStore(objectStoreFor(config), localStateDir(config));
 }
 
-function openS3(_storage: StorageConfig): ObjectStore {
-  throw new Error('s3 storage: not wired yet');
+/** The S3 store, loaded on first use: importing the AWS SDK costs ~0.3 s per process (and prints its Node-version
+ *  notice), which runs on one machine never pay. */
+class LazyS3Store implements ObjectStore {
+  readonly location: string;
+  private store?: Promise<ObjectStore>;
+  constructor(private readonly config: S3StorageConfig) {
+    this.location = s3Location(config);
+  }
+  private s3(): Promise<ObjectStore> {
+    this.store ??= import('./s3-object-store').then((m) => new m.S3ObjectStore(this.config));
+    return this.store;
+  }
+  uriOf = (key: string) => s3Uri(this.config, key);
+  keyOf = (uri: string) => s3KeyOf(this.config, uri);
+  exists = async (key: string) => (await this.s3()).exists(key);
+  put = async (key: string, data: Buffer | string) => (await this.s3()).put(key, data);
+  get = async (key: string) => (await this.s3()).get(key);
+  putFile: ObjectStore['putFile'] = async (key, file, opts) => (await this.s3()).putFile(key, file, opts);
+  getFile = async (key: string, dest: string) => (await this.s3()).getFile(key, dest);
+  list = async (prefix: string) => (await this.s3()).list(prefix);
 }

@@ -14,6 +14,7 @@ import { s3Failure, type S3Place } from './s3-errors';
 import { MIN_PART_BYTES, uploadFileInParts } from './s3-multipart-upload';
 import type { S3StorageConfig } from './storage-config';
 import { StorageError } from './storage-error';
+import { s3FullKey, s3KeyOf, s3Location, s3Uri } from './s3-names';
 
 export interface S3Tuning {
   /** Size of a multipart upload's parts, and the file size above which putFile uploads in parts (default 16 MiB). */
@@ -38,7 +39,7 @@ export class S3ObjectStore implements ObjectStore {
     readonly config: S3StorageConfig,
     tuning: S3Tuning = {},
   ) {
-    this.location = `s3://${config.bucket}${config.prefix ? `/${config.prefix}` : ''}`;
+    this.location = s3Location(config);
     this.place = { location: this.location, endpoint: config.endpoint ?? `AWS S3 (${config.region})`, bucket: config.bucket };
     this.partBytes = tuning.partSizeBytes ?? 16 * 1024 * 1024;
     if (this.partBytes < MIN_PART_BYTES) throw new StorageError(`S3 part size ${this.partBytes} is below S3's minimum of 5 MiB`);
@@ -58,16 +59,15 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   private fullKey(key: string): string {
-    return this.config.prefix ? `${this.config.prefix}/${key}` : key;
+    return s3FullKey(this.config, key);
   }
 
   uriOf(key: string): string {
-    return `s3://${this.config.bucket}/${this.fullKey(key)}`;
+    return s3Uri(this.config, key);
   }
 
   keyOf(uri: string): string | undefined {
-    const root = `${this.location}/`;
-    return uri.startsWith(root) && uri.length > root.length ? uri.slice(root.length) : undefined;
+    return s3KeyOf(this.config, uri);
   }
 
   /** Runs one SDK call; its failure becomes the store's error. */
