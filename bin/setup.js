@@ -88,6 +88,7 @@ const SYSTEM_PACKAGES = [
   { bin: '/usr/bin/bwrap', pkg: 'bubblewrap' },
   { bin: '/usr/bin/chromium', pkg: 'chromium' },
   { bin: '/usr/lib/python3/dist-packages/pip', pkg: 'python3-pip' },
+  { bin: '/usr/bin/redis-server', pkg: 'redis-server' },
 ];
 
 const isRoot = () => typeof process.getuid !== 'function' || process.getuid() === 0;

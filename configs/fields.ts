@@ -19,6 +19,9 @@ export const externalEndpointSchema = z
     model: z.string().min(1),
     apiKeyEnv: envVarName.optional(),
     maxConcurrency: positiveInt.default(32),
+    /** Tokens (prompt + completion) admitted per sliding minute: per worker process, or across all of them with
+     *  llm.sharedLimits (activities/llm/limiter.ts). */
+    tokensPerMinute: positiveInt.optional(),
     /**
      * How the endpoint is asked (a reward role may be any of them):
      *   chat   — OpenAI chat completions at baseUrl (an LLM, or an LLM judge);

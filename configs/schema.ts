@@ -9,6 +9,7 @@ import { commonTrainOptionsSchema, TRAIN_METHODS } from '../activities/training/
 import { recipeSchema } from '../activities/recipes/registry';
 import { envVarName, externalEndpointSchema, modelRoleSchema, positiveInt } from './fields';
 import { storageSchema } from '../activities/storage/storage-config';
+import { sharedLimitsSchema } from '../activities/llm/shared-limits-config';
 
 export { externalEndpointSchema };
 
@@ -17,6 +18,8 @@ export const llmSchema = z.strictObject({
   requestTimeoutSeconds: z.number().positive().default(600),
   callRetries: z.number().int().min(0).default(4),
   maxRetryDelaySeconds: z.number().positive().default(60),
+  /** One Redis shared by every worker process: endpoint limits then hold across runs and hosts, not per process. */
+  sharedLimits: sharedLimitsSchema.optional(),
 });
 
 /** A command template: a list of argv words with {placeholders}; see activities/subprocess/template.ts. */

@@ -274,8 +274,9 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
 };
 
 /** Sections that need no Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores), the
- *  CPU an LLM call costs on the client side, and the object stores' throughput. */
-const STANDALONE = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store'];
+ *  CPU an LLM call costs on the client side, the object stores' throughput, and endpoint limits shared by two
+ *  processes through Redis. */
+const STANDALONE = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store', 'shared-limits'];
 
 export interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
@@ -324,6 +325,20 @@ export async function runBench(only: string[] = [], opts: BenchOptions = {}): Pr
   if (wanted('object-store')) {
     const { benchObjectStore } = await import('./bench-object-store');
     await benchObjectStore();
+  }
+  if (wanted('shared-limits')) {
+    const { benchSharedLimits } = await import('./bench-shared-limits');
+    const b = await benchSharedLimits();
+    console.log(
+      `\nshared-limits — 2 processes, ${b.waiters} calls waiting, one endpoint: maxConcurrency ${b.limit} shared through Redis, ${b.latencyMs} ms per request`,
+    );
+    const ratio = (r: { callsPerSecond: number }) => (r.callsPerSecond / b.ideal).toFixed(3);
+    console.log(
+      `  shared through Redis     ${b.shared.callsPerSecond.toFixed(1)} calls/s vs ideal ${b.ideal.toFixed(0)} (limit ÷ latency)   ratio ${ratio(b.shared)}, peak in service ${b.shared.peak} (${b.calls} calls)`,
+    );
+    console.log(
+      `  each its own limit ÷ 2   ${b.split.callsPerSecond.toFixed(1)} calls/s   ratio ${ratio(b.split)}, peak ${b.split.peak} (no Redis: what this machine's CPU allows)`,
+    );
   }
 }
 

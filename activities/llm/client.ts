@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
 import { type RequestCache, requestCacheKey, type CachedAnswer } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
-import { endpointLimiter } from './limiter';
+import { endpointLimiter, estimateTokens } from './limiter';
 import { count } from '../metrics';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { scoreOnce, scoringPair } from './scoring-api';
@@ -23,6 +23,8 @@ export interface EndpointRef {
   cacheId: string;
   apiKeyEnv?: string;
   maxConcurrency: number;
+  /** Tokens per sliding minute (external endpoints only; configs/fields.ts). */
+  tokensPerMinute?: number;
   /**
    * How the server deviates from the OpenAI API. `transformers-serve`: ignores `n` (one choice per request) and
    * samples only when a JSON `generation_config` in the body says so (the checkpoint's own config wins otherwise).
@@ -41,6 +43,7 @@ export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
   cacheId: e.model,
   apiKeyEnv: e.apiKeyEnv,
   maxConcurrency: e.maxConcurrency,
+  ...(e.tokensPerMinute !== undefined ? { tokensPerMinute: e.tokensPerMinute } : {}),
   ...(e.api && e.api !== 'chat' ? { api: e.api } : {}),
   ...(e.path !== undefined ? { path: e.path } : {}),
 });
@@ -132,7 +135,7 @@ export function createChat(opts: ChatClientOptions): Chat {
     maxRetries: 0,
     timeout: llm.requestTimeoutSeconds * 1000,
   });
-  const limiter = endpointLimiter(endpoint.baseUrl, endpoint.maxConcurrency);
+  const limiter = endpointLimiter(endpoint, llm.sharedLimits);
   // The model id, not the URL: a served checkpoint's port changes with every deploy.
   const labels = { role: opts.role ?? '', endpoint: endpoint.model };
 
@@ -165,12 +168,16 @@ export function createChat(opts: ChatClientOptions): Chat {
     for (let attempt = 0; ; attempt++) {
       try {
         const o = { signal, timeoutMs: llm.requestTimeoutSeconds * 1000, key, apiKey: endpoint.apiKeyEnv ? apiKey : undefined };
-        if (api === 'logprob') return await limiter.run(() => logProbOnce(endpoint, call, o));
-        if (api !== 'chat') return await limiter.run(() => scoreOnce({ ...endpoint, api }, call, o));
-        const body = await limiter.run(() =>
-          client.chat.completions.create(requestBody(call, n, seed), { headers: { 'x-collab-request-key': key }, signal }),
+        const limited = (send: () => Promise<CachedAnswer>) => limiter.run(estimateTokens(call, n), signal, send);
+        if (api === 'logprob') return await limited(() => logProbOnce(endpoint, call, o));
+        if (api !== 'chat') return await limited(() => scoreOnce({ ...endpoint, api }, call, o));
+        return await limited(async () =>
+          parseCompletion(
+            await client.chat.completions.create(requestBody(call, n, seed), { headers: { 'x-collab-request-key': key }, signal }),
+            endpoint.baseUrl,
+            n,
+          ),
         );
-        return parseCompletion(body, endpoint.baseUrl, n);
       } catch (err) {
         if (signal?.aborted) throw err;
         const c = classifyLlmError(err, endpoint.baseUrl);

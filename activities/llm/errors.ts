@@ -47,6 +47,7 @@ export function classifyLlmError(err: unknown, endpoint: string): ClassifiedErro
     return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);
   if (err instanceof LlmHttpError) return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);
   if (err instanceof LlmBadResponse) return { retryable: true, type: 'LlmBadResponse', message: err.message };
+  if (err instanceof LlmLimitError) return { retryable: err.retryable, type: err.type, message: err.message };
   const message = err instanceof Error ? err.message : String(err);
   return { retryable: true, type: 'LlmUnknownError', message: `${endpoint}: ${message}` };
 }
@@ -78,6 +79,21 @@ export class LlmNoAnswer extends Error {
 /** The endpoint answered 200 with something that is not a usable answer (a chat completion, or a finite score). */
 export class LlmBadResponse extends Error {
   override name = 'LlmBadResponse';
+}
+
+/** The endpoint's limiter could not admit the call (activities/llm/limiter.ts): its shared Redis is unreachable
+ *  (retryable), or the call alone needs more than the endpoint's tokensPerMinute (never admissible). */
+export class LlmLimitError extends Error {
+  override name = 'LlmLimitError';
+  constructor(
+    readonly type: 'SharedLimitsUnavailable' | 'LlmTokensPerMinute',
+    message: string,
+  ) {
+    super(message);
+  }
+  get retryable(): boolean {
+    return this.type === 'SharedLimitsUnavailable';
+  }
 }
 
 export function toTemporalFailure(c: ClassifiedError): ApplicationFailure {

@@ -14,7 +14,8 @@ import {
 } from '../../activities/recipes/coral';
 import type { CoralRecipeConfig } from '../../activities/recipes/coral/config';
 import { coralRuntime } from '../../activities/recipes/coral/runtime';
-import { type ConfigError, loadConfig } from '../../configs/load';
+import { loadConfig } from '../../configs/load';
+import { demoConfigError } from '../helpers/config';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 const demo = path.join(PROJECT_ROOT, 'configs', 'demo.yaml');
@@ -167,21 +168,13 @@ describe('recipe.data in the config', () => {
   });
 
   it('rejects discourage* without reward_gap, both at once, and unknown selections', () => {
-    const fail = (overrides: string[]) => {
-      try {
-        loadConfig(demo, { overrides });
-      } catch (e) {
-        return e as ConfigError;
-      }
-      throw new Error('expected a ConfigError');
-    };
-    const noGap = fail(['recipe.data.discourageAgreement=true']);
+    const noGap = demoConfigError(['recipe.data.discourageAgreement=true']);
     expect(noGap.field).toBe('recipe.data.discourageAgreement');
     expect(noGap.message).toMatch(/needs recipe\.data\.pairChoice reward_gap/);
-    expect(fail(['recipe.compat=seed', 'recipe.data.discourageAgreement=true', 'recipe.data.discourageLength=true']).field).toBe(
+    expect(demoConfigError(['recipe.compat=seed', 'recipe.data.discourageAgreement=true', 'recipe.data.discourageLength=true']).field).toBe(
       'recipe.data.discourageLength',
     );
-    expect(fail(['recipe.data.sftSelection=first_ten']).field).toBe('recipe.data.sftSelection');
+    expect(demoConfigError(['recipe.data.sftSelection=first_ten']).field).toBe('recipe.data.sftSelection');
   });
 
   it('the runtime builds data with the resolved options', () => {

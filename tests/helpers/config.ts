@@ -3,10 +3,20 @@ import { mkdtempSync, cpSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loopConfigSchema, type LoopConfig } from '../../configs/schema';
-import { resolveConfigPaths } from '../../configs/load';
+import { type ConfigError, loadConfig, resolveConfigPaths } from '../../configs/load';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 export const CONFIGS = path.join(PROJECT_ROOT, 'configs');
+
+/** The ConfigError of the demo config with these `--set` overrides (it must fail). */
+export function demoConfigError(overrides: string[]): ConfigError {
+  try {
+    loadConfig(path.join(CONFIGS, 'demo.yaml'), { overrides });
+  } catch (e) {
+    return e as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
 
 export function tempStateDir(prefix = 'collab-loop-test-'): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
