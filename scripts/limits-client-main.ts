@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
-import { RequestCache } from '../activities/llm/cache';
+import { requestCacheFor } from '../activities/llm/cache';
 import { createChat, newUsageCounter } from '../activities/llm/client';
 import { closeSharedLimits } from '../activities/llm/shared-limiter';
 import { llmSchema } from '../configs/schema';
@@ -15,7 +15,7 @@ async function main(job: ClientJob): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'shared-limits-client-'));
   const chat = createChat({
     endpoint: { ...job, cacheId: job.model },
-    cache: new RequestCache(path.join(dir, 'llm-cache')),
+    cache: requestCacheFor({ stateDir: dir }),
     llm: llmSchema.parse({ requestTimeoutSeconds: 3600, callRetries: 2, maxRetryDelaySeconds: 1, sharedLimits: job.sharedLimits }),
     usage: newUsageCounter(),
   });

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestCache } from '../../activities/llm/cache';
+import { requestCacheFor } from '../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../activities/llm/client';
 import { freePort } from '../../activities/serving/free-port';
 import { ConfigError, loadConfig } from '../../configs/load';
@@ -103,7 +103,7 @@ describe('shared endpoint limits', () => {
     const url = `redis://127.0.0.1:${await freePort()}/0`;
     const chat = createChat({
       endpoint: { baseUrl: endpoint.baseUrl, model: endpoint.model, cacheId: 'm', maxConcurrency: 2 },
-      cache: new RequestCache(path.join(tempStateDir(), 'llm-cache')),
+      cache: requestCacheFor({ stateDir: tempStateDir() }),
       llm: llmSchema.parse({ callRetries: 0, sharedLimits: { redis: url } }),
       usage: newUsageCounter(),
     });
