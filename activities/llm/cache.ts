@@ -4,7 +4,9 @@
 // about throughput (batching, concurrency), so tuning those never invalidates the cache.
 import { sha256Hex } from '../artifacts/store';
 import type { ObjectStore } from '../storage/object-store';
-import { objectStoreFor, type StorageOf } from '../storage/run-storage';
+import { localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
+import { JournalRequestCache } from './journal-cache';
+import path from 'node:path';
 import type { ChatCall, ModelApi } from './types';
 
 export interface CachedAnswer {
@@ -39,13 +41,27 @@ export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi =
   );
 }
 
-/** The run's durable request cache, in the run's store beside its artifacts: shared by every stage, worker and
- *  host that calls a model for the run. */
-export function requestCacheFor(config: StorageOf): RequestCache {
-  return new RequestCache(objectStoreFor(config));
+export interface RequestCache {
+  get(key: string): Promise<CachedAnswer | undefined>;
+  /** Resolves once the answer is durable: callers hand the answer on only after this. */
+  put(key: string, answer: CachedAnswer): Promise<void>;
 }
 
-export class RequestCache {
+const journals = new Map<string, JournalRequestCache>();
+
+/** The run's durable request cache, beside its artifacts and shared by every stage, worker and host that calls a
+ *  model for the run: journals in <stateDir>/llm-cache on one machine (one per process), one object per answer
+ *  in an object store. */
+export function requestCacheFor(config: StorageOf): RequestCache {
+  if ((config.storage?.kind ?? 'local') !== 'local') return new ObjectRequestCache(objectStoreFor(config));
+  const dir = path.join(localStateDir(config), 'llm-cache');
+  let cache = journals.get(dir);
+  if (!cache) journals.set(dir, (cache = new JournalRequestCache(dir)));
+  return cache;
+}
+
+/** One object per answer (llm-cache/<ab>/<key>.json): what an object store shared by several hosts offers. */
+export class ObjectRequestCache implements RequestCache {
   constructor(readonly objects: ObjectStore) {}
 
   private key(key: string): string {
@@ -53,15 +69,14 @@ export class RequestCache {
   }
 
   async get(key: string): Promise<CachedAnswer | undefined> {
+    const bytes = await this.objects.get(this.key(key));
     try {
-      const bytes = await this.objects.get(this.key(key));
       return bytes ? (JSON.parse(bytes.toString('utf8')) as CachedAnswer) : undefined;
     } catch {
-      return undefined; // unreadable (or, impossibly with atomic writes, torn): a miss is always safe
+      return undefined; // unreadable: a miss is always safe (a store that cannot be reached fails the call instead)
     }
   }
 
-  /** Resolves once the answer is durable: callers hand the answer on only after this. */
   put(key: string, answer: CachedAnswer): Promise<void> {
     return this.objects.put(this.key(key), JSON.stringify(answer));
   }
