@@ -208,6 +208,32 @@ math grading — the symbolic step (scripts/python/sympy_equal.py, one long-live
   console.log(`  the same 1,000 again     ${memo.toFixed(1)} ms (memoised)`);
 }
 
+/** One dry-run iteration of CoRal (configs/coral.dry-run.yaml: generation, evaluation, data, the stand-in trainer,
+ *  deploy) with the run's bytes in this machine's state dir, then in an S3 bucket on a local SeaweedFS: artifacts,
+ *  manifests, every cached answer (one object each) and the checkpoint's upload and fetch. */
+async function benchS3Overhead(env: TestWorkflowEnvironment): Promise<void> {
+  const { startS3Server } = await import('./seaweedfs-server');
+  const s3 = await startS3Server();
+  const saved = { ...process.env };
+  Object.assign(process.env, s3.env);
+  try {
+    const file = 'configs/coral.dry-run.yaml';
+    const base = ['iterations=2'];
+    const s3Set = [...base, 'storage.kind=s3', `storage.bucket=${s3.bucket}`, `storage.endpoint=${s3.endpoint}`];
+    await runConfig(env, file, base); // warm-up: module loading, the first simulator start
+    const local = await runConfig(env, file, base);
+    const remote = await runConfig(env, file, s3Set);
+    const tokens = local.result.iterations.reduce((a, it) => a + it.tokens, 0);
+    console.log(`
+s3 overhead — ${file}, ${local.result.iterations.length} iterations (${tokens} tokens of LLM calls, stand-in trainer, checkpoint upload and fetch), SeaweedFS on this machine`);
+    console.log(`  local state dir          ${local.wall.toFixed(1)} s`);
+    console.log(`  S3 bucket                ${remote.wall.toFixed(1)} s   ratio ${(remote.wall / local.wall).toFixed(2)} to local`);
+  } finally {
+    process.env = saved;
+    await s3.stop();
+  }
+}
+
 /** The sections `npm run bench` prints, in order; `collab-loop bench <name…>` runs only those named. */
 const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> = {
   coral: (env) =>
@@ -271,6 +297,7 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
   'toa-methods': benchToaMethods,
   'math-grading': benchMathGrading,
   'model-roles': benchModelRoles,
+  's3-overhead': benchS3Overhead,
 };
 
 /** Sections that need no shared Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores),
