@@ -1,0 +1,94 @@
+// Checkpoints between hosts (activities/storage/checkpoints.ts), against a real SeaweedFS: what the train stage
+// publishes, the deploy stage on another host fetches byte for byte, checks against the index's hashes, and reuses;
+// a retried publish uploads nothing already there.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { localCheckpoint, publishCheckpoint } from '../../activities/storage/checkpoints';
+import { objectStoreFor } from '../../activities/storage/run-storage';
+import type { StorageConfig } from '../../activities/storage/storage-config';
+import { tempStateDir } from '../helpers/config';
+import { startS3Server, type S3Server } from '../helpers/s3-server';
+
+let s3: S3Server;
+beforeAll(async () => {
+  s3 = await startS3Server();
+  Object.assign(process.env, s3.env);
+});
+afterAll(async () => {
+  await s3?.stop();
+});
+
+const inActivity = <T>(f: () => Promise<T>): Promise<T> => new MockActivityEnvironment().run(f);
+
+function checkpointDir(): string {
+  const dir = path.join(tempStateDir('ckpt-'), 'trained');
+  mkdirSync(path.join(dir, 'tokenizer'), { recursive: true });
+  writeFileSync(path.join(dir, 'model.safetensors'), Buffer.alloc(200_000, 7));
+  writeFileSync(path.join(dir, 'config.json'), '{"layers": 2}');
+  writeFileSync(path.join(dir, 'tokenizer', 'vocab.json'), '{"a": 1}');
+  return dir;
+}
+
+const files = (dir: string, rel = ''): Record<string, string> =>
+  Object.fromEntries(
+    readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) => {
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      return e.isDirectory() ? Object.entries(files(dir, p)) : [[p, readFileSync(path.join(dir, p)).toString('base64')]];
+    }),
+  );
+
+describe('checkpoints in an S3 bucket', () => {
+  const storage = (prefix: string): StorageConfig => ({
+    kind: 's3',
+    bucket: s3.bucket,
+    prefix,
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+  });
+
+  it('another host fetches exactly what was published, once; a retried publish uploads nothing again', async () => {
+    const trained = checkpointDir();
+    const gpuHost = { stateDir: tempStateDir('gpu-host-'), storage: storage('ckpt-a') };
+    const uri = await inActivity(() => publishCheckpoint(gpuHost, trained, 'run/iter-1'));
+    expect(uri).toBe(`s3://${s3.bucket}/ckpt-a/checkpoints/run/iter-1`);
+
+    const putFile = vi.spyOn(objectStoreFor(gpuHost), 'putFile');
+    expect(await inActivity(() => publishCheckpoint(gpuHost, trained, 'run/iter-1'))).toBe(uri);
+    expect(putFile).not.toHaveBeenCalled();
+
+    const servingHost = { stateDir: tempStateDir('serving-host-'), storage: storage('ckpt-a') };
+    const fetched = await inActivity(() => localCheckpoint(servingHost, uri));
+    expect(fetched.startsWith(path.join(servingHost.stateDir, 'checkpoint-cache'))).toBe(true);
+    expect(files(fetched)).toEqual(files(trained));
+    const getFile = vi.spyOn(objectStoreFor(servingHost), 'getFile');
+    expect(await inActivity(() => localCheckpoint(servingHost, uri))).toBe(fetched);
+    expect(getFile).not.toHaveBeenCalled();
+  });
+
+  it('a blob that does not match the index fails the fetch and leaves no cached copy', async () => {
+    const trained = checkpointDir();
+    const config = { stateDir: tempStateDir('gpu-host-'), storage: storage('ckpt-b') };
+    const uri = await inActivity(() => publishCheckpoint(config, trained, 'run/iter-1'));
+    const objects = objectStoreFor(config);
+    const blobs = (await objects.list('checkpoints/blobs/')).sort();
+    expect(blobs).toHaveLength(3);
+    for (const b of blobs) await objects.put(b, 'tampered');
+    const other = { stateDir: tempStateDir('serving-host-'), storage: storage('ckpt-b') };
+    await expect(inActivity(() => localCheckpoint(other, uri))).rejects.toThrow(/does not match its sha256/);
+    expect(readdirSync(path.join(other.stateDir, 'checkpoint-cache'))).toEqual([]);
+  });
+
+  it('a name that was never published is one error naming it; local storage moves nothing', async () => {
+    const config = { stateDir: tempStateDir('host-'), storage: storage('ckpt-c') };
+    const missing = `s3://${s3.bucket}/ckpt-c/checkpoints/run/iter-9`;
+    await expect(inActivity(() => localCheckpoint(config, missing))).rejects.toThrow(`checkpoint ${missing}: no checkpoint-index.json`);
+    const trained = checkpointDir();
+    const local = { stateDir: tempStateDir('host-') };
+    expect(await inActivity(() => publishCheckpoint(local, trained, 'run/iter-1'))).toBe(trained);
+    expect(await inActivity(() => localCheckpoint(local, trained))).toBe(trained);
+    expect(existsSync(path.join(local.stateDir, 'checkpoints'))).toBe(false);
+  });
+});
