@@ -120,7 +120,7 @@ program
   .option('--wait', 'wait for the run to finish and print its metrics')
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[]; wait?: boolean }) => {
-      const loaded = loadRunConfig(file, { overrides: o.set, name: o.name });
+      const loaded = await loadRunConfig(file, { overrides: o.set, name: o.name });
       const client = await connectClient();
       await ensureSearchAttributes(client);
       const handle = await startLoop(client, loaded);
@@ -255,7 +255,9 @@ program
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[] }) => {
-      await runEval(loadRunConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }));
+      await runEval(
+        await loadRunConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }),
+      );
     }),
   );
 
@@ -267,7 +269,7 @@ program
   .option('--stop-server', 'stop the dev server at the end if the demo started it')
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[]; stopServer?: boolean }) => {
-      await runDemo(loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
+      await runDemo(await loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
     }),
   );
 

@@ -15,6 +15,8 @@ import {
 import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopStatus } from '../workflows/types';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
+import { objectStoreFor } from '../activities/storage/run-storage';
+import { StorageError } from '../activities/storage/storage-error';
 import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
 import { activityWaits, type ActivityWait } from './activity-waits';
 
@@ -26,11 +28,24 @@ export function preflight(loaded: LoadedConfig): void {
   if (loaded.config.recipe.trainTasks) rt.taskCount('train');
 }
 
-/** Reads, validates and preflights an experiment file: everything that needs no server. */
-export function loadRunConfig(file: string, opts: { overrides?: string[]; name?: string } = {}): LoadedConfig {
+/** Reads, validates and preflights an experiment file: everything that needs no Temporal server. */
+export async function loadRunConfig(file: string, opts: { overrides?: string[]; name?: string } = {}): Promise<LoadedConfig> {
   const loaded = loadConfig(file, opts);
   preflight(loaded);
+  await checkStorage(loaded);
   return loaded;
+}
+
+/** With an object store, the bucket must answer (credentials, endpoint, bucket) before a run starts that would
+ *  otherwise fail its first stage on every host. */
+async function checkStorage(loaded: LoadedConfig): Promise<void> {
+  if ((loaded.config.storage?.kind ?? 'local') === 'local') return;
+  try {
+    await objectStoreFor(loaded.config).list(`artifacts/runs/${loaded.runName}/`);
+  } catch (err) {
+    if (err instanceof StorageError) throw new UserError(`${loaded.file}: storage: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Memo written at start: lets `list` say how many iterations a run has without asking a worker. */

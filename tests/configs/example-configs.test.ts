@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 describe('every recipe has a documented dry run and a real-endpoint template', () => {
-  it.each(RECIPES)('%s', (recipe) => {
+  it.each(RECIPES)('%s', async (recipe) => {
     for (const [kind, server] of [
       ['dry-run', 'simulator'],
       ['external', 'external'],
@@ -44,7 +44,7 @@ describe('every recipe has a documented dry run and a real-endpoint template', (
       const f = file(recipe, kind);
       expect(existsSync(f), `${rel(f)} is missing`).toBe(true);
       const text = readFileSync(f, 'utf8');
-      const loaded = loadRunConfig(f); // the same checks `start` runs before connecting: schema, task files
+      const loaded = await loadRunConfig(f); // the same checks `start` runs before connecting: schema, task files
       expect(loaded.config.recipe.name).toBe(recipe);
       expect(loaded.config.server.kind).toBe(server);
       // Documented: a header that says what it is and the command that runs it, with this very path.
@@ -59,10 +59,10 @@ describe('every recipe has a documented dry run and a real-endpoint template', (
     }
   });
 
-  it('every config in configs/ passes the checks `start` runs', () => {
+  it('every config in configs/ passes the checks `start` runs', async () => {
     const files = readdirSync(CONFIGS).filter((f) => f.endsWith('.yaml'));
     expect(files.length).toBeGreaterThanOrEqual(RECIPES.length * 2 + 1);
-    for (const f of files) expect(() => loadRunConfig(path.join(CONFIGS, f)), f).not.toThrow();
+    for (const f of files) await expect(loadRunConfig(path.join(CONFIGS, f)), f).resolves.toBeTruthy();
   });
 });
 
@@ -123,7 +123,7 @@ describe('each real-endpoint template evaluates against the servers it documents
   it.each(RECIPES)('collab-loop eval configs/%s.external.yaml', async (recipe) => {
     const f = file(recipe, 'external');
     const text = readFileSync(f, 'utf8');
-    const cfg = loadRunConfig(f).config;
+    const cfg = (await loadRunConfig(f)).config;
     const endpoints = documentedEndpoints(text);
     expect(endpoints.length).toBeGreaterThan(0);
     const key = `test-key-${recipe}`;
@@ -152,7 +152,7 @@ describe('each real-endpoint template evaluates against the servers it documents
 });
 
 /** Config key paths of every endpoint URL a loaded config holds (`--set` spelling). */
-function endpointPaths(cfg: ReturnType<typeof loadRunConfig>['config']): Array<[string, string]> {
+function endpointPaths(cfg: Awaited<ReturnType<typeof loadRunConfig>>['config']): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const walk = (v: unknown, at: string[]) => {
     if (!v || typeof v !== 'object') return;

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localCheckpoint, publishCheckpoint } from '../../activities/storage/checkpoints';
 import { objectStoreFor } from '../../activities/storage/run-storage';
 import type { StorageConfig } from '../../activities/storage/storage-config';
-import { tempStateDir } from '../helpers/config';
+import { stringify } from 'yaml';
+import { cli } from '../helpers/cli';
+import { tempStateDir, testConfigRaw } from '../helpers/config';
 import { startS3Server, type S3Server } from '../helpers/s3-server';
 
 let s3: S3Server;
@@ -91,4 +93,26 @@ describe('checkpoints in an S3 bucket', () => {
     expect(await inActivity(() => localCheckpoint(local, trained))).toBe(trained);
     expect(existsSync(path.join(local.stateDir, 'checkpoints'))).toBe(false);
   });
+});
+
+describe('collab-loop start with an S3 store it cannot use', () => {
+  const start = async (patch: Record<string, unknown>, env: Record<string, string>) => {
+    const stateDir = tempStateDir('start-s3-');
+    const file = path.join(stateDir, 'run.yaml');
+    const storage = { kind: 's3', bucket: s3.bucket, endpoint: s3.endpoint, ...patch };
+    writeFileSync(file, stringify(testConfigRaw(stateDir, (raw) => Object.assign(raw, { storage }))));
+    // No Temporal server on this address: the check comes first, before any connection.
+    return { file, r: await cli(['start', file], { ...env, TEMPORAL_ADDRESS: '127.0.0.1:1' }) };
+  };
+
+  it('a wrong secret or a missing bucket is one line naming the file, the section and what to fix', async () => {
+    const wrong = await start({}, { ...s3.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    expect(wrong.r.exitCode).not.toBe(0);
+    expect(wrong.r.all).toContain(`${wrong.file}: storage:`);
+    expect(wrong.r.all).toContain('AWS_SECRET_ACCESS_KEY');
+    const missing = await start({ bucket: 'no-such-bucket' }, s3.env);
+    expect(missing.r.exitCode).not.toBe(0);
+    expect(missing.r.all).toMatch(/storage:.*no-such-bucket/);
+    for (const r of [wrong.r, missing.r]) expect(r.all).not.toMatch(/^\s+at /m); // no stack trace
+  }, 60_000);
 });
