@@ -1,7 +1,7 @@
 // An OpenAI-compatible chat endpoint for the shared-limits tests that records what a limit is about: requests in
 // service at once (and the most ever), and each request's arrival time and tokens. Prompt tokens are counted as
 // characters / 4 rounded down — never more than the client's estimate — so the tokens it saw are the tokens admitted.
-// A prompt containing "hold" is never answered: its caller keeps its slot until it dies.
+// A prompt starting "hold " is never answered: its caller keeps its slot until it dies.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -37,7 +37,7 @@ export async function startLimitsEndpoint(latencyMs: number): Promise<LimitsEndp
       seen.push({ at: Date.now(), tokens: promptTokens + completionTokens, prompt });
       peak = Math.max(peak, ++inFlight);
       res.on('close', () => inFlight--);
-      if (prompt.includes('hold')) return;
+      if (prompt.startsWith('hold ')) return;
       setTimeout(() => {
         res.setHeader('content-type', 'application/json');
         res.end(
