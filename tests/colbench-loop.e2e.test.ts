@@ -55,7 +55,7 @@ describe('colbench-code iteration (simulated agent/human/critic, real sandbox, S
     expect(it0.metrics.episodes).toBe(6);
     expect(it0.metrics.success_rate).toBeGreaterThan(0); // skill 0.45: some exact references…
     expect(it0.metrics.success_rate).toBeLessThan(1); // …and some buggy variants the hidden tests catch
-    const records = evaluatedRecords(stateDir, it0) as Array<{
+    const records = evaluatedRecords(it0) as Array<{
       taskId: string;
       score: { passed: number; total: number; success: boolean };
     }>;

@@ -43,7 +43,7 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
     expect(it0.metrics.round_1_accuracy).toBe(it0.metrics.accuracy); // the debate's answer is the last round's vote
     expect(it1.checkpoint).toBe(it0.nextCheckpoint);
     // Every evaluated debate: 3 agents, 2 rounds, a vote per round.
-    const records = evaluatedRecords(stateDir, it0) as Array<{ agents: Array<{ answers: unknown[] }>; roundVotes: unknown[] }>;
+    const records = evaluatedRecords(it0) as Array<{ agents: Array<{ answers: unknown[] }>; roundVotes: unknown[] }>;
     expect(records).toHaveLength(8);
     for (const r of records) {
       expect(r.agents.map((a) => a.answers.length)).toEqual([2, 2, 2]);

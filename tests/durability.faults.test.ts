@@ -48,7 +48,7 @@ describe('endpoint faults', () => {
     expect(stats.faulted).toBeGreaterThan(10);
     expect(stats.faulted / stats.received).toBeGreaterThan(0.1);
     expect(stats.duplicates).toBe(0);
-    const keys = recordKeys(evaluatedRecords(stateDir, result.iterations[0]));
+    const keys = recordKeys(evaluatedRecords(result.iterations[0]));
     expect(keys).toHaveLength(24);
     expect(new Set(keys).size).toBe(24);
     expect(result.iterations[0].metrics.conversations).toBe(24);

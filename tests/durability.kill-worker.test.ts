@@ -81,7 +81,7 @@ describe('worker killed with SIGKILL mid-generation', () => {
       expect(stats.duplicates).toBeLessThanOrEqual(maxOutstanding);
       expect(stats.completed).toBeGreaterThan(atKill.completed); // the run really continued after the kill
       expect(result.iterations[0].metrics.conversations).toBe(32);
-      const keys = recordKeys(evaluatedRecords(stateDir, result.iterations[0]));
+      const keys = recordKeys(evaluatedRecords(result.iterations[0]));
       expect(keys).toHaveLength(32);
       expect(new Set(keys).size).toBe(32);
     } finally {

@@ -7,13 +7,7 @@ import type { ObjectStore } from '../storage/object-store';
 import { localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
 import { JournalRequestCache } from './journal-cache';
 import path from 'node:path';
-import type { ChatCall, ModelApi } from './types';
-
-export interface CachedAnswer {
-  texts: string[];
-  finishReasons: string[];
-  usage: { promptTokens: number; completionTokens: number };
-}
+import type { CachedAnswer, ChatCall, ModelApi, RequestCache } from './types';
 
 /** Stable JSON: object keys sorted, undefined dropped — so key order in code never changes a cache key. */
 export function canonicalJson(value: unknown): string {
@@ -39,12 +33,6 @@ export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi =
       sample: call.sampleKey,
     }),
   );
-}
-
-export interface RequestCache {
-  get(key: string): Promise<CachedAnswer | undefined>;
-  /** Resolves once the answer is durable: callers hand the answer on only after this. */
-  put(key: string, answer: CachedAnswer): Promise<void>;
 }
 
 const journals = new Map<string, JournalRequestCache>();

@@ -11,14 +11,14 @@
 // call that already succeeded in the cache.
 import type OpenAI from 'openai';
 import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
-import { type RequestCache, requestCacheKey, type CachedAnswer } from './cache';
+import { requestCacheKey } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter, estimateTokens } from './limiter';
 import { count } from '../metrics';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { postJson } from './post-json';
 import { scoreOnce, scoringPair } from './scoring-api';
-import type { Chat, ChatCall, ChatOutput, ModelApi } from './types';
+import type { CachedAnswer, Chat, ChatCall, ChatOutput, ModelApi, RequestCache } from './types';
 
 /** An endpoint as activities see it. `cacheId` names the exact weights (model + checkpoint), not the URL. */
 export interface EndpointRef {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { CachedAnswer, RequestCache } from './cache';
+import type { CachedAnswer, RequestCache } from './types';
 
 const JOURNAL = /^journal-.*\.jsonl$/;
 const CHUNK = 16 * 1024 * 1024;

@@ -10,10 +10,9 @@
 // also counts its template tokens around the action). One call here is one log-prob: createChat (client.ts) puts it
 // behind the durable request cache, the endpoint's limiter and retries; its answer is texts [String(mean)].
 import { ApplicationFailure } from '@temporalio/common';
-import type { CachedAnswer } from './cache';
 import { LlmBadResponse } from './errors';
 import { postJson, type PostOptions } from './post-json';
-import type { ChatCall } from './types';
+import type { ChatCall, CachedAnswer } from './types';
 
 export interface LogProbEndpoint {
   baseUrl: string;

@@ -21,10 +21,9 @@
 // The call follows the convention documented next to Chat (types.ts): messages [user: question or source,
 // assistant: response]. The answer is cached like a chat answer: texts [String(score)], finish reason 'stop'.
 import { ApplicationFailure } from '@temporalio/common';
-import type { CachedAnswer } from './cache';
 import { LlmBadResponse } from './errors';
 import { postJson, type PostOptions } from './post-json';
-import type { ChatCall, ChatMessage, ModelApi } from './types';
+import type { ChatCall, ChatMessage, ModelApi, CachedAnswer } from './types';
 
 /** What a scoring request needs of its endpoint (client.ts's EndpointRef has it all). */
 export interface ScoringEndpoint {

@@ -1,5 +1,5 @@
 // The one shape every recipe uses to talk to a model. Implemented by activities/llm/client.ts
-// (openai SDK + durable request cache); recipes only see this interface, so they stay pure and testable.
+// (one JSON POST per request + the durable request cache); recipes only see this interface, so they stay pure and testable.
 
 export interface TextPart {
   type: 'text';
@@ -62,3 +62,17 @@ export type ModelApi = 'chat' | 'reward' | 'score' | 'logprob';
  * completion tokens. `decoding` and `sampleKey` still key the request cache; `n` must be 1.
  */
 export type Chat = ((call: ChatCall) => Promise<ChatOutput>) & { readonly api?: ModelApi };
+
+/** An endpoint's answer as the request cache keeps it. */
+export interface CachedAnswer {
+  texts: string[];
+  finishReasons: string[];
+  usage: { promptTokens: number; completionTokens: number };
+}
+
+/** Durable answers by request key (activities/llm/cache.ts). */
+export interface RequestCache {
+  get(key: string): Promise<CachedAnswer | undefined>;
+  /** Resolves once the answer is durable: callers hand the answer on only after this. */
+  put(key: string, answer: CachedAnswer): Promise<void>;
+}

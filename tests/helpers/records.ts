@@ -2,7 +2,7 @@
 import type { ArtifactRef, IterationSummary } from '../../workflows/types';
 import { readJsonl, readJson } from './artifacts';
 
-export function evaluatedRecords<T = { taskId: string; sampleIndex: number }>(stateDir: string, it: IterationSummary): T[] {
+export function evaluatedRecords<T = { taskId: string; sampleIndex: number }>(it: IterationSummary): T[] {
   const manifest = readJson<{ inputs: Record<string, ArtifactRef | string> }>(it.manifests.evaluate);
   return Object.entries(manifest.inputs)
     .filter(([k]) => k.startsWith('eval_shard_'))
