@@ -89,9 +89,15 @@ export class JournalRequestCache implements RequestCache {
   private async read(at: Location): Promise<CachedAnswer | undefined> {
     let reader = this.readers.get(at.file);
     if (!reader) this.readers.set(at.file, (reader = open(at.file, 'r')));
-    const buf = Buffer.alloc(at.length);
-    await (await reader).read(buf, 0, at.length, at.start);
-    return (JSON.parse(buf.toString('utf8')) as { a: CachedAnswer }).a;
+    try {
+      const buf = Buffer.alloc(at.length);
+      await (await reader).read(buf, 0, at.length, at.start);
+      return (JSON.parse(buf.toString('utf8')) as { a: CachedAnswer }).a;
+    } catch {
+      // A journal removed under us (someone cleared the cache): a miss, and the next hit there opens it again.
+      this.readers.delete(at.file);
+      return undefined;
+    }
   }
 
   /** Reads what other processes appended since the last look; concurrent misses share one look. */

@@ -6,13 +6,13 @@
 // every file already there, identical files (tokenizers, configs) are stored once across iterations, and every
 // fetched byte is checked against its hash. A checkpoint is named by its folder URI
 // (…/checkpoints/<run>/iter-<k>[/<role>]) whose checkpoint-index.json lists its files.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { sha256Hex } from '../artifacts/store';
-import { startHeartbeat } from '../heartbeat';
+import { previousHeartbeat, startHeartbeat } from '../heartbeat';
 import { localStateDir, objectStoreFor, type StorageOf } from './run-storage';
 
 const INDEX = 'checkpoint-index.json';
@@ -30,12 +30,15 @@ export async function fileSha256(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** Every file under dir; symbolic links are followed (trainers link tokenizer files from the base), so the
+ *  published checkpoint holds what a server reading the directory would read. */
 async function filesUnder(dir: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
   for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
     const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await filesUnder(dir, p)));
-    else if (e.isFile()) out.push(p);
+    const s = e.isSymbolicLink() ? await stat(path.join(dir, p)) : e;
+    if (s.isDirectory()) out.push(...(await filesUnder(dir, p)));
+    else if (s.isFile()) out.push(p);
   }
   return out.sort();
 }
@@ -52,7 +55,7 @@ export async function publishCheckpoint(config: StorageOf, dir: string, name: st
   const objects = objectStoreFor(config);
   const files = await filesUnder(dir);
   const index: CheckpointIndex = { files: [] };
-  const progress = { publishing: name, files: files.length, filesDone: 0, bytesDone: 0 };
+  const progress = { ...keptDetails(), publishing: name, files: files.length, filesDone: 0, bytesDone: 0 };
   const hb = startHeartbeat(progress);
   try {
     for (const rel of files) {
@@ -76,6 +79,20 @@ export async function publishCheckpoint(config: StorageOf, dir: string, name: st
 }
 
 /**
+ * A checkpoint already published under `name` and one of its files read (the trainer's lineage): lets a train
+ * stage retried on another host find the finished work instead of training again.
+ */
+export async function publishedFile(config: StorageOf, name: string, file: string): Promise<{ uri: string; bytes: Buffer } | undefined> {
+  if (isLocal(config)) return undefined;
+  const objects = objectStoreFor(config);
+  const folder = `checkpoints/${name}`;
+  const indexBytes = await objects.get(`${folder}/${INDEX}`);
+  const entry = indexBytes && (JSON.parse(indexBytes.toString('utf8')) as CheckpointIndex).files.find((f) => f.path === file);
+  const bytes = entry ? await objects.get(blobKey(entry.sha256)) : undefined;
+  return bytes && sha256Hex(bytes) === entry!.sha256 ? { uri: objects.uriOf(folder), bytes } : undefined;
+}
+
+/**
  * A local directory holding the checkpoint: the directory itself when it is one, else the published checkpoint
  * fetched once into <stateDir>/checkpoint-cache/<index sha256> on this host and reused while the index matches.
  */
@@ -89,12 +106,24 @@ export async function localCheckpoint(config: StorageOf, checkpoint: string): Pr
       `checkpoint ${checkpoint}: no ${INDEX} in ${objects.location} (was it published by a train stage of a run with this storage?)`,
       'ConfigError',
     );
-  const cache = path.join(localStateDir(config), 'checkpoint-cache');
-  const dir = path.join(cache, sha256Hex(indexBytes));
+  const dir = path.join(localStateDir(config), 'checkpoint-cache', sha256Hex(indexBytes));
   if (await exists(dir)) return dir;
+  // Stages of one worker that need the same checkpoint at once (deploy's servers, a critic's scorer) share a fetch.
+  let fetch = fetching.get(dir);
+  if (!fetch) {
+    fetch = fetchInto(config, checkpoint, indexBytes, dir).finally(() => fetching.delete(dir));
+    fetching.set(dir, fetch);
+  }
+  return fetch;
+}
+
+const fetching = new Map<string, Promise<string>>();
+
+async function fetchInto(config: StorageOf, checkpoint: string, indexBytes: Buffer, dir: string): Promise<string> {
+  const objects = objectStoreFor(config);
   const index = JSON.parse(indexBytes.toString('utf8')) as CheckpointIndex;
-  const tmp = `${dir}.${process.pid}.${Date.now()}.tmp`;
-  const progress = { fetching: checkpoint, files: index.files.length, filesDone: 0 };
+  const tmp = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const progress = { ...keptDetails(), fetching: checkpoint, files: index.files.length, filesDone: 0 };
   const hb = startHeartbeat(progress);
   try {
     for (const f of index.files) {
@@ -115,6 +144,13 @@ export async function localCheckpoint(config: StorageOf, checkpoint: string): Pr
     hb.stop();
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** The previous attempt's heartbeat details, kept beside the transfer's progress: a trainer's resume point must
+ *  survive an attempt that dies while it moves a checkpoint. */
+function keptDetails(): Record<string, unknown> {
+  const d = previousHeartbeat<unknown>();
+  return d && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
 }
 
 const exists = (p: string) =>

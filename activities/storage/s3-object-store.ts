@@ -143,17 +143,24 @@ export class S3ObjectStore implements ObjectStore {
     const doing = `download ${key}`;
     const res = await this.getObject(key, doing);
     if (!res?.Body) return false;
-    await writeAtomic(dest, async (tmp) => {
-      try {
-        await this.call(doing, () => pipeline(res.Body as Readable, createWriteStream(tmp)));
-        const got = (await stat(tmp)).size;
-        if (res.ContentLength !== undefined && got !== res.ContentLength)
-          throw new StorageError(`object store ${this.location}: ${doing}: got ${got} of ${res.ContentLength} bytes`);
-      } catch (e) {
-        await rm(tmp, { force: true });
-        throw e;
-      }
-    });
+    const body = res.Body as Readable;
+    // A body never read holds its pooled socket: release it whatever fails before or while it is copied.
+    try {
+      await writeAtomic(dest, async (tmp) => {
+        try {
+          await this.call(doing, () => pipeline(body, createWriteStream(tmp)));
+          const got = (await stat(tmp)).size;
+          if (res.ContentLength !== undefined && got !== res.ContentLength)
+            throw new StorageError(`object store ${this.location}: ${doing}: got ${got} of ${res.ContentLength} bytes`);
+        } catch (e) {
+          await rm(tmp, { force: true });
+          throw e;
+        }
+      });
+    } catch (e) {
+      body.destroy();
+      throw e;
+    }
     return true;
   }
 

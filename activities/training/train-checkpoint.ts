@@ -16,7 +16,7 @@ import type { ArtifactRef } from '../artifacts/ref';
 import { writeFileAtomic } from '../artifacts/store';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
 import { writeStageManifest } from '../manifest';
-import { localCheckpoint, publishCheckpoint } from '../storage/checkpoints';
+import { localCheckpoint, publishCheckpoint, publishedFile } from '../storage/checkpoints';
 import { localStateDir, storeFor } from '../storage/run-storage';
 import { CHECKPOINT_MANIFEST } from '../serving/checkpoint-identity';
 import { SIMULATED_POLICY_FILE } from '../serving/deploy';
@@ -144,7 +144,8 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   const stateDir = localStateDir(input.config);
   const { root, output, logFile, pidFile } = trainPaths(stateDir, input.runName, input.iteration, input.role);
   const done = path.join(output, CHECKPOINT_MANIFEST);
-  const finished = () => finishedResult(done, () => publishCheckpoint(input.config, output, checkpointName(input)));
+  const finished = async () =>
+    resultOf(JSON.parse(readFileSync(done, 'utf8')), await publishCheckpoint(input.config, output, checkpointName(input)));
   for (const d of [root, path.dirname(output), path.dirname(logFile)]) mkdirSync(d, { recursive: true });
   // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt.
   await reapPidFile(pidFile);
@@ -153,6 +154,10 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   if (!primary) throw ApplicationFailure.nonRetryable(`no ${t.method} dataset was built`, 'EmptyDataset');
   // A finished attempt whose activity result was lost (worker killed after training): the checkpoint is complete.
   if (existsSync(done) && JSON.parse(readFileSync(done, 'utf8')).dataset?.sha256 === primary.sha256) return finished();
+  // … or on another host, which published it before its result was lost.
+  const elsewhere = await publishedFile(input.config, checkpointName(input), CHECKPOINT_MANIFEST);
+  const lineage: Lineage | undefined = elsewhere && JSON.parse(elsewhere.bytes.toString('utf8'));
+  if (lineage?.dataset?.sha256 === primary.sha256) return resultOf(lineage, elsewhere!.uri);
   rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
 
   const dataDir = path.join(root, 'data');
@@ -186,10 +191,19 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
 }
 
 /** The result of a finished training job, from the lineage it wrote beside the weights. */
-async function finishedResult(done: string, published: () => Promise<string>): Promise<TrainResult> {
-  const lineage = JSON.parse(readFileSync(done, 'utf8'));
+/** What collab-loop-checkpoint.json records beside the weights (written at the end of trainWith). */
+interface Lineage {
+  dataset?: { sha256: string };
+  stageManifest: TrainResult['manifest'];
+  finalLoss?: number | null;
+  steps?: number | null;
+  resumedFromStep?: number | null;
+  lossCurve?: TrainResult['lossCurve'] | null;
+}
+
+function resultOf(lineage: Lineage, checkpoint: string): TrainResult {
   return {
-    checkpoint: await published(),
+    checkpoint,
     manifest: lineage.stageManifest,
     finalLoss: lineage.finalLoss ?? undefined,
     steps: lineage.steps ?? undefined,

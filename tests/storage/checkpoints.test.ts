@@ -2,15 +2,16 @@
 // publishes, the deploy stage on another host fetches byte for byte, checks against the index's hashes, and reuses;
 // a retried publish uploads nothing already there.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localCheckpoint, publishCheckpoint } from '../../activities/storage/checkpoints';
-import { objectStoreFor } from '../../activities/storage/run-storage';
+import { objectStoreFor, storeFor } from '../../activities/storage/run-storage';
+import { trainCheckpoint } from '../../activities/training/train-checkpoint';
 import type { StorageConfig } from '../../activities/storage/storage-config';
 import { stringify } from 'yaml';
 import { cli } from '../helpers/cli';
-import { tempStateDir, testConfigRaw } from '../helpers/config';
+import { tempStateDir, testConfig, testConfigRaw } from '../helpers/config';
 import { startS3Server, type S3Server } from '../helpers/s3-server';
 
 let s3: S3Server;
@@ -30,6 +31,7 @@ function checkpointDir(): string {
   writeFileSync(path.join(dir, 'model.safetensors'), Buffer.alloc(200_000, 7));
   writeFileSync(path.join(dir, 'config.json'), '{"layers": 2}');
   writeFileSync(path.join(dir, 'tokenizer', 'vocab.json'), '{"a": 1}');
+  symlinkSync(path.join(dir, 'tokenizer', 'vocab.json'), path.join(dir, 'vocab.json')); // trainers link base files
   return dir;
 }
 
@@ -68,7 +70,31 @@ describe('checkpoints in an S3 bucket', () => {
     const getFile = vi.spyOn(objectStoreFor(servingHost), 'getFile');
     expect(await inActivity(() => localCheckpoint(servingHost, uri))).toBe(fetched);
     expect(getFile).not.toHaveBeenCalled();
+
+    // Two stages of one worker asking at once share one download.
+    const third = { stateDir: tempStateDir('third-host-'), storage: storage('ckpt-a') };
+    const getFile3 = vi.spyOn(objectStoreFor(third), 'getFile');
+    const both = await Promise.all([0, 1].map(() => inActivity(() => localCheckpoint(third, uri))));
+    expect(both[0]).toBe(both[1]);
+    expect(getFile3).toHaveBeenCalledTimes(Object.keys(files(trained)).length);
   });
+
+  it('a train stage retried on another host finds the checkpoint the first host published, and trains nothing', async () => {
+    const hostA = tempStateDir('train-a-');
+    const config = testConfig(hostA, (c) => {
+      c.storage = storage('ckpt-train');
+    });
+    const dpo = await storeFor(config).putJsonl([{ prompt: 'p', chosen: 'a', rejected: 'b' }]);
+    const input = { runName: 'moved', iteration: 0, config, checkpoint: config.baseCheckpoint, data: { dpo } };
+    const first = (await new MockActivityEnvironment().run(trainCheckpoint, input)) as Awaited<ReturnType<typeof trainCheckpoint>>;
+    expect(first.checkpoint).toBe(`s3://${s3.bucket}/ckpt-train/checkpoints/moved/iter-1`);
+    // Its result was lost; the retry runs on host B, whose disk has none of host A's files.
+    const hostB = tempStateDir('train-b-');
+    const retried = await new MockActivityEnvironment().run(trainCheckpoint, { ...input, config: { ...config, stateDir: hostB } });
+    expect(retried).toEqual(first);
+    expect(existsSync(path.join(hostB, 'checkpoints', 'moved', 'iter-1'))).toBe(false);
+    expect(existsSync(path.join(hostB, 'logs', 'moved', 'train-iter-0.log'))).toBe(false);
+  }, 60_000);
 
   it('a blob that does not match the index fails the fetch and leaves no cached copy', async () => {
     const trained = checkpointDir();
