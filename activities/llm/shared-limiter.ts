@@ -80,6 +80,8 @@ class SharedLimits {
       password: process.env[REDIS_PASSWORD_ENV] || undefined,
       maxRetriesPerRequest: 2,
       connectTimeout: 5000,
+      // A Redis that stops answering (a network partition) fails the command in seconds, not after TCP gives up.
+      commandTimeout: 5000,
       retryStrategy: (times) => Math.min(times * 100, 2000),
     });
     r.on('error', () => {}); // surfaced by the failing command, as unavailable()
@@ -196,10 +198,11 @@ class SharedLimits {
     this.renewer = setInterval(() => {
       let busy = false;
       for (const s of this.endpoints) {
-        const mine = [...s.held, ...s.waiting];
-        if (!mine.length) continue;
+        const [held, waiting] = [[...s.held], [...s.waiting]];
+        if (!held.length && !waiting.length) continue;
         busy = true;
-        for (let i = 0; i < mine.length; i += 1000) this.script(s, 'renew', ...mine.slice(i, i + 1000)).catch(() => {});
+        for (let i = 0; i < held.length; i += 1000) this.script(s, 'renew', ...held.slice(i, i + 1000), '--').catch(() => {});
+        for (let i = 0; i < waiting.length; i += 1000) this.script(s, 'renew', '--', ...waiting.slice(i, i + 1000)).catch(() => {});
       }
       if (!busy) {
         clearInterval(this.renewer);

@@ -11,7 +11,7 @@
 // grants for the caller come back in the reply. Keys are built here from the prefix: one Redis, not a Cluster.
 //
 // ARGV: prefix, limit, tokensPerMinute (0: none), leaseMs, owner, op, windowMs, then
-//   acquire <ticket> | release <ticket> <used tokens or -1> | renew <ticket>...
+//   acquire <ticket> | release <ticket> <used tokens or -1> | renew <held ticket>... -- <waiting ticket>...
 // Reply: { ms until the queue head fits the token window (0: not waiting on tokens), tickets granted to the caller... }
 export const SHARED_LIMITS_LUA = `
 local P, limit, tpm, leaseMs, me, op, window = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], tonumber(ARGV[7])
@@ -33,9 +33,24 @@ elseif op == 'release' then
     redis.call('INCRBY', TT, used - tonumber(old))
   end
 else
+  -- Renewals arrive on the connection releases use, after any release of the same ticket: a ticket named here is
+  -- still its process's. One that lapsed (renewals failed for a whole lease: a Redis blip) is restored, or its
+  -- call would run unlimited (held) or its waiter wait for ever (queued: back in line).
+  local waiting = false
   for i = 8, #ARGV do
-    redis.call('ZADD', L, 'XX', now + leaseMs, ARGV[i])
-    redis.call('ZADD', QX, 'XX', now + leaseMs, ARGV[i])
+    local id = ARGV[i]
+    if id == '--' then
+      waiting = true
+    elseif not waiting then
+      redis.call('ZADD', L, now + leaseMs, id)
+    elseif redis.call('ZSCORE', Q, id) then
+      redis.call('ZADD', QX, now + leaseMs, id)
+    elseif redis.call('ZSCORE', L, id) then
+      redis.call('ZADD', L, 'XX', now + leaseMs, id) -- granted: the grant is on its way to the process
+    else
+      redis.call('ZADD', Q, redis.call('INCR', SEQ), id)
+      redis.call('ZADD', QX, now + leaseMs, id)
+    end
   end
 end
 

@@ -58,7 +58,9 @@ describe('shared endpoint limits', () => {
     expect(run.peak).toBeGreaterThan(4);
   }, 120_000);
 
-  it("a killed process's permits come back after the lease; until then the other process waits", async () => {
+  /** A process holding both slots of a maxConcurrency-2 endpoint (its calls never answered), a second process's
+   *  three calls queued behind it, and a Redis connection to watch them (leases, queue). */
+  async function queuedBehindHolder(label: string) {
     const sharedLimits = { redis: redis.url, leaseSeconds: 1 };
     endpoint.reset();
     const holder = startClient({ label: 'hold', calls: 2, inFlight: 2, maxConcurrency: 2, sharedLimits });
@@ -69,8 +71,13 @@ describe('shared endpoint limits', () => {
     const [leases] = await db.keys('collab-loop:limits:*:leases');
     const queue = leases.replace(/leases$/, 'queue');
     const firstExpiry = Number((await db.zrange(leases, '-1', '-1', 'WITHSCORES'))[1]);
-    const waiter = startClient({ label: 'after', calls: 3, inFlight: 3, maxConcurrency: 2, sharedLimits });
+    const waiter = startClient({ label, calls: 3, inFlight: 3, maxConcurrency: 2, sharedLimits });
     await waitUntil(async () => (await db.zcard(queue)) === 3, 60_000, "the waiter's tickets");
+    return { holder, waiter, db, leases, queue, firstExpiry };
+  }
+
+  it("a killed process's permits come back after the lease; until then the other process waits", async () => {
+    const { holder, waiter, db, leases, firstExpiry } = await queuedBehindHolder('after');
     // Both leases renewed past a whole lease after they would have lapsed unrenewed: the holder is alive and still
     // holds both slots, and nothing of the waiter's got through.
     await waitUntil(async () => Number((await db.zrange(leases, '0', '0', 'WITHSCORES'))[1]) > firstExpiry + 1000, 60_000, 'renewals');
@@ -80,6 +87,17 @@ describe('shared endpoint limits', () => {
     holder.child.kill('SIGKILL');
     expect((await waiter.done).calls).toBe(3);
     expect(endpoint.seen.filter((s) => s.prompt.startsWith('after'))).toHaveLength(3);
+  }, 120_000);
+
+  it('a waiter whose place in the queue lapsed (a Redis blip) goes back in line and is served', async () => {
+    const { holder, waiter, db, queue } = await queuedBehindHolder('blip');
+    // What a blip longer than a lease leaves: the queue forgot the waiter's tickets. Its renewals put them back.
+    await db.del(queue, `${queue}-expiry`);
+    await waitUntil(async () => (await db.zcard(queue)) === 3, 60_000, 'the tickets back in line');
+    db.disconnect();
+    holder.child.kill('SIGKILL');
+    expect((await waiter.done).calls).toBe(3);
+    expect(endpoint.seen.filter((s) => s.prompt.startsWith('blip'))).toHaveLength(3);
   }, 120_000);
 
   it('tokensPerMinute: the tokens two processes send in any minute stay within the limit', async () => {
