@@ -15,7 +15,7 @@ import {
 import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopStatus } from '../workflows/types';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
-import { objectStoreFor } from '../activities/storage/run-storage';
+import { isLocalStorage, objectStoreFor } from '../activities/storage/run-storage';
 import { StorageError } from '../activities/storage/storage-error';
 import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
 import { activityWaits, type ActivityWait } from './activity-waits';
@@ -39,7 +39,7 @@ export async function loadRunConfig(file: string, opts: { overrides?: string[]; 
 /** With an object store, the bucket must answer (credentials, endpoint, bucket) before a run starts that would
  *  otherwise fail its first stage on every host. */
 async function checkStorage(loaded: LoadedConfig): Promise<void> {
-  if ((loaded.config.storage?.kind ?? 'local') === 'local') return;
+  if (isLocalStorage(loaded.config)) return;
   try {
     await objectStoreFor(loaded.config).list(`artifacts/runs/${loaded.runName}/`);
   } catch (err) {

@@ -5,10 +5,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { ObjectStore } from '../storage/object-store';
+import { tmpPathBeside } from '../storage/local-object-store';
 import type { ArtifactRef } from './ref';
 
 export interface StageManifest {
@@ -27,7 +27,7 @@ export interface StageManifest {
 
 export function writeFileAtomic(file: string, data: string | Buffer): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = tmpPathBeside(file);
   writeFileSync(tmp, data);
   renameSync(tmp, file);
 }
@@ -37,6 +37,12 @@ export function sha256Hex(data: string | Buffer): string {
 }
 
 const ARTIFACTS = 'artifacts';
+
+/** The artifact's bytes, once they match the hash its reference carries. */
+export function checked(ref: Pick<ArtifactRef, 'uri' | 'sha256'>, bytes: Buffer): Buffer {
+  if (sha256Hex(bytes) !== ref.sha256) throw new Error(`artifact ${ref.uri} does not match its sha256 (corrupted store?)`);
+  return bytes;
+}
 
 export function parseJsonl<T>(text: string): T[] {
   return text
@@ -80,9 +86,7 @@ export class ArtifactStore {
   /** The artifact's bytes, checked against its hash. A file: URI is read where it is (references written before
    *  a run moved to object storage stay readable). */
   async readBytes(ref: Pick<ArtifactRef, 'uri' | 'sha256'>): Promise<Buffer> {
-    const bytes = ref.uri.startsWith('file:') ? await readFile(fileURLToPath(ref.uri)) : await this.remote(ref.uri);
-    if (sha256Hex(bytes) !== ref.sha256) throw new Error(`artifact ${ref.uri} does not match its sha256 (corrupted store?)`);
-    return bytes;
+    return checked(ref, ref.uri.startsWith('file:') ? await readFile(fileURLToPath(ref.uri)) : await this.remote(ref.uri));
   }
 
   /** An artifact named only by its URI (records keep screenshot URIs): the hash is its file name. */

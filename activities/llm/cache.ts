@@ -4,7 +4,7 @@
 // about throughput (batching, concurrency), so tuning those never invalidates the cache.
 import { sha256Hex } from '../artifacts/store';
 import type { ObjectStore } from '../storage/object-store';
-import { localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
+import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
 import { JournalRequestCache } from './journal-cache';
 import path from 'node:path';
 import type { CachedAnswer, ChatCall, ModelApi, RequestCache } from './types';
@@ -41,10 +41,12 @@ const journals = new Map<string, JournalRequestCache>();
  *  model for the run: journals in <stateDir>/llm-cache on one machine (one per process), one object per answer
  *  in an object store. */
 export function requestCacheFor(config: StorageOf): RequestCache {
-  if ((config.storage?.kind ?? 'local') !== 'local') return new ObjectRequestCache(objectStoreFor(config));
+  const objects = new ObjectRequestCache(objectStoreFor(config));
+  if (!isLocalStorage(config)) return objects;
   const dir = path.join(localStateDir(config), 'llm-cache');
   let cache = journals.get(dir);
-  if (!cache) journals.set(dir, (cache = new JournalRequestCache(dir)));
+  // Caches written before the journals are these same per-answer files under the state dir: still read.
+  if (!cache) journals.set(dir, (cache = new JournalRequestCache(dir, objects)));
   return cache;
 }
 

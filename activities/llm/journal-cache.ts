@@ -5,7 +5,7 @@
 // on a restarted worker finds what a killed one paid for. Same durability as before: an answer is in the page cache
 // (it survives the process being killed) before it is returned; a torn line (power loss) is skipped.
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CachedAnswer, RequestCache } from './types';
@@ -31,10 +31,14 @@ export class JournalRequestCache implements RequestCache {
   private pending: Array<{ key: string; line: Buffer; done: (err?: unknown) => void }> = [];
   private writing?: Promise<void>;
   private refreshing?: Promise<void>;
-  /** Answers cached one file per answer (runs started before the journals) are read where they are. */
+  /** Set once the directory holds answers cached one file per answer (runs started before the journals). */
   private legacy = false;
 
-  constructor(readonly dir: string) {
+  /** @param older the cache that reads those per-answer files, asked on a miss when there are any */
+  constructor(
+    readonly dir: string,
+    private readonly older?: RequestCache,
+  ) {
     this.own = this.newJournal();
   }
 
@@ -46,7 +50,7 @@ export class JournalRequestCache implements RequestCache {
     if (!this.index.has(key)) await this.refresh();
     const at = this.index.get(key);
     if (at) return this.read(at);
-    return this.legacy ? this.readLegacy(key) : undefined;
+    return this.legacy && this.older ? this.older.get(key).catch(() => undefined) : undefined;
   }
 
   /** Resolves once the answer is written: callers hand the answer on only after this. */
@@ -143,14 +147,6 @@ export class JournalRequestCache implements RequestCache {
       } finally {
         await fh.close();
       }
-    }
-  }
-
-  private async readLegacy(key: string): Promise<CachedAnswer | undefined> {
-    try {
-      return JSON.parse(await readFile(path.join(this.dir, key.slice(0, 2), `${key}.json`), 'utf8')) as CachedAnswer;
-    } catch {
-      return undefined;
     }
   }
 }

@@ -6,14 +6,16 @@
 // every file already there, identical files (tokenizers, configs) are stored once across iterations, and every
 // fetched byte is checked against its hash. A checkpoint is named by its folder URI
 // (…/checkpoints/<run>/iter-<k>[/<role>]) whose checkpoint-index.json lists its files.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { sha256Hex } from '../artifacts/store';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
-import { localStateDir, objectStoreFor, type StorageOf } from './run-storage';
+import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from './run-storage';
+import { tmpPathBeside } from './local-object-store';
+import type { ObjectStore } from './object-store';
 
 const INDEX = 'checkpoint-index.json';
 
@@ -22,6 +24,9 @@ interface CheckpointIndex {
 }
 
 const blobKey = (sha256: string) => `checkpoints/blobs/${sha256.slice(0, 2)}/${sha256}`;
+
+/** A published checkpoint's index (its bytes: their hash names the local copy), or undefined when unpublished. */
+const indexOf = (objects: ObjectStore, folder: string) => objects.get(`${folder}/${INDEX}`);
 
 /** Streams a file through sha256: checkpoints are far larger than memory. */
 export async function fileSha256(file: string): Promise<string> {
@@ -43,15 +48,13 @@ async function filesUnder(dir: string, rel = ''): Promise<string[]> {
   return out.sort();
 }
 
-const isLocal = (config: StorageOf) => (config.storage?.kind ?? 'local') === 'local';
-
 /**
  * The name later stages use for a checkpoint just trained into `dir`: `dir` itself with local storage; with an object
  * store, the folder URI after every file is uploaded (multipart and resumable inside a file, skipped when its
  * blob exists) and the index written last, so a half-published checkpoint is never visible.
  */
 export async function publishCheckpoint(config: StorageOf, dir: string, name: string): Promise<string> {
-  if (isLocal(config)) return dir;
+  if (isLocalStorage(config)) return dir;
   const objects = objectStoreFor(config);
   const files = await filesUnder(dir);
   const index: CheckpointIndex = { files: [] };
@@ -83,10 +86,10 @@ export async function publishCheckpoint(config: StorageOf, dir: string, name: st
  * stage retried on another host find the finished work instead of training again.
  */
 export async function publishedFile(config: StorageOf, name: string, file: string): Promise<{ uri: string; bytes: Buffer } | undefined> {
-  if (isLocal(config)) return undefined;
+  if (isLocalStorage(config)) return undefined;
   const objects = objectStoreFor(config);
   const folder = `checkpoints/${name}`;
-  const indexBytes = await objects.get(`${folder}/${INDEX}`);
+  const indexBytes = await indexOf(objects, folder);
   const entry = indexBytes && (JSON.parse(indexBytes.toString('utf8')) as CheckpointIndex).files.find((f) => f.path === file);
   const bytes = entry ? await objects.get(blobKey(entry.sha256)) : undefined;
   return bytes && sha256Hex(bytes) === entry!.sha256 ? { uri: objects.uriOf(folder), bytes } : undefined;
@@ -100,7 +103,7 @@ export async function localCheckpoint(config: StorageOf, checkpoint: string): Pr
   if (!/^[a-z][a-z0-9+.-]*:\/\//.test(checkpoint) || checkpoint.startsWith('file:')) return checkpoint;
   const objects = objectStoreFor(config);
   const folder = objects.keyOf(checkpoint);
-  const indexBytes = folder === undefined ? undefined : await objects.get(`${folder}/${INDEX}`);
+  const indexBytes = folder === undefined ? undefined : await indexOf(objects, folder);
   if (!indexBytes)
     throw ApplicationFailure.nonRetryable(
       `checkpoint ${checkpoint}: no ${INDEX} in ${objects.location} (was it published by a train stage of a run with this storage?)`,
@@ -122,7 +125,7 @@ const fetching = new Map<string, Promise<string>>();
 async function fetchInto(config: StorageOf, checkpoint: string, indexBytes: Buffer, dir: string): Promise<string> {
   const objects = objectStoreFor(config);
   const index = JSON.parse(indexBytes.toString('utf8')) as CheckpointIndex;
-  const tmp = `${dir}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = tmpPathBeside(dir);
   const progress = { ...keptDetails(), fetching: checkpoint, files: index.files.length, filesDone: 0 };
   const hb = startHeartbeat(progress);
   try {

@@ -65,15 +65,20 @@ export class LocalObjectStore implements ObjectStore {
         else if (k.startsWith(prefix) && !e.name.endsWith('.tmp')) out.push(k);
       }
     };
-    await walk(this.root, '');
+    // Only under the prefix's directory: the root is a whole state dir (logs, trainer work dirs, checkpoints).
+    const base = prefix.slice(0, Math.max(0, prefix.lastIndexOf('/')));
+    await walk(base ? this.pathOf(base) : this.root, base);
     return out;
   }
 }
 
+/** A name beside `file` no other writer (process or concurrent call) uses, for writing before a rename. */
+export const tmpPathBeside = (file: string): string => `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+
 /** Writes through a unique temporary name beside the target, then renames it into place. */
 export async function writeAtomic(file: string, write: (tmp: string) => Promise<void>): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = tmpPathBeside(file);
   await write(tmp);
   await rename(tmp, file);
 }

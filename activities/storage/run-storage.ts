@@ -16,6 +16,9 @@ export function localStateDir(config: StorageOf): string {
   return path.resolve(process.env[STATE_DIR_ENV] || config.stateDir);
 }
 
+/** One machine's directory (the default, and every run started before storage: existed) rather than a shared store. */
+export const isLocalStorage = (config: StorageOf): boolean => (config.storage?.kind ?? 'local') === 'local';
+
 const opened = new Map<string, ObjectStore>();
 
 /** One store (and one S3 client with its connection pool) per process and storage setting. */

@@ -144,20 +144,21 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   const stateDir = localStateDir(input.config);
   const { root, output, logFile, pidFile } = trainPaths(stateDir, input.runName, input.iteration, input.role);
   const done = path.join(output, CHECKPOINT_MANIFEST);
-  const finished = async () =>
-    resultOf(JSON.parse(readFileSync(done, 'utf8')), await publishCheckpoint(input.config, output, checkpointName(input)));
+  const lineageAt = (): Lineage => JSON.parse(readFileSync(done, 'utf8'));
+  const finished = async () => resultOf(lineageAt(), await publishCheckpoint(input.config, output, checkpointName(input)));
   for (const d of [root, path.dirname(output), path.dirname(logFile)]) mkdirSync(d, { recursive: true });
   // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt.
   await reapPidFile(pidFile);
 
   const primary = input.data[DATASET_OF[t.method]];
   if (!primary) throw ApplicationFailure.nonRetryable(`no ${t.method} dataset was built`, 'EmptyDataset');
+  const trainedOnThis = (l?: Lineage) => l?.dataset?.sha256 === primary.sha256;
   // A finished attempt whose activity result was lost (worker killed after training): the checkpoint is complete.
-  if (existsSync(done) && JSON.parse(readFileSync(done, 'utf8')).dataset?.sha256 === primary.sha256) return finished();
+  if (existsSync(done) && trainedOnThis(lineageAt())) return finished();
   // … or on another host, which published it before its result was lost.
   const elsewhere = await publishedFile(input.config, checkpointName(input), CHECKPOINT_MANIFEST);
   const lineage: Lineage | undefined = elsewhere && JSON.parse(elsewhere.bytes.toString('utf8'));
-  if (lineage?.dataset?.sha256 === primary.sha256) return resultOf(lineage, elsewhere!.uri);
+  if (trainedOnThis(lineage)) return resultOf(lineage!, elsewhere!.uri);
   rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
 
   const dataDir = path.join(root, 'data');
@@ -190,7 +191,6 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   return finished();
 }
 
-/** The result of a finished training job, from the lineage it wrote beside the weights. */
 /** What collab-loop-checkpoint.json records beside the weights (written at the end of trainWith). */
 interface Lineage {
   dataset?: { sha256: string };
@@ -201,6 +201,7 @@ interface Lineage {
   lossCurve?: TrainResult['lossCurve'] | null;
 }
 
+/** The result of a finished training job, from the lineage it wrote beside the weights. */
 function resultOf(lineage: Lineage, checkpoint: string): TrainResult {
   return {
     checkpoint,

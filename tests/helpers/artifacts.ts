@@ -2,16 +2,14 @@
 // run's store: activities/artifacts/store.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseJsonl, sha256Hex } from '../../activities/artifacts/store';
+import { checked, parseJsonl } from '../../activities/artifacts/store';
 
 type Ref = { uri: string; sha256: string };
 
 export const artifactPath = (ref: { uri: string }): string => fileURLToPath(ref.uri);
 
 export function readArtifactText(ref: Ref): string {
-  const bytes = readFileSync(artifactPath(ref));
-  if (sha256Hex(bytes) !== ref.sha256) throw new Error(`${ref.uri} does not match its sha256`);
-  return bytes.toString('utf8');
+  return checked(ref, readFileSync(artifactPath(ref))).toString('utf8');
 }
 
 export const readJsonl = <T>(ref: Ref): T[] => parseJsonl<T>(readArtifactText(ref));

@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { requestCacheFor } from '../../activities/llm/cache';
 import { JournalRequestCache } from '../../activities/llm/journal-cache';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { tempStateDir } from '../helpers/config';
@@ -54,6 +55,6 @@ describe('journal request cache', () => {
     const key = 'ab'.padEnd(64, '0');
     mkdirSync(path.join(dir, 'ab'), { recursive: true });
     writeFileSync(path.join(dir, 'ab', `${key}.json`), JSON.stringify(answer(7)));
-    expect(await new JournalRequestCache(dir).get(key)).toEqual(answer(7));
+    expect(await requestCacheFor({ stateDir: path.dirname(dir) }).get(key)).toEqual(answer(7));
   });
 });

@@ -73,31 +73,32 @@ describe('shared endpoint limits', () => {
     const firstExpiry = Number((await db.zrange(leases, '-1', '-1', 'WITHSCORES'))[1]);
     const waiter = startClient({ label, calls: 3, inFlight: 3, maxConcurrency: 2, sharedLimits });
     await waitUntil(async () => (await db.zcard(queue)) === 3, 60_000, "the waiter's tickets");
-    return { holder, waiter, db, leases, queue, firstExpiry };
+    /** Kills the holder; the waiter's three calls then all reach the endpoint. */
+    const killHolderThenWaiterIsServed = async () => {
+      db.disconnect();
+      holder.child.kill('SIGKILL');
+      expect((await waiter.done).calls).toBe(3);
+      expect(endpoint.seen.filter((s) => s.prompt.startsWith(label))).toHaveLength(3);
+    };
+    return { db, leases, queue, firstExpiry, killHolderThenWaiterIsServed };
   }
 
   it("a killed process's permits come back after the lease; until then the other process waits", async () => {
-    const { holder, waiter, db, leases, firstExpiry } = await queuedBehindHolder('after');
+    const { db, leases, firstExpiry, killHolderThenWaiterIsServed } = await queuedBehindHolder('after');
     // Both leases renewed past a whole lease after they would have lapsed unrenewed: the holder is alive and still
     // holds both slots, and nothing of the waiter's got through.
     await waitUntil(async () => Number((await db.zrange(leases, '0', '0', 'WITHSCORES'))[1]) > firstExpiry + 1000, 60_000, 'renewals');
     expect(await db.zcard(leases)).toBe(2);
     expect(endpoint.seen.filter((s) => s.prompt.startsWith('after'))).toEqual([]);
-    db.disconnect();
-    holder.child.kill('SIGKILL');
-    expect((await waiter.done).calls).toBe(3);
-    expect(endpoint.seen.filter((s) => s.prompt.startsWith('after'))).toHaveLength(3);
+    await killHolderThenWaiterIsServed();
   }, 120_000);
 
   it('a waiter whose place in the queue lapsed (a Redis blip) goes back in line and is served', async () => {
-    const { holder, waiter, db, queue } = await queuedBehindHolder('blip');
+    const { db, queue, killHolderThenWaiterIsServed } = await queuedBehindHolder('blip');
     // What a blip longer than a lease leaves: the queue forgot the waiter's tickets. Its renewals put them back.
     await db.del(queue, `${queue}-expiry`);
     await waitUntil(async () => (await db.zcard(queue)) === 3, 60_000, 'the tickets back in line');
-    db.disconnect();
-    holder.child.kill('SIGKILL');
-    expect((await waiter.done).calls).toBe(3);
-    expect(endpoint.seen.filter((s) => s.prompt.startsWith('blip'))).toHaveLength(3);
+    await killHolderThenWaiterIsServed();
   }, 120_000);
 
   it('tokensPerMinute: the tokens two processes send in any minute stay within the limit', async () => {
