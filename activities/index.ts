@@ -3,7 +3,7 @@
 // activity heartbeats while it runs (heartbeat.ts).
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
-import type { CollabActivities } from '../workflows/activity-types';
+import type { CollabActivities } from '../contracts/activities';
 import { buildScorerData, buildTrainingData } from './data/build-training-data';
 import { evaluateIteration } from './evaluation/evaluate-iteration';
 import { scoreShard } from './evaluation/score-shard';

@@ -1,6 +1,6 @@
 // Client connection for CLI commands; registers our search attributes on servers that lack them.
 import { Client, Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../contracts/messages';
 import { temporalTarget } from './temporal-config';
 
 export async function connectClient(): Promise<Client> {

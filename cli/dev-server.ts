@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../contracts/messages';
 import { temporalCliPath } from './temporal-cli';
 
 const SA_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 'Bool', TEXT: 'Text', DOUBLE: 'Double' };

@@ -1,9 +1,9 @@
 // Plain-text rendering of run status and metrics tables for the terminal.
 import { stageTimesLine } from '../workflows/details';
-import { iterationLabel } from '../workflows/iteration-label';
-import { fmtNum, metricsTable } from '../workflows/metrics-table';
-import { roleChainLines } from '../workflows/role-chains';
-import type { IterationSummary, Spend, SpendReport } from '../workflows/types';
+import { iterationLabel } from '../contracts/iteration-label';
+import { fmtNum, metricsTable } from '../contracts/metrics-table';
+import { roleChainLines } from '../contracts/role-chains';
+import type { IterationSummary, Spend, SpendReport } from '../contracts/run';
 import type { RunStatus } from './runs';
 
 export { fmtNum, metricsTable };

@@ -1,9 +1,9 @@
 // `collab-loop list`: the latest execution of every run, from the server's visibility store (no worker needed),
 // with the iteration said the way `status` and the UI say it (workflows/iteration-label.ts).
 import type { Client } from '@temporalio/client';
-import { iterationLabel } from '../workflows/iteration-label';
+import { iterationLabel } from '../contracts/iteration-label';
 import type { LoopResult } from '../workflows/loop';
-import { IterationKey, RecipeKey, RunNameKey } from '../workflows/messages';
+import { IterationKey, RecipeKey, RunNameKey } from '../contracts/messages';
 import type { LoopMemo } from './runs';
 
 export interface RunRow {

@@ -9,8 +9,8 @@ import {
   pauseSignal,
   retryStageUpdate,
   stopSignal,
-} from '../workflows/messages';
-import { STAGES, type Stage } from '../workflows/types';
+} from '../contracts/messages';
+import { STAGES, type Stage } from '../contracts/run';
 import { applyOverridesToConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes } from './connection';
 import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';

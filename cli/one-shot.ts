@@ -5,7 +5,7 @@ import { ensureDevServer } from './server-control';
 import { withInProcessWorkers } from './in-process-worker';
 import { startLoop, waitForRun, type RunStatus } from './runs';
 import { lineageLines, metricsTable, renderStatus, runIterationLabel } from './format';
-import { loopWorkflowId } from '../workflows/messages';
+import { loopWorkflowId } from '../contracts/messages';
 
 function progressPrinter(): (s: RunStatus) => void {
   let last = '';

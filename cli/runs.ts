@@ -11,8 +11,8 @@ import {
   RecipeKey,
   RunNameKey,
   IterationKey,
-} from '../workflows/messages';
-import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopStatus } from '../workflows/types';
+} from '../contracts/messages';
+import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopStatus } from '../contracts/run';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
 import { isLocalStorage, objectStoreFor } from '../activities/storage/run-storage';

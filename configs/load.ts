@@ -8,7 +8,8 @@ import { recipeOf } from '../activities/recipes/runtime';
 import { PromptFileError, readPromptFile } from '../activities/recipes/prompt-file';
 import { unsupportedMethod } from '../activities/training/adapters';
 import { modelRoles, rolesOfKind } from '../activities/llm/roles';
-import { loopConfigSchema, type LoopConfig } from './schema';
+import { loopConfigSchema } from './schema';
+import type { LoopConfig } from '../contracts/config';
 
 export class ConfigError extends Error {
   constructor(

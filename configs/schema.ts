@@ -5,9 +5,10 @@ import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2'
 import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
 import { verlOptionsSchema } from '../activities/training/adapters/verl';
 import { trackingSchema } from '../activities/tracking/trackers';
-import { commonTrainOptionsSchema, TRAIN_METHODS } from '../activities/training/adapters/types';
+import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
+import { TRAIN_METHODS } from '../contracts/train-methods';
 import { recipeSchema } from '../activities/recipes/registry';
-import { envVarName, externalEndpointSchema, modelRoleSchema, positiveInt } from './fields';
+import { envVarName, externalEndpointSchema, modelRoleSchema, positiveInt } from '../contracts/config-fields';
 import { storageSchema } from '../activities/storage/storage-config';
 import { sharedLimitsSchema } from '../activities/llm/shared-limits-config';
 
@@ -172,10 +173,9 @@ export const loopConfigSchema = z.strictObject({
     .optional(),
 });
 
-export type LoopConfig = z.infer<typeof loopConfigSchema>;
-export type ServerConfig = z.infer<typeof serverSchema>;
-export type TrainerConfig = z.infer<typeof trainerSchema>;
-export type SimulatedAgentsConfig = z.infer<typeof simulatedAgentsSchema>;
-export type { ExternalEndpoint, ModelRole } from './fields';
-export type LlmConfig = z.infer<typeof llmSchema>;
-export type TrackingConfig = z.infer<typeof trackingSchema>;
+// Every layer names the config's types through contracts/config.ts; this is where they come from.
+declare module '../contracts/config' {
+  interface ConfigRegistry {
+    loopConfig: z.infer<typeof loopConfigSchema>;
+  }
+}

@@ -22,8 +22,8 @@ import { nodeScriptArgv, PROJECT_ROOT } from '../activities/subprocess/node-scri
 import { freePort } from '../activities/serving/free-port';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import { temporalCliPath } from '../cli/temporal-cli';
-import { loopWorkflowId, SEARCH_ATTRIBUTES } from '../workflows/messages';
-import { TASK_QUEUES } from '../workflows/types';
+import { loopWorkflowId, SEARCH_ATTRIBUTES } from '../contracts/messages';
+import { TASK_QUEUES } from '../contracts/run';
 import { createWorkers, runWorkers } from '../workers/run-worker';
 import { installWorkerLogging } from '../workers/logging';
 

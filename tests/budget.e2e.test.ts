@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { trainingLoop } from '../workflows/loop';
-import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId } from '../workflows/messages';
-import { TASK_QUEUES } from '../workflows/types';
+import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId } from '../contracts/messages';
+import { TASK_QUEUES } from '../contracts/run';
 import { startDevServer } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { tempStateDir, testConfig } from './helpers/config';

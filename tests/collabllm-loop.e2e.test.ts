@@ -16,8 +16,8 @@ import { createCollabSimulatedPolicy } from '../activities/recipes/collabllm/sim
 import { loadCollabTasks } from '../activities/recipes/collabllm/tasks';
 import type { CollabBuildRecord } from '../activities/recipes/collabllm/conversation';
 import { trainingLoop } from '../workflows/loop';
-import { loopWorkflowId } from '../workflows/messages';
-import { TASK_QUEUES, type IterationSummary, type LoopConfig } from '../workflows/types';
+import { loopWorkflowId } from '../contracts/messages';
+import { TASK_QUEUES, type IterationSummary, type LoopConfig } from '../contracts/run';
 import { startDevServer } from './helpers/temporal';
 import { runLoop } from './helpers/run-loop';
 import { CONFIGS, tempStateDir, testConfig } from './helpers/config';

@@ -13,7 +13,7 @@ import { evaluatedRecords } from './helpers/records';
 import { CHECKPOINT_MANIFEST } from '../activities/serving/checkpoint-identity';
 import { trainedSimulatedPolicy } from '../activities/serving/simulated-skill';
 import { reportHtml } from '../activities/report/report-html';
-import { loopWorkflowId } from '../workflows/messages';
+import { loopWorkflowId } from '../contracts/messages';
 import { cli } from './helpers/cli';
 import { withWorkers } from './helpers/workers';
 import { artifactPath, readJsonl } from './helpers/artifacts';

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { trainingLoop } from '../workflows/loop';
-import { loopWorkflowId } from '../workflows/messages';
-import { TASK_QUEUES } from '../workflows/types';
+import { loopWorkflowId } from '../contracts/messages';
+import { TASK_QUEUES } from '../contracts/run';
 import type { RunningServer } from '../activities/serving/openai-compatible-server';
 import { startDevServer } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';

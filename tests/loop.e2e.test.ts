@@ -9,8 +9,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trainingLoop } from '../workflows/loop';
-import { iterationWorkflowId, loopWorkflowId } from '../workflows/messages';
-import { TASK_QUEUES } from '../workflows/types';
+import { iterationWorkflowId, loopWorkflowId } from '../contracts/messages';
+import { TASK_QUEUES } from '../contracts/run';
 import { startDevServer, workflowBundle } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { tempStateDir, testConfig } from './helpers/config';

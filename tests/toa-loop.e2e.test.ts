@@ -15,8 +15,8 @@ import type { ToaBuildRecord, ToaEvalRecord } from '../activities/recipes/toa/re
 import { createToaSimulatedPolicy } from '../activities/recipes/toa/simulated-policy';
 import { loadToaTasks } from '../activities/recipes/toa/tasks';
 import { trainingLoop } from '../workflows/loop';
-import { loopWorkflowId } from '../workflows/messages';
-import { TASK_QUEUES, type IterationSummary } from '../workflows/types';
+import { loopWorkflowId } from '../contracts/messages';
+import { TASK_QUEUES, type IterationSummary } from '../contracts/run';
 import { startDevServer } from './helpers/temporal';
 import { runLoop } from './helpers/run-loop';
 import { CONFIGS, tempStateDir, testConfig } from './helpers/config';

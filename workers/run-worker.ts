@@ -3,7 +3,7 @@
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
-import { TASK_QUEUES, type QueueClass } from '../workflows/types';
+import { TASK_QUEUES, type QueueClass } from '../contracts/run';
 import { bundlerLogger } from './logging';
 import { runLabelInterceptor } from './metric-labels';
 

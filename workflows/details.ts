@@ -1,8 +1,15 @@
 // Markdown shown as "current details" in the Temporal UI: a run must be understandable from the UI alone —
 // where it is, how far it got, what it measured, and what needs the user.
-import { iterationLabel } from './iteration-label';
-import { metricsTable } from './metrics-table';
-import { STAGES, type Attention, type IterationProgress, type IterationStatus, type IterationSummary, type StageStats } from './types';
+import { iterationLabel } from '../contracts/iteration-label';
+import { metricsTable } from '../contracts/metrics-table';
+import {
+  STAGES,
+  type Attention,
+  type IterationProgress,
+  type IterationStatus,
+  type IterationSummary,
+  type StageStats,
+} from '../contracts/run';
 
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(4));
 const seconds = (ms: number) =>

@@ -19,8 +19,8 @@ import {
   type ActivityInterfaceFor,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { CollabActivities } from './activity-types';
-import type { RecipeNeeds } from '../activities/recipes/types';
+import type { CollabActivities } from '../contracts/activities';
+import type { RecipeNeeds } from '../contracts/activities';
 import {
   iterationConfigQuery,
   iterationProgressSignal,
@@ -30,7 +30,7 @@ import {
   pauseSignal,
   StageKey,
   type RetryRequest,
-} from './messages';
+} from '../contracts/messages';
 import { renderIterationDetails } from './details';
 import {
   buildDataSummary,
@@ -44,7 +44,6 @@ import {
   undeploySummary,
 } from './stage-summaries';
 import {
-  DATASET_OF,
   STAGES,
   TASK_QUEUES,
   type RoleDatasets,
@@ -65,7 +64,8 @@ import {
   type Stage,
   type StageStats,
   type TrainResult,
-} from './types';
+} from '../contracts/run';
+import { DATASET_OF } from '../contracts/train-methods';
 
 const NON_RETRYABLE = ['LlmAuthentication', 'LlmNotFound', 'LlmBadRequest', 'TaskFileError', 'ConfigError', 'TrainerConfigError'];
 /** Shard activities scheduled at once by one iteration (each runs many conversations concurrently). */

@@ -16,9 +16,9 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { CollabActivities } from './activity-types';
+import type { CollabActivities } from '../contracts/activities';
 import { renderLoopDetails } from './details';
-import { roleChainLines } from './role-chains';
+import { roleChainLines } from '../contracts/role-chains';
 import { HEARTBEAT_TIMEOUT, iterationWorkflow } from './iteration';
 import {
   iterationProgressSignal,
@@ -29,7 +29,7 @@ import {
   RunNameKey,
   pauseSignal,
   stopSignal,
-} from './messages';
+} from '../contracts/messages';
 import { trackSummary } from './stage-summaries';
 import {
   TASK_QUEUES,
@@ -39,7 +39,7 @@ import {
   type LoopState,
   type LoopStatus,
   type Spend,
-} from './types';
+} from '../contracts/run';
 
 export interface LoopResult {
   runName: string;

@@ -1,7 +1,7 @@
 // One-line summaries of each activity, shown in the Temporal UI's timeline and event history instead of a bare
 // activity type ("shard 3/6 · eval · 8 conversations", "train dpo · 8 steps", "deploy transformers · iter-1").
-import { checkpointName } from './iteration-label';
-import type { LoopConfig, ShardSpec } from './types';
+import { checkpointName } from '../contracts/iteration-label';
+import type { LoopConfig, ShardSpec } from '../contracts/run';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 

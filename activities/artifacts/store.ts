@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { ObjectStore } from '../storage/object-store';
 import { tmpPathBeside } from '../storage/local-object-store';
-import type { ArtifactRef } from './ref';
+import type { ArtifactRef } from '../../contracts/artifact-ref';
 
 export interface StageManifest {
   run: string;

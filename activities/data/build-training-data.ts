@@ -1,12 +1,14 @@
 // Builds the SFT and preference datasets from the training split's records, in the trainer's format: one pair of
 // datasets per trained model role (debate's generators and critics each learn from their own outputs).
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { DATASET_OF, type BuiltData, type LlmUsage, type RoleDatasets, type ShardResult } from '../../workflows/types';
+import type { BuiltData, LlmUsage, RoleDatasets, ShardResult } from '../../contracts/run';
+import { DATASET_OF } from '../../contracts/train-methods';
 import type { TrainMethod } from '../training/adapters/types';
-import type { BuildDataInput, StageContext } from '../../workflows/activity-types';
+import type { BuildDataInput, StageContext } from '../../contracts/activities';
 import { recipeRuntime } from '../recipes/runtime';
 import { requestCacheFor } from '../llm/cache';
-import { createChat, newUsageCounter, type EndpointRef, type UsageCounter } from '../llm/client';
+import { createChat, newUsageCounter, type UsageCounter } from '../llm/client';
+import type { EndpointRef } from '../../contracts/endpoint';
 import { countedRoleChats, modelRoles, primaryRole, roleEndpoints, rolesOfKind, totalUsage } from '../llm/roles';
 import { spendByRole } from '../llm/spend';
 import type { Chat } from '../llm/types';
@@ -16,7 +18,7 @@ import { localCheckpoint } from '../storage/checkpoints';
 import { AGENT_ROLE, type TrainingData } from '../recipes/types';
 import { scriptLogProbChat } from '../llm/script-logprobs';
 import { servesLogProbs } from '../serving/log-prob-serving';
-import type { ScorerModel } from '../../workflows/types';
+import type { ScorerModel } from '../../contracts/run';
 
 /** The models a recipe's data builder calls (SWEET-RL: the served policy samples candidates, the critic ranks
  *  them). Through the durable cache like every call, so a retried stage pays for nothing twice. */

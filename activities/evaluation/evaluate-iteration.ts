@@ -1,6 +1,6 @@
 // Turns the evaluation split's records into the recipe's metrics (CoRal: agreement_correctness, ...).
-import type { ArtifactRef, ShardResult } from '../../workflows/types';
-import type { StageContext } from '../../workflows/activity-types';
+import type { ArtifactRef, ShardResult } from '../../contracts/run';
+import type { StageContext } from '../../contracts/activities';
 import { recipeRuntime } from '../recipes/runtime';
 import { writeStageManifest } from '../manifest';
 import { storeFor } from '../storage/run-storage';

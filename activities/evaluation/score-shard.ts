@@ -2,8 +2,8 @@
 // (Chromium) — on the sandbox task queue, so the machines that generate never execute agent code. Returns the shard
 // with its records replaced by the scored ones; only refs travel through Temporal.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ShardResult, ShardSpec } from '../../workflows/types';
-import type { StageContext } from '../../workflows/activity-types';
+import type { ShardResult, ShardSpec } from '../../contracts/run';
+import type { StageContext } from '../../contracts/activities';
 import { storeFor } from '../storage/run-storage';
 import { recipeRuntime } from '../recipes/runtime';
 import { scoringServices } from '../generation/services';

@@ -1,6 +1,6 @@
 // Splits each split's (task × sample) space into shards of `generation.shardSize` tasks.
-import type { LoopConfig } from '../../configs/schema';
-import type { ShardSpec } from '../../workflows/types';
+import type { LoopConfig } from '../../contracts/config';
+import type { ShardSpec } from '../../contracts/run';
 import { recipeRuntime, type Split } from '../recipes/runtime';
 
 export function planShards(config: LoopConfig, evalOnly: boolean): ShardSpec[] {

@@ -3,7 +3,7 @@
 // retried shard (after a crash, a kill or a flaky endpoint) re-sends only the calls that never succeeded.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
-import type { ShardInput, ShardResult } from '../../workflows/types';
+import type { ShardInput, ShardResult } from '../../contracts/run';
 import { generationServices } from './services';
 import { storeFor } from '../storage/run-storage';
 import { requestCacheFor } from '../llm/cache';

@@ -3,7 +3,7 @@
 // memory, render/page-renderer.ts), the Python sandbox, and the artifact store for screenshots (records keep a ref,
 // never PNG bytes).
 import type { GenerationServices, ScoringServices } from '../recipes/runtime';
-import type { SimilarityMeasure } from '../../configs/fields';
+import type { SimilarityMeasure } from '../../contracts/config-fields';
 import type { ArtifactStore } from '../artifacts/store';
 
 const PNG = '.png';

@@ -10,7 +10,7 @@
 // used up the failure goes to Temporal (mapped by errors.ts) and the whole shard activity retries — finding every
 // call that already succeeded in the cache.
 import type OpenAI from 'openai';
-import type { ExternalEndpoint, LlmConfig } from '../../configs/schema';
+import type { ExternalEndpoint, LlmConfig } from '../../contracts/config';
 import { requestCacheKey } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter, estimateTokens } from './limiter';
@@ -18,27 +18,8 @@ import { count } from '../metrics';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { postJson } from './post-json';
 import { scoreOnce, scoringPair } from './scoring-api';
-import type { CachedAnswer, Chat, ChatCall, ChatOutput, ModelApi, RequestCache } from './types';
-
-/** An endpoint as activities see it. `cacheId` names the exact weights (model + checkpoint), not the URL. */
-export interface EndpointRef {
-  baseUrl: string;
-  model: string;
-  cacheId: string;
-  apiKeyEnv?: string;
-  maxConcurrency: number;
-  /** Tokens per sliding minute (external endpoints only; configs/fields.ts). */
-  tokensPerMinute?: number;
-  /**
-   * How the server deviates from the OpenAI API. `transformers-serve`: ignores `n` (one choice per request) and
-   * samples only when a JSON `generation_config` in the body says so (the checkpoint's own config wins otherwise).
-   */
-  dialect?: 'openai' | 'transformers-serve';
-  /** The API it speaks (configs/fields.ts externalEndpointSchema): absent = chat, as every loop-served endpoint. */
-  api?: ModelApi;
-  /** api score only: the scoring route under baseUrl (default /predict/). */
-  path?: string;
-}
+import type { CachedAnswer, Chat, ChatCall, ChatOutput, RequestCache } from './types';
+import type { EndpointRef } from '../../contracts/endpoint';
 
 /** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
 export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({

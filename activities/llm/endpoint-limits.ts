@@ -4,7 +4,7 @@ import type { TokenUsage } from './types';
 /** tokensPerMinute counts the tokens admitted in any sliding window this long. */
 export const TOKEN_WINDOW_MS = 60_000;
 
-/** What a limiter needs of an endpoint (client.ts's EndpointRef has it all). */
+/** What a limiter needs of an endpoint (contracts/endpoint.ts's EndpointRef has it all). */
 export interface LimitedEndpoint {
   baseUrl: string;
   model: string;

@@ -1,10 +1,11 @@
 // The model roles of a run: the roles its recipe declares, each played as the config's `models:` section says
 // (trained / frozen / external) or, where it is silent, as the recipe's default. One place resolves them for the
 // deploy, generate, build-data and train stages.
-import type { LoopConfig } from '../../configs/schema';
-import type { ExternalEndpoint, RoleKind } from '../../configs/fields';
+import type { LoopConfig } from '../../contracts/config';
+import type { ExternalEndpoint, RoleKind } from '../../contracts/config-fields';
 import { recipeOf } from '../recipes/runtime';
-import { externalEndpointRef, newUsageCounter, type EndpointRef, type UsageCounter } from './client';
+import { externalEndpointRef, newUsageCounter, type UsageCounter } from './client';
+import type { EndpointRef } from '../../contracts/endpoint';
 import type { Chat } from './types';
 
 export type ResolvedRole = { kind: 'trained' | 'frozen'; checkpoint: string } | { kind: 'external'; endpoint: ExternalEndpoint };

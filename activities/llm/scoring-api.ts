@@ -25,7 +25,7 @@ import { LlmBadResponse } from './errors';
 import { postJson, type PostOptions } from './post-json';
 import type { ChatCall, ChatMessage, ModelApi, CachedAnswer } from './types';
 
-/** What a scoring request needs of its endpoint (client.ts's EndpointRef has it all). */
+/** What a scoring request needs of its endpoint (contracts/endpoint.ts's EndpointRef has it all). */
 export interface ScoringEndpoint {
   baseUrl: string;
   model: string;

@@ -3,7 +3,7 @@
 // a role behind an external endpoint costs what its endpoint's price says, and with `server.kind: external` the
 // served roles cost the server endpoint's price. Every call counts, answered from the cache or not: a cached answer
 // is a call of this run's work paid by an earlier attempt.
-import type { LoopConfig, Spend } from '../../workflows/types';
+import type { LoopConfig, Spend } from '../../contracts/run';
 import type { UsageCounter } from './client';
 import { modelRoles } from './roles';
 

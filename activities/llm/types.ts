@@ -49,9 +49,9 @@ export interface ChatOutput {
   cached: boolean;
 }
 
-/** How an endpoint is asked: chat completions, one of the scoring APIs (activities/llm/scoring-api.ts), or the
- *  mean log-prob of the last message (activities/llm/logprob-api.ts; set by the loop, never by a config). */
-export type ModelApi = 'chat' | 'reward' | 'score' | 'logprob';
+import type { ModelApi } from '../../contracts/endpoint';
+
+export type { ModelApi };
 
 /**
  * One call to a model role. `api` says how its endpoint speaks (absent: chat), so a recipe knows how to ask a reward

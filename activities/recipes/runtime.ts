@@ -1,8 +1,9 @@
 // The recipe a config names, and its runtime: the generic stages call these and never name a recipe.
-import type { LoopConfig } from '../../configs/schema';
+import type { LoopConfig } from '../../contracts/config';
 import { trainingDataFormat } from '../training/data-format';
 import { recipeDefinition } from './registry';
-import type { RecipeDefinition, RecipeNeeds, RecipeRuntime } from './types';
+import type { RecipeDefinition, RecipeRuntime } from './types';
+import type { RecipeNeeds } from '../../contracts/activities';
 
 export type * from './types';
 

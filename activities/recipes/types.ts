@@ -7,10 +7,13 @@ import type { ConversationView } from '../report/conversation-view';
 import type { Policy } from '../serving/openai-compatible-server';
 import type { TrainingDataFormat } from '../data/formats';
 import type { ImageSimilarity, RunCodeTests } from './colbench/services';
-import type { SimilarityMeasure } from '../../configs/fields';
+import type { SimilarityMeasure } from '../../contracts/config-fields';
 import type { RunUnitTests } from '../sandbox/unit-tests';
 import type { TrainMethod } from '../training/adapters/types';
 import type { PromptCatalog } from './prompt-texts';
+import type { RecipeNeeds } from '../../contracts/activities';
+
+export type { RecipeNeeds };
 
 export type Split = 'eval' | 'train';
 
@@ -95,21 +98,6 @@ export interface RecipeFigure {
   xLabel: string;
   yLabel: string;
   series: Array<{ name: string; points: Array<[number, number]> }>;
-}
-
-/** What an iteration must do for a recipe, beyond generating and evaluating (the workflow reads it from planIteration). */
-export interface RecipeNeeds {
-  /** Records are scored on the sandbox queue before metrics (agent code runs, pages render). */
-  sandboxScoring: boolean;
-  /** Building the training data calls models (the recipe's roles), so it runs on the llm queue. */
-  modelsForData: boolean;
-  /** Generation renders pages (Chromium on the worker that runs shards). */
-  rendering: boolean;
-  /** Generation runs unit tests in the Python sandbox (on the worker that runs shards). */
-  unitTests?: boolean;
-  /** Trained roles the data builder scores with (SWEET-RL's learned critic): each is trained on `buildScorerData`'s
-   *  rows of this iteration and served before `buildDataWithModels` runs, which gets their log-probs. */
-  scorers?: string[];
 }
 
 export interface RecipeDefinition<C extends { name: string } = { name: string }> {

@@ -2,10 +2,10 @@
 // a plot per metric across iterations, the training loss per step, LLM calls, tokens and time per stage, the
 // lineage, and a browser of sampled evaluation conversations. It reads the artifact store the summaries point at;
 // a section whose data is missing says so instead of failing the page.
-import type { LoopConfig } from '../../configs/schema';
-import { fmtNum } from '../../workflows/metrics-table';
-import { chainText, roleChains } from '../../workflows/role-chains';
-import type { ArtifactRef, IterationSummary, TrainOutcome } from '../../workflows/types';
+import type { LoopConfig } from '../../contracts/config';
+import { fmtNum } from '../../contracts/metrics-table';
+import { chainText, roleChains } from '../../contracts/role-chains';
+import type { ArtifactRef, IterationSummary, TrainOutcome } from '../../contracts/run';
 import type { ArtifactStore } from '../artifacts/store';
 import { storeFor } from '../storage/run-storage';
 import { recipeRuntime } from '../recipes/runtime';

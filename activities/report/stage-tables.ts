@@ -1,5 +1,5 @@
 // Where an iteration's time and LLM budget went: one row per iteration, one column per stage.
-import { STAGES, type IterationSummary, type Spend, type Stage, type StageStats } from '../../workflows/types';
+import { STAGES, type IterationSummary, type Spend, type Stage, type StageStats } from '../../contracts/run';
 import { esc, note } from './html';
 
 const duration = (ms: number) =>

@@ -1,11 +1,12 @@
 // The deploy stage's probe: a few fixed evaluation prompts, greedy, sent to the freshly served checkpoint through
 // the normal LLM client (so they are cached and counted like any call). Its answers are recorded as an artifact;
 // when the agents are SIMULATED this is what shows that the trained weights really are served each iteration.
-import type { StageContext } from '../../workflows/activity-types';
-import type { ProbeResult } from '../../workflows/types';
+import type { StageContext } from '../../contracts/activities';
+import type { ProbeResult } from '../../contracts/run';
 import { sha256Hex } from '../artifacts/store';
 import { requestCacheFor } from '../llm/cache';
-import { createChat, newUsageCounter, type EndpointRef } from '../llm/client';
+import { createChat, newUsageCounter } from '../llm/client';
+import type { EndpointRef } from '../../contracts/endpoint';
 import { storeFor } from '../storage/run-storage';
 import { recipeRuntime } from '../recipes/runtime';
 import { Context } from '@temporalio/activity';

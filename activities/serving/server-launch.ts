@@ -9,8 +9,8 @@
 //   command      — any other server from a template.
 import { SERVE_HOST_ENV } from '../host-env';
 import path from 'node:path';
-import type { LoopConfig, ServerConfig } from '../../configs/schema';
-import type { EndpointRef } from '../llm/client';
+import type { LoopConfig, ServerConfig } from '../../contracts/config';
+import type { EndpointRef } from '../../contracts/endpoint';
 import { recipeOf } from '../recipes/runtime';
 import { nodeScriptArgv, PROJECT_ROOT } from '../subprocess/node-script';
 import { renderCommand } from '../subprocess/template';

@@ -1,6 +1,6 @@
 // The `tracking.mlflow` config section (MLflow); mlflow.ts is the client that reads it.
 import { z } from 'zod';
-import { envVarName } from '../../configs/fields';
+import { envVarName } from '../../contracts/config-fields';
 
 export const mlflowTrackingSchema = z.strictObject({
   /** The tracking server, e.g. http://mlflow.internal:5000 (`mlflow server`). */

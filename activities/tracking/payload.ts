@@ -2,7 +2,7 @@
 // metrics per finished iteration (step = iteration number), each iteration's lineage (which checkpoint was served,
 // which data trained which checkpoint) and the trainer's loss per step.
 import { storeFor } from '../storage/run-storage';
-import type { IterationSummary, LoopConfig } from '../../workflows/types';
+import type { IterationSummary, LoopConfig } from '../../contracts/run';
 
 export interface TrackedIteration {
   step: number;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../artifacts/store';
 import { localStateDir } from '../storage/run-storage';
 import { reportHtml } from '../report/report-html';
-import type { CollabActivities } from '../../workflows/activity-types';
+import type { CollabActivities } from '../../contracts/activities';
 import { logToMlflow } from './mlflow';
 import { trackingPayload } from './payload';
 import { logToWandb } from './wandb';

@@ -1,6 +1,6 @@
 // The `tracking.wandb` config section (Weights & Biases); wandb.ts is the client that reads it.
 import { z } from 'zod';
-import { envVarName } from '../../configs/fields';
+import { envVarName } from '../../contracts/config-fields';
 
 export const wandbTrackingSchema = z.strictObject({
   project: z.string().min(1),

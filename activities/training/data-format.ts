@@ -1,7 +1,7 @@
 // Which row format the data stage writes: the one the configured trainer reads (adapters know theirs; a `command`
 // trainer says it in `dataFormat`). Without a trainer (evaluation-only loops) nothing is trained; fairseq2 rows
 // are still written so the data can be inspected.
-import type { LoopConfig } from '../../configs/schema';
+import type { LoopConfig } from '../../contracts/config';
 import type { TrainingDataFormat } from '../data/formats';
 
 export function trainingDataFormat(config: LoopConfig): TrainingDataFormat {

@@ -2,7 +2,7 @@
 // stopped after it, on the same machine (the trainer's plug-ins reach it at 127.0.0.1). Its simulator and judges are
 // the config's external roles, called through the durable request cache like every LLM call of the loop.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { StageContext } from '../../workflows/activity-types';
+import type { StageContext } from '../../contracts/activities';
 import { generationServices } from '../generation/services';
 import { requestCacheFor } from '../llm/cache';
 import { createChat, externalEndpointRef, newUsageCounter } from '../llm/client';

@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { loopWorkflowId } from '../../workflows/messages';
+import { loopWorkflowId } from '../../contracts/messages';
 import { cli, cliProcess } from '../helpers/cli';
 import { tempStateDir, testConfigRaw } from '../helpers/config';
 import { startDevServer } from '../helpers/temporal';

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { trainingLoop } from '../../workflows/loop';
-import { loopWorkflowId } from '../../workflows/messages';
-import { TASK_QUEUES } from '../../workflows/types';
+import { loopWorkflowId } from '../../contracts/messages';
+import { TASK_QUEUES } from '../../contracts/run';
 import { freePort } from '../../activities/serving/free-port';
 import { cliProcess } from '../helpers/cli';
 import { tempStateDir, testConfig } from '../helpers/config';

@@ -2,7 +2,8 @@
 import { mkdtempSync, cpSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loopConfigSchema, type LoopConfig } from '../../configs/schema';
+import { loopConfigSchema } from '../../configs/schema';
+import type { LoopConfig } from '../../contracts/config';
 import { type ConfigError, loadConfig, resolveConfigPaths } from '../../configs/load';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 

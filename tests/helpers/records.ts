@@ -1,5 +1,5 @@
 // Reads back the conversation records an iteration evaluated, through its evaluate manifest (the lineage).
-import type { ArtifactRef, IterationSummary } from '../../workflows/types';
+import type { ArtifactRef, IterationSummary } from '../../contracts/run';
 import { readJsonl, readJson } from './artifacts';
 
 export function evaluatedRecords<T = { taskId: string; sampleIndex: number }>(it: IterationSummary): T[] {

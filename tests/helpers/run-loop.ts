@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { trainingLoop, type LoopResult } from '../../workflows/loop';
-import { iterationWorkflowId, loopWorkflowId } from '../../workflows/messages';
-import { TASK_QUEUES, type LoopConfig } from '../../workflows/types';
+import { iterationWorkflowId, loopWorkflowId } from '../../contracts/messages';
+import { TASK_QUEUES, type LoopConfig } from '../../contracts/run';
 import { withWorkers } from './workers';
 
 export function runLoop(env: TestWorkflowEnvironment, runName: string, config: LoopConfig): Promise<LoopResult> {

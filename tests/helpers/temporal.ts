@@ -4,7 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { temporalCliPath } from '../../cli/temporal-cli';
-import { SEARCH_ATTRIBUTES } from '../../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../../contracts/messages';
 
 const require = createRequire(import.meta.url);
 

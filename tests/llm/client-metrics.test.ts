@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LlmConfig } from '../../configs/schema';
+import type { LlmConfig } from '../../contracts/config';
 import { requestCacheFor } from '../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../activities/llm/client';
 import { withRunLabel } from '../../activities/metrics';

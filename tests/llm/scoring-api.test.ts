@@ -5,10 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { modelRoleSchema } from '../../configs/fields';
-import type { LlmConfig } from '../../configs/schema';
+import { modelRoleSchema } from '../../contracts/config-fields';
+import type { LlmConfig } from '../../contracts/config';
 import { requestCacheFor, requestCacheKey } from '../../activities/llm/cache';
-import { createChat, externalEndpointRef, newUsageCounter, type EndpointRef, type UsageCounter } from '../../activities/llm/client';
+import { createChat, externalEndpointRef, newUsageCounter, type UsageCounter } from '../../activities/llm/client';
+import type { EndpointRef } from '../../contracts/endpoint';
 import type { ChatCall } from '../../activities/llm/types';
 import { json, startServer, type TestServer } from '../helpers/recording-server';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../configs/load';
-import type { LoopConfig } from '../../configs/schema';
+import type { LoopConfig } from '../../contracts/config';
 import { scoringServices } from '../../activities/generation/services';
 import { storeFor } from '../../activities/storage/run-storage';
 import { closeSharedBrowserPool } from '../../activities/render/browser-pool';

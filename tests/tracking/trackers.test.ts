@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { existsSync, writeFileSync } from 'node:fs';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import path from 'node:path';
-import { loopWorkflowId } from '../../workflows/messages';
+import { loopWorkflowId } from '../../contracts/messages';
 import { trackIteration } from '../../activities/tracking/track-iteration';
 import { LOGGED_TAG, RUN_TAG } from '../../activities/tracking/mlflow';
 import { parseConfigText } from '../../configs/load';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from '../../activities/render/browser-pool';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { startLoop } from '../../cli/runs';
-import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId, retryStageUpdate } from '../../workflows/messages';
+import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId, retryStageUpdate } from '../../contracts/messages';
 import type { LoopResult } from '../../workflows/loop';
 import { createWorkers, runWorkers } from '../../workers/run-worker';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';

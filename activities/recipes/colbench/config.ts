@@ -1,7 +1,7 @@
 // ColBench's two `recipe:` sections, colbench-code and colbench-html (composed by configs/schema.ts through the
 // registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt, promptsFile, similarityMeasureSchema } from '../../../configs/fields';
+import { movedToModels, positiveInt, promptsFile, similarityMeasureSchema } from '../../../contracts/config-fields';
 
 /** ColBench (SWEET-RL's benchmark): an agent, a simulated human who sees the hidden reference, at most 10 turns. */
 const colbenchCommon = {

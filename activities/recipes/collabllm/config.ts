@@ -1,6 +1,6 @@
 // CollabLLM's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { positiveInt, promptsFile } from '../../../configs/fields';
+import { positiveInt, promptsFile } from '../../../contracts/config-fields';
 import { COLLAB_TASK_KINDS, type CollabTaskKind } from './tasks';
 
 /** The metrics a multiturn-aware reward can weigh (metrics.ts). */

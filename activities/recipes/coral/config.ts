@@ -1,6 +1,6 @@
 // CoRal's `recipe:` section (configs/schema.ts composes it with the other recipes' through the registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt, promptsFile } from '../../../configs/fields';
+import { movedToModels, positiveInt, promptsFile } from '../../../contracts/config-fields';
 import { PAIR_CHOICES } from './pair-choice';
 import { SFT_SELECTIONS } from './sft';
 import { CORAL_DATASETS } from './tasks';

@@ -1,6 +1,6 @@
 // Debate's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt, promptsFile } from '../../../configs/fields';
+import { movedToModels, positiveInt, promptsFile } from '../../../contracts/config-fields';
 import { DEBATE_DATASETS } from './tasks';
 
 export const debateRecipeSchema = z.strictObject({

@@ -1,6 +1,6 @@
 // TOA's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { positiveInt, promptsFile } from '../../../configs/fields';
+import { positiveInt, promptsFile } from '../../../contracts/config-fields';
 import { DEFAULT_MOA_LAYERS, METHODS } from './baselines';
 import { DEFAULT_SEARCH } from './search';
 import { TOA_TASK_KINDS } from './tasks';

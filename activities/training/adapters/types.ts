@@ -2,12 +2,11 @@
 // argv lists, parses output lines and reads the trainer's own checkpoint layout; the train activity
 // (../train-checkpoint.ts) runs the steps as subprocesses, heartbeats progress and records lineage.
 import { z } from 'zod';
-import { positiveInt } from '../../../configs/fields';
+import { positiveInt } from '../../../contracts/config-fields';
 import type { TrainingDataFormat } from '../../data/formats';
+import type { TrainMethod } from '../../../contracts/train-methods';
 
-/** sft and dpo learn from datasets; grpo is online RL on the recipe's prompts and reward service (verl). */
-export const TRAIN_METHODS = ['sft', 'dpo', 'grpo'] as const;
-export type TrainMethod = (typeof TRAIN_METHODS)[number];
+export type { TrainMethod };
 
 export interface TrainJob {
   method: TrainMethod;

@@ -14,7 +14,7 @@
 // tests pin this argv and run the plug-ins against a stand-in main_ppo (tests/fixtures/stand-in-verl).
 import path from 'node:path';
 import { z } from 'zod';
-import { positiveInt } from '../../../configs/fields';
+import { positiveInt } from '../../../contracts/config-fields';
 import type { CommonTrainOptions, TrainJob, TrainStep } from './types';
 
 export const verlGrpoOptionsSchema = z.strictObject({

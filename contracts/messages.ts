@@ -1,6 +1,6 @@
 // Queries, updates and search attributes: the public control surface of a run (CLI and Temporal UI).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { IterationProgress, IterationStatus, LoopStatus, Stage, LoopConfig } from './types';
+import type { IterationProgress, IterationStatus, LoopStatus, Stage, LoopConfig } from './run';
 
 export const loopStatusQuery = defineQuery<LoopStatus>('loopStatus');
 export const iterationStatusQuery = defineQuery<IterationStatus>('iterationStatus');

@@ -1,7 +1,7 @@
 // Each model role's checkpoint chain across a run's iterations — what `status`, the loop's UI details and the
 // report show, so a society of trained models (debate's generators and critics) reads as one line per role.
 import { checkpointName } from './iteration-label';
-import type { IterationSummary, RoleKind } from './types';
+import type { IterationSummary, RoleKind } from './run';
 
 export interface RoleChain {
   role: string;

@@ -1,6 +1,6 @@
 // The metrics of finished iterations as a plain-text table — one row per metric, one column per iteration (recipes
 // report a dozen metrics; iterations are few). The CLI prints it and the loop's UI details show it, identically.
-import type { IterationSummary } from './types';
+import type { IterationSummary } from './run';
 
 export const fmtNum = (v: number | undefined) =>
   v === undefined || Number.isNaN(v) ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(4);

@@ -1,8 +1,7 @@
 // Shapes that cross the workflow/activity boundary. Only small values and artifact refs — never data.
-import type { ArtifactRef } from '../activities/artifacts/ref';
-import type { LoopConfig } from '../configs/schema';
-import type { EndpointRef } from '../activities/llm/client';
-import type { TrainMethod } from '../activities/training/adapters/types';
+import type { ArtifactRef } from './artifact-ref';
+import type { LoopConfig } from './config';
+import type { EndpointRef } from './endpoint';
 
 export type { ArtifactRef, LoopConfig, EndpointRef };
 
@@ -247,9 +246,6 @@ export interface ScorerModel {
   endpoint?: EndpointRef;
   data?: RoleDatasets;
 }
-
-/** The dataset each training method learns from. */
-export const DATASET_OF = { sft: 'sft', dpo: 'dpo', grpo: 'rl' } as const satisfies Record<TrainMethod, keyof RoleDatasets>;
 
 /** The build-data stage's datasets: the primary role's at the top, every trained role's under `roles`. */
 export interface BuiltData extends RoleDatasets {

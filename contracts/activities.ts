@@ -13,8 +13,7 @@ import type {
   RoleDatasets,
   ScorerModel,
   TrainResult,
-} from './types';
-import type { RecipeNeeds } from '../activities/recipes/types';
+} from './run';
 
 export interface StageContext {
   runName: string;
@@ -61,3 +60,18 @@ export interface CollabActivities {
 }
 
 export type { IterationInput };
+
+/** What an iteration must do for a recipe, beyond generating and evaluating (the workflow reads it from planIteration). */
+export interface RecipeNeeds {
+  /** Records are scored on the sandbox queue before metrics (agent code runs, pages render). */
+  sandboxScoring: boolean;
+  /** Building the training data calls models (the recipe's roles), so it runs on the llm queue. */
+  modelsForData: boolean;
+  /** Generation renders pages (Chromium on the worker that runs shards). */
+  rendering: boolean;
+  /** Generation runs unit tests in the Python sandbox (on the worker that runs shards). */
+  unitTests?: boolean;
+  /** Trained roles the data builder scores with (SWEET-RL's learned critic): each is trained on `buildScorerData`'s
+   *  rows of this iteration and served before `buildDataWithModels` runs, which gets their log-probs. */
+  scorers?: string[];
+}

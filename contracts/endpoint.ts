@@ -1,0 +1,25 @@
+// What travels through Temporal to name a model endpoint: its address and identity, never its key.
+
+/** How an endpoint is asked: chat completions, one of the scoring APIs (activities/llm/scoring-api.ts), or the
+ *  mean log-prob of the last message (activities/llm/logprob-api.ts; set by the loop, never by a config). */
+export type ModelApi = 'chat' | 'reward' | 'score' | 'logprob';
+
+/** An endpoint as the stages pass it around. `cacheId` names the exact weights (model + checkpoint), not the URL. */
+export interface EndpointRef {
+  baseUrl: string;
+  model: string;
+  cacheId: string;
+  apiKeyEnv?: string;
+  maxConcurrency: number;
+  /** Tokens per sliding minute (external endpoints only; contracts/config-fields.ts). */
+  tokensPerMinute?: number;
+  /**
+   * How the server deviates from the OpenAI API. `transformers-serve`: ignores `n` (one choice per request) and
+   * samples only when a JSON `generation_config` in the body says so (the checkpoint's own config wins otherwise).
+   */
+  dialect?: 'openai' | 'transformers-serve';
+  /** The API it speaks (contracts/config-fields.ts externalEndpointSchema): absent = chat, as every loop-served endpoint. */
+  api?: ModelApi;
+  /** api score only: the scoring route under baseUrl (default /predict/). */
+  path?: string;
+}
