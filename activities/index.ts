@@ -3,6 +3,7 @@
 // activity heartbeats while it runs (heartbeat.ts).
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
+import { USER_INPUT_ERRORS } from '../contracts/errors';
 import type { CollabActivities } from '../contracts/activities';
 import { buildScorerData, buildTrainingData } from './data/build-training-data';
 import { evaluateIteration } from './evaluation/evaluate-iteration';
@@ -15,7 +16,7 @@ import { trainCheckpoint } from './training/train-checkpoint';
 import { trackIteration } from './tracking/track-iteration';
 
 /** Errors caused by inputs the user controls: retrying cannot fix them. */
-const USER_ERRORS = new Set(['TaskFileError', 'PromptFileError', 'ConfigError', 'TemplateError']);
+const USER_ERRORS = new Set<string>(USER_INPUT_ERRORS);
 
 function userErrorsAreFinal<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
   return async (...args: A) => {

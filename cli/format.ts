@@ -1,4 +1,5 @@
 // Plain-text rendering of run status and metrics tables for the terminal.
+import { sumSpend } from '../contracts/spend';
 import { stageTimesLine } from '../workflows/details';
 import { iterationLabel } from '../contracts/iteration-label';
 import { fmtNum, metricsTable } from '../contracts/metrics-table';
@@ -28,12 +29,7 @@ export function spendLine(r: SpendReport): string {
 
 /** The run's spend so far: the finished iterations' and the running one's (absent when none was recorded). */
 const runSpend = (reports: Array<SpendReport | undefined>): Spend | undefined =>
-  reports.some(Boolean)
-    ? reports.reduce<Spend>((a, r) => ({ tokens: a.tokens + (r?.total.tokens ?? 0), usd: a.usd + (r?.total.usd ?? 0) }), {
-        tokens: 0,
-        usd: 0,
-      })
-    : undefined;
+  reports.some(Boolean) ? sumSpend(reports.map((r) => r?.total)) : undefined;
 
 export function renderStatus(s: RunStatus): string {
   const { loop, iteration: it } = s;

@@ -1,4 +1,5 @@
 // The CLI's promise: a user mistake prints one line naming what to fix — never a stack trace.
+import { USER_INPUT_ERRORS } from '../contracts/errors';
 import { temporalAddressForMessages } from './temporal-config';
 
 export class UserError extends Error {
@@ -8,10 +9,7 @@ export class UserError extends Error {
 const USER_ERROR_NAMES = new Set([
   'UserError',
   'ScoreInputError',
-  'ConfigError',
-  'TaskFileError',
-  'PromptFileError',
-  'TemplateError',
+  ...USER_INPUT_ERRORS,
   'WorkflowNotFoundError',
   'WorkflowExecutionAlreadyStartedError',
   'TemporalConfigError',

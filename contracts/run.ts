@@ -128,8 +128,8 @@ export interface IterationStatus {
   tokens: number;
   metrics?: Record<string, number>;
   train?: { step?: number; loss?: number };
-  /** Stages finished or under way, in order (absent from iterations recorded before it existed). */
-  stages?: Partial<Record<Stage, StageStats>>;
+  /** Stages finished or under way, in order. */
+  stages: Partial<Record<Stage, StageStats>>;
   /** LLM spend of this iteration so far (absent before budgets). */
   spend?: SpendReport;
 }

@@ -17,9 +17,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CollabActivities } from '../contracts/activities';
-import { renderLoopDetails } from './details';
-import { roleChainLines } from '../contracts/role-chains';
-import { HEARTBEAT_TIMEOUT, iterationWorkflow } from './iteration';
+import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
 import {
   iterationProgressSignal,
   iterationWorkflowId,
@@ -30,16 +28,21 @@ import {
   pauseSignal,
   stopSignal,
 } from '../contracts/messages';
-import { trackSummary } from './stage-summaries';
+import { roleChainLines } from '../contracts/role-chains';
 import {
   TASK_QUEUES,
+  type IterationInput,
   type IterationProgress,
   type IterationSummary,
   type LoopInput,
   type LoopState,
   type LoopStatus,
-  type Spend,
 } from '../contracts/run';
+import { sumSpend } from '../contracts/spend';
+import { HEARTBEAT_TIMEOUT } from './activity-proxies';
+import { renderLoopDetails } from './details';
+import { iterationWorkflow } from './iteration';
+import { trackSummary } from './stage-summaries';
 
 export interface LoopResult {
   runName: string;
@@ -55,150 +58,181 @@ const trackers = proxyActivities<CollabActivities>({
   taskQueue: TASK_QUEUES.cpu,
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '60s', nonRetryableErrorTypes: ['ConfigError'] },
+  retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '60s', nonRetryableErrorTypes: NON_RETRYABLE_ERRORS },
 });
 
-/** What the finished iterations spent in total (for the next iteration's budget check). */
-const spentBy = (done: readonly IterationSummary[]): Spend =>
-  done.reduce<Spend>((a, d) => ({ tokens: a.tokens + (d.spend?.total.tokens ?? 0), usd: a.usd + (d.spend?.total.usd ?? 0) }), {
-    tokens: 0,
-    usd: 0,
-  });
+/** One segment of the loop (between two continue-as-new): the carried state plus what this segment learns. */
+interface LoopRun {
+  readonly input: LoopInput;
+  readonly state: LoopState & { paused?: boolean };
+  stopped: boolean;
+  /** What the running iteration last reported (absent before its first stage). */
+  current?: IterationProgress;
+  trackingError?: string;
+  child?: ChildWorkflowHandle<typeof iterationWorkflow>;
+  /** Cancelled by `stop`: the running iteration cleans up (kills its subprocesses) and ends. */
+  readonly childScope: CancellationScope;
+}
 
 export async function trainingLoop(input: LoopInput, resumed?: LoopState & { paused?: boolean }): Promise<LoopResult> {
-  const state: LoopState & { paused?: boolean } = resumed ?? { iteration: 0, checkpoint: input.config.baseCheckpoint, done: [] };
-  let stopped = false;
-  const childScope = new CancellationScope();
-  const childId = iterationWorkflowId(input.runName, state.iteration);
-
-  const status = (): LoopStatus => ({
-    runName: input.runName,
-    recipe: input.config.recipe.name,
-    iteration: state.iteration,
-    iterations: input.config.iterations,
-    paused: !!state.paused,
-    done: state.done,
-    finished: stopped || state.iteration >= input.config.iterations,
-    stopped,
-    trackingError,
-  });
-  let current: IterationProgress | undefined;
-  let trackingError: string | undefined;
-  const publish = () =>
-    setCurrentDetails(
-      renderLoopDetails({
-        runName: input.runName,
-        recipe: input.config.recipe.name,
-        iteration: state.iteration,
-        iterations: input.config.iterations,
-        checkpoint: state.checkpoint,
-        paused: !!state.paused,
-        models: state.done.length ? roleChainLines(state.done) : [],
-        stopped,
-        done: state.done,
-        current,
-        trackingError,
-      }),
-    );
-  setHandler(loopStatusQuery, status);
-  setHandler(iterationProgressSignal, (p) => {
-    current = p;
-    publish();
-  });
-
-  /** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
-  const track = async (final: boolean) => {
-    if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
-    try {
-      await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
-        { runName: input.runName, config: input.config, iterations: state.done, final },
-      ]);
-      trackingError = undefined;
-    } catch (err) {
-      trackingError = String((err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message);
-      log.warn('tracking failed; the loop goes on', { error: trackingError });
-    }
-    publish();
+  const run: LoopRun = {
+    input,
+    state: resumed ?? { iteration: 0, checkpoint: input.config.baseCheckpoint, done: [] },
+    stopped: false,
+    childScope: new CancellationScope(),
   };
-  let child: ChildWorkflowHandle<typeof iterationWorkflow> | undefined;
-  setHandler(pauseSignal, async (p) => {
-    state.paused = p;
-    publish();
-    // Forward to the running iteration so it pauses at its next stage boundary.
-    if (child) await child.signal(pauseSignal, p).catch(() => undefined);
-  });
-  setHandler(stopSignal, () => {
-    stopped = true;
-    childScope.cancel();
-  });
-
+  handleMessages(run);
   upsertSearchAttributes([
     { key: RunNameKey, value: input.runName },
     { key: RecipeKey, value: input.config.recipe.name },
-    { key: IterationKey, value: state.iteration },
+    { key: IterationKey, value: run.state.iteration },
   ]);
-  publish();
+  publish(run);
 
-  const result = (): LoopResult => ({
-    runName: input.runName,
-    iterations: state.done,
-    stopped,
-    finalCheckpoint: state.checkpoint,
-    trackingError,
-  });
-
-  await condition(() => !state.paused || stopped);
-  if (stopped) return result();
-
+  await condition(() => !run.state.paused || run.stopped);
+  if (run.stopped) return result(run);
   try {
-    child = await childScope.run(() =>
-      startChild(iterationWorkflow, {
-        workflowId: childId,
-        taskQueue: TASK_QUEUES.workflows,
-        args: [
-          {
-            runName: input.runName,
-            config: state.budget ? { ...input.config, budget: state.budget } : input.config,
-            iteration: state.iteration,
-            checkpoint: state.checkpoint,
-            ...(state.checkpoints ? { checkpoints: state.checkpoints } : {}),
-            evalOnly: !!input.evalOnly,
-            ...(state.done.some((d) => d.spend) ? { spentBefore: spentBy(state.done) } : {}),
-          },
-        ],
-        staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}`,
-        typedSearchAttributes: [
-          { key: RunNameKey, value: input.runName },
-          { key: RecipeKey, value: input.config.recipe.name },
-          { key: IterationKey, value: state.iteration },
-        ],
-      }),
-    );
-    if (state.paused) await child.signal(pauseSignal, true); // paused while the child was starting
-    const summary = await childScope.run(() => child!.result());
-    state.done.push(summary);
-    if (summary.budget) state.budget = summary.budget;
-    if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
-    // Each trained role's chain goes on from what it trained into (or what it served, when it had no examples).
-    if (summary.models)
-      state.checkpoints = Object.fromEntries(
-        Object.entries(summary.models).flatMap(([role, m]) =>
-          m.kind === 'trained' && m.checkpoint ? [[role, m.nextCheckpoint ?? m.checkpoint]] : [],
-        ),
-      );
-    state.iteration++;
+    advance(run.state, await runIteration(run));
   } catch (err) {
-    if (stopped && isCancellation(err)) {
-      publish();
-      await track(true);
-      return result();
+    if (run.stopped && isCancellation(err)) {
+      publish(run);
+      await track(run, true);
+      return result(run);
     }
     throw err;
   }
-  publish();
-  const last = state.iteration >= input.config.iterations || stopped;
-  await track(last);
-  if (last) return result();
+  publish(run);
+  const last = run.state.iteration >= input.config.iterations || run.stopped;
+  await track(run, last);
+  if (last) return result(run);
   await condition(allHandlersFinished);
-  return continueAsNew<typeof trainingLoop>(input, state);
+  return continueAsNew<typeof trainingLoop>(input, run.state);
 }
+
+/** The status query, progress from the running iteration, pause (forwarded to it) and stop. */
+function handleMessages(run: LoopRun): void {
+  setHandler(loopStatusQuery, () => status(run));
+  setHandler(iterationProgressSignal, (p) => {
+    run.current = p;
+    publish(run);
+  });
+  setHandler(pauseSignal, async (p) => {
+    run.state.paused = p;
+    publish(run);
+    // Forward to the running iteration so it pauses at its next stage boundary.
+    if (run.child) await run.child.signal(pauseSignal, p).catch(() => undefined);
+  });
+  setHandler(stopSignal, () => {
+    run.stopped = true;
+    run.childScope.cancel();
+  });
+}
+
+/** Starts the iteration as a child workflow and waits for its summary. */
+async function runIteration(run: LoopRun): Promise<IterationSummary> {
+  const { input, state } = run;
+  const child = await run.childScope.run(() =>
+    startChild(iterationWorkflow, {
+      workflowId: iterationWorkflowId(input.runName, state.iteration),
+      taskQueue: TASK_QUEUES.workflows,
+      args: [iterationInput(run)],
+      staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}`,
+      typedSearchAttributes: [
+        { key: RunNameKey, value: input.runName },
+        { key: RecipeKey, value: input.config.recipe.name },
+        { key: IterationKey, value: state.iteration },
+      ],
+    }),
+  );
+  run.child = child;
+  if (state.paused) await child.signal(pauseSignal, true); // paused while the child was starting
+  return run.childScope.run(() => child.result());
+}
+
+function iterationInput({ input, state }: LoopRun): IterationInput {
+  return {
+    runName: input.runName,
+    config: state.budget ? { ...input.config, budget: state.budget } : input.config,
+    iteration: state.iteration,
+    checkpoint: state.checkpoint,
+    ...(state.checkpoints ? { checkpoints: state.checkpoints } : {}),
+    evalOnly: !!input.evalOnly,
+    // What the finished iterations spent, for the budget check.
+    ...(state.done.some((d) => d.spend) ? { spentBefore: sumSpend(state.done.map((d) => d.spend?.total)) } : {}),
+  };
+}
+
+/** Takes a finished iteration into the state the next one starts from. */
+function advance(state: LoopState, summary: IterationSummary): void {
+  state.done.push(summary);
+  if (summary.budget) state.budget = summary.budget;
+  if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
+  // Each trained role's chain goes on from what it trained into (or what it served, when it had no examples).
+  if (summary.models)
+    state.checkpoints = Object.fromEntries(
+      Object.entries(summary.models).flatMap(([role, m]) =>
+        m.kind === 'trained' && m.checkpoint ? [[role, m.nextCheckpoint ?? m.checkpoint]] : [],
+      ),
+    );
+  state.iteration++;
+}
+
+/** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
+async function track(run: LoopRun, final: boolean): Promise<void> {
+  const { input, state } = run;
+  if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
+  try {
+    await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
+      { runName: input.runName, config: input.config, iterations: state.done, final },
+    ]);
+    run.trackingError = undefined;
+  } catch (err) {
+    run.trackingError = failureMessage(err);
+    log.warn('tracking failed; the loop goes on', { error: run.trackingError });
+  }
+  publish(run);
+}
+
+/** An activity failure's own message (its cause's), not Temporal's "Activity task failed" wrapper. */
+function failureMessage(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
+}
+
+const status = ({ input, state, stopped, trackingError }: LoopRun): LoopStatus => ({
+  runName: input.runName,
+  recipe: input.config.recipe.name,
+  iteration: state.iteration,
+  iterations: input.config.iterations,
+  paused: !!state.paused,
+  done: state.done,
+  finished: stopped || state.iteration >= input.config.iterations,
+  stopped,
+  trackingError,
+});
+
+function publish({ input, state, stopped, current, trackingError }: LoopRun): void {
+  setCurrentDetails(
+    renderLoopDetails({
+      runName: input.runName,
+      recipe: input.config.recipe.name,
+      iteration: state.iteration,
+      iterations: input.config.iterations,
+      checkpoint: state.checkpoint,
+      paused: !!state.paused,
+      models: state.done.length ? roleChainLines(state.done) : [],
+      stopped,
+      done: state.done,
+      current,
+      trackingError,
+    }),
+  );
+}
+
+const result = ({ input, state, stopped, trackingError }: LoopRun): LoopResult => ({
+  runName: input.runName,
+  iterations: state.done,
+  stopped,
+  finalCheckpoint: state.checkpoint,
+  trackingError,
+});

@@ -1,0 +1,80 @@
+// The typed activity proxies an iteration schedules through: one per kind of work, each with its task queue,
+// timeouts and retry policy (Temporal's proxyActivities; activities never run in the workflow's sandbox).
+import {
+  ActivityCancellationType,
+  proxyActivities,
+  type ActivityFunction,
+  type ActivityFunctionWithOptions,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { CollabActivities } from '../contracts/activities';
+import type { LoopConfig } from '../contracts/config';
+import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
+import { TASK_QUEUES } from '../contracts/run';
+
+/** Every activity heartbeats every few seconds while it runs (activities/heartbeat.ts), so a result lost to a
+ *  server outage, or a dead worker, costs this long rather than the activity's whole startToClose timeout.
+ *  Changing activity options changes no command a replay compares. */
+export const HEARTBEAT_TIMEOUT = '60s';
+
+const base = (queue: keyof typeof TASK_QUEUES, o: Partial<ActivityOptions>): ActivityOptions => ({
+  taskQueue: TASK_QUEUES[queue],
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: NON_RETRYABLE_ERRORS },
+  ...o,
+});
+
+/** The proxies for a config (a `retry --set` may change its timeouts and attempts, so they are made per stage run). */
+export function stageActivities(config: LoopConfig) {
+  // Ready timeout, plus the probe and the simulated agents' server when configured.
+  const deployTimeoutS = config.server.kind === 'external' ? 60 : config.server.readyTimeoutSeconds + 360;
+  return {
+    cpu: proxyActivities<CollabActivities>(base('cpu', {})),
+    sandbox: proxyActivities<CollabActivities>(base('sandbox', { startToCloseTimeout: '6 hours' })),
+    llm: proxyActivities<CollabActivities>(
+      base('llm', {
+        startToCloseTimeout: '12 hours',
+        heartbeatTimeout: `${config.generation.heartbeatTimeoutSeconds}s`,
+        retry: {
+          maximumAttempts: config.generation.maximumAttempts,
+          initialInterval: '1s',
+          maximumInterval: '60s',
+          nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
+        },
+      }),
+    ),
+    // Stopping waits until servers and trainers are really gone (their process groups killed), not just asked to go.
+    deploy: proxyActivities<CollabActivities>(
+      base('gpu', {
+        startToCloseTimeout: `${deployTimeoutS}s`,
+        heartbeatTimeout: '30s',
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      }),
+    ),
+    train: proxyActivities<CollabActivities>(
+      base('gpu', {
+        startToCloseTimeout: `${config.trainer?.timeoutHours ?? 48} hours`,
+        heartbeatTimeout: config.trainer ? `${config.trainer.heartbeatTimeoutSeconds}s` : HEARTBEAT_TIMEOUT,
+        retry: {
+          maximumAttempts: config.trainer?.maximumAttempts ?? 3,
+          initialInterval: '2s',
+          nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
+        },
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      }),
+    ),
+  };
+}
+
+export type StageActivities = ReturnType<typeof stageActivities>;
+
+/** Schedules an activity with a one-line summary for the UI — only in histories that carry the ui-visibility patch
+ *  (`summary` undefined otherwise): older ones scheduled it without, and a replay must schedule exactly what they did. */
+export function scheduled<F extends ActivityFunction>(
+  activity: ActivityFunctionWithOptions<F>,
+  summary: string | undefined,
+  ...args: Parameters<F>
+): Promise<Awaited<ReturnType<F>>> {
+  return summary === undefined ? activity(...args) : activity.executeWithOptions({ summary }, args);
+}

@@ -1,0 +1,110 @@
+// What one iteration keeps across its stages and their retries: each finished stage's result (so a retry never
+// redoes finished work), the config in effect, and the status the UI, `status` and the loop read.
+import { patched } from '@temporalio/workflow';
+import type { RecipeNeeds } from '../contracts/activities';
+import type { LoopConfig } from '../contracts/config';
+import type { RetryRequest } from '../contracts/messages';
+import type {
+  ArtifactRef,
+  BuiltData,
+  DeployResult,
+  EndpointRef,
+  IterationInput,
+  IterationStatus,
+  ShardResult,
+  ShardSpec,
+  TrainResult,
+} from '../contracts/run';
+
+/** Patches that changed which commands an iteration issues: each is true in iterations started after it shipped. */
+export interface IterationPatches {
+  /** Several served checkpoints, one trained model per trained role; before it, one model served and trained. */
+  modelRoles: boolean;
+  /** Activity summaries and stage reports to the loop (visible in the Temporal UI). */
+  visible: boolean;
+  /** The recipe's needs come from the planning activity; before it they were decided by name (legacy-needs.ts). */
+  declaresNeeds: boolean;
+  /** The run's `budget` (spend per stage and role, a stop at the next shard boundary). */
+  budgets: boolean;
+}
+
+/** The generate stage's plan: its shards, and what the recipe needs from the other stages. */
+export interface IterationPlan {
+  shards: ShardSpec[];
+  needs: RecipeNeeds;
+}
+
+export interface IterationState {
+  readonly input: IterationInput;
+  /** The config in effect: a `retry --set` replaces it. */
+  config: LoopConfig;
+  readonly patches: IterationPatches;
+  readonly status: IterationStatus;
+  /** Set by the `retryStage` update while a stage needs attention. */
+  retry?: RetryRequest;
+  deployed?: DeployResult;
+  undeployed: boolean;
+  plan?: IterationPlan;
+  /** By shardKey: kept across retries, so a retried generate runs only the shards still missing. */
+  readonly shardResults: Map<string, ShardResult>;
+  evaluation?: { metrics: Record<string, number>; manifest: ArtifactRef };
+  data?: BuiltData;
+  /** The primary role's (or the one model's) training. */
+  trained?: TrainResult;
+  /** Per trained role, kept across retries of the train stage: a retry trains only the roles that failed. */
+  readonly trainedRoles: Map<string, TrainResult>;
+}
+
+/** The patches are asked in the order iterations always asked them. */
+export function newIterationState(input: IterationInput): IterationState {
+  const modelRoles = patched('model-roles-v1');
+  const visible = patched('ui-visibility-v1');
+  const declaresNeeds = patched('recipe-needs-v1');
+  const budgets = patched('budget-v1');
+  return {
+    input,
+    config: input.config,
+    patches: { modelRoles, visible, declaresNeeds, budgets },
+    status: {
+      iteration: input.iteration,
+      stage: 'deploy',
+      paused: false,
+      shards: { done: 0, total: 0 },
+      conversations: { done: 0, total: 0 },
+      tokens: 0,
+      stages: {},
+    },
+    undeployed: false,
+    shardResults: new Map(),
+    trainedRoles: new Map(),
+  };
+}
+
+/** What every stage activity is told: which run, which iteration, the config in effect. */
+export const stageContext = (s: IterationState) => ({ runName: s.input.runName, iteration: s.input.iteration, config: s.config });
+
+/** Training data is built only for loops that train, from a train split (as the iteration started: a retry's
+ *  config does not change it). */
+export const wantsTrainData = (s: IterationState) => !s.input.evalOnly && !!s.input.config.recipe.trainTasks;
+
+export const shardKey = (shard: ShardSpec) => `${shard.split}-${shard.index}`;
+
+/** The finished shards of a split, in plan order. */
+export const resultsOf = (s: IterationState, split: ShardSpec['split']): ShardResult[] =>
+  (s.plan?.shards ?? []).filter((x) => x.split === split).flatMap((x) => s.shardResults.get(shardKey(x)) ?? []);
+
+export const conversationsIn = (shards: ShardResult[]) => shards.reduce((a, x) => a + x.conversations, 0);
+
+/** A stage's input from an earlier stage; stages run in order, so a miss is a bug, reported as such. */
+export function earlier<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`internal: ${what} is missing although its stage ran`);
+  return value;
+}
+
+/** The endpoint serving each served role (iterations deployed before model roles have none: `agent` plays all). */
+export const servedEndpoints = (deployed: DeployResult): { roles?: Record<string, EndpointRef> } =>
+  deployed.roles ? { roles: Object.fromEntries(Object.entries(deployed.roles).map(([r, d]) => [r, d.endpoint])) } : {};
+
+/** The checkpoint a trained role was served from this iteration (its training starts there). */
+export const servedCheckpoint = (deployed: DeployResult, role: string): string =>
+  earlier(deployed.roles?.[role]?.checkpoint, `the served checkpoint of role ${role}`);
