@@ -27,6 +27,10 @@ describe('replay of recorded histories', () => {
         'iteration-colbench-model-roles.json',
         // SWEET-RL's learned critic: trained, then served, inside build-data (trained-scorers-v1).
         'iteration-colbench-learned-critic.json',
+        // Stages that needed attention and were retried: from an earlier stage with a changed config (CoRal), and
+        // the one failed role of debate's parallel training.
+        'iteration-coral-retry-from-generate.json',
+        'iteration-debate-retry-role.json',
       ]),
     );
   });
