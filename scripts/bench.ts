@@ -200,7 +200,7 @@ async function benchMathGrading(): Promise<void> {
   for (const [pred, gold] of pairs) gradeMathAnswer(pred, gold);
   const memo = performance.now() - t2;
   console.log(`
-math grading — the symbolic step (scripts/python/sympy_equal.py, one long-lived helper)`);
+math grading — the symbolic step (activities/recipes/shared/sympy_equal.py, one long-lived helper)`);
   console.log(`  helper start             ${start.toFixed(0)} ms (python3 + import sympy, once per worker process)`);
   console.log(
     `  1,000 answers            ${fresh.toFixed(0)} ms (${asked} reached sympy, ${equal} equal), ${(fresh / asked).toFixed(2)} ms each`,

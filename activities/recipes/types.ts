@@ -139,7 +139,7 @@ export class ScoreInputError extends Error {
 
 /** What a recipe serves an online RL trainer (activities/training/online-reward.ts runs it beside the trainer). */
 export interface OnlineRl<C> {
-  /** scripts/python/<script> with these arguments, then `--out-dir DIR IN.jsonl`: the `rl` rows → the trainer's
+  /** A Python script (absolute path) with these arguments, then `--out-dir DIR IN.jsonl`: the `rl` rows → the trainer's
    *  rl_train.parquet and rl_validation.parquet. */
   converter(cfg: C): { script: string; args: string[] };
   /** The service's handlers, given a chat per role that is not trained (all external: nothing is served while a
@@ -147,7 +147,7 @@ export interface OnlineRl<C> {
   rewardService(cfg: C, o: { chats: Record<string, Chat>; services: GenerationServices; seed: number }): OnlineRewardHandlers;
 }
 
-/** The protocol of scripts/python/verl_collab_loop.py (its docstring shows the bodies). */
+/** The protocol of activities/training/adapters/verl_collab_loop.py (its docstring shows the bodies). */
 export interface OnlineRewardHandlers {
   /** The simulated user's next message in a future (`terminate`: the future ends after it). */
   userTurn(body: unknown): Promise<{ text: string; terminate: boolean }>;

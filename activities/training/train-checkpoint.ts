@@ -177,7 +177,6 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
     workDir: path.resolve(root, 'work'),
     hfOutput: path.resolve(output),
     python: t.python ?? defaultPython(),
-    project: PROJECT_ROOT,
     seed: input.config.seed + input.iteration,
   };
   mkdirSync(job.workDir, { recursive: true });

@@ -1,5 +1,6 @@
 // CollabLLM as the loop sees it: its config section, its roles (the trained assistant; the user simulator, the judge
 // and the extractor, frozen or external), its runtime, its simulator. Nothing outside this folder names CollabLLM.
+import { fileURLToPath } from 'node:url';
 import type { RecipeDefinition } from '../types';
 import { collabllmRecipeSchema, weightsOf, type CollabllmRecipeConfig } from './config';
 import { COLLABLLM_PROMPTS } from './prompts';
@@ -32,7 +33,7 @@ export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig> = {
   // Online RL as verl's recipe/collabllm: GRPO on single assistant turns of the multiturn rows, rewarded by the MR of
   // futures verl plays with our user simulator (reward-service.ts).
   onlineRl: {
-    converter: (cfg) => ({ script: 'collabllm_to_verl.py', args: ['--task-kind', cfg.task] }),
+    converter: (cfg) => ({ script: fileURLToPath(new URL('./collabllm_to_verl.py', import.meta.url)), args: ['--task-kind', cfg.task] }),
     rewardService: (cfg, o) =>
       collabRewardHandlers({
         kind: cfg.task,

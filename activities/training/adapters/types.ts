@@ -22,8 +22,6 @@ export interface TrainJob {
   hfOutput: string;
   /** Python interpreter of the project's .venv (or trainer.python). */
   python: string;
-  /** Absolute project root (for scripts under scripts/python/). */
-  project: string;
   /** Iteration seed, for trainers that take one. */
   seed: number;
   /** grpo: the recipe's reward service the trainer's plug-ins call, and how its `rl` rows become the trainer's files. */

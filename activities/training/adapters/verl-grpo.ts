@@ -1,14 +1,14 @@
 // verl GRPO with multi-turn rollouts (trainer: {kind: verl, method: grpo}), the online RL of verl's recipe/collabllm
 // (now in verl-recipe; defaults below cite its train_rl_collabllm.sh). The recipe's reward service runs beside it
-// (activities/training/online-reward.ts); scripts/python/verl_collab_loop.py plugs it into verl:
-//   prepare: the recipe's converter (OnlineRl.converter, e.g. scripts/python/collabllm_to_verl.py) turns the
+// (activities/training/online-reward.ts); ./verl_collab_loop.py plugs it into verl:
+//   prepare: the recipe's converter (OnlineRl.converter, e.g. activities/recipes/collabllm/collabllm_to_verl.py) turns the
 //            iteration's `rl` rows into rl_train.parquet and rl_validation.parquet.
 //   train:   python -m verl.trainer.main_ppo with Hydra overrides. verl samples `rolloutN` responses per prompt; its
 //            agent loop (the recipe's CollabLLMAgentLoop, `agentLoop`) forks `numRepeatRollouts` futures after each,
 //            in which the policy being trained answers and our interaction class (CollabLoopInteraction, named in
 //            interaction.yaml) asks the service for the user's turns; our reward manager (collab_loop) sends the
 //            futures to the service's /score and puts the reward on the response's last token.
-//   export:  scripts/python/verl_export.py --subdir actor merges the actor of the last checkpoint into hfOutput.
+//   export:  ./verl_export.py --subdir actor merges the actor of the last checkpoint into hfOutput.
 // Resume: trainer.resume_mode=auto; main_ppo writes global_step_N/{actor,data.pt}, then the tracker file.
 // Written against verl bcb6386 with verl-recipe's collabllm folder (its REQUIRED_VERL.txt); without a GPU here, the
 // tests pin this argv and run the plug-ins against a stand-in main_ppo (tests/fixtures/stand-in-verl).
@@ -16,6 +16,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { positiveInt } from '../../../contracts/config-fields';
 import type { CommonTrainOptions, TrainJob, TrainStep } from './types';
+import { PLUGIN_DIR, PLUGIN_FILE, PLUGIN_MODULE, VERL_EXPORT } from './verl-python';
 
 export const verlGrpoOptionsSchema = z.strictObject({
   /** Responses sampled per prompt: the GRPO group (actor_rollout_ref.rollout.n). train_rl_collabllm.sh: 8. */
@@ -60,7 +61,6 @@ export const SAVE_LAST_ONLY = 1_000_000_000;
 export const AGENT_NAME = 'collabllm_agent';
 export const INTERACTION_NAME = 'collabllm';
 export const REWARD_URL_ENV = 'COLLAB_LOOP_REWARD_URL';
-export const PLUGIN_MODULE = 'verl_collab_loop';
 
 /** The plan's steps for method grpo; `env` is the adapter's common environment. */
 export function planVerlGrpo(
@@ -72,7 +72,6 @@ export function planVerlGrpo(
   if (!job.onlineRl) throw new Error('verl grpo: no reward service (the train stage starts it before planning)');
   const { rewardUrl, converter } = job.onlineRl;
   const g = o.grpo;
-  const scripts = path.join(job.project, 'scripts', 'python');
   const file = (name: string) => path.join(job.dataDir, name);
   const flag = (b: boolean) => (b ? 'true' : 'false');
   // JSON is YAML: verl reads both files with OmegaConf, and the stand-in (and anyone) with a JSON parser.
@@ -123,7 +122,7 @@ export function planVerlGrpo(
     // Our manager (registered when verl loads the reward function file) scores a response's futures together, so a
     // future whose judge failed is left out instead of counting as 0 (the recipe's manager fills 0).
     ['reward_model.reward_manager', 'collab_loop'],
-    ['custom_reward_function.path', path.join(scripts, `${PLUGIN_MODULE}.py`)],
+    ['custom_reward_function.path', PLUGIN_FILE],
     ['custom_reward_function.name', 'score_futures'],
     ['trainer.nnodes', 1],
     ['trainer.n_gpus_per_node', o.gpus],
@@ -137,14 +136,14 @@ export function planVerlGrpo(
     ['trainer.save_freq', o.saveSteps > 0 ? o.saveSteps : SAVE_LAST_ONLY],
     ['trainer.resume_mode', 'auto'],
   ];
-  // The interaction class is imported by name (scripts/python), the agent loop from verl-recipe.
-  const pythonPath = [scripts, ...(g.recipePath ? [g.recipePath] : [])].join(path.delimiter);
+  // The interaction class is imported by name (this folder), the agent loop from verl-recipe.
+  const pythonPath = [PLUGIN_DIR, ...(g.recipePath ? [g.recipePath] : [])].join(path.delimiter);
   return [
     {
       name: 'prepare',
       argv: [
         job.python,
-        path.join(scripts, converter.script),
+        converter.script,
         ...converter.args,
         ...['--agent-name', AGENT_NAME, '--interaction-name', INTERACTION_NAME, '--seed', String(job.seed), '--out-dir', job.dataDir],
         job.dataFile,
@@ -166,7 +165,7 @@ export function planVerlGrpo(
     },
     {
       name: 'export',
-      argv: [job.python, path.join(scripts, 'verl_export.py'), '--work-dir', job.workDir, '--subdir', 'actor', '--out', job.hfOutput],
+      argv: [job.python, VERL_EXPORT, '--work-dir', job.workDir, '--subdir', 'actor', '--out', job.hfOutput],
       env: { ...env },
     },
   ];
