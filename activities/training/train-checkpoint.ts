@@ -183,7 +183,7 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   // Online RL: the recipe's reward service runs for as long as the trainer does (the plan names its address).
   const reward = t.method === 'grpo' ? await startOnlineReward(input, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
   try {
-    if (reward) job.onlineRl = { rewardUrl: reward.url, converter: reward.converter };
+    if (reward) job.onlineRl = { rewardUrl: reward.url, ...reward.rollout };
     await trainWith(input, t, job, { output, done, logFile, pidFile, primary });
   } finally {
     await reward?.close();

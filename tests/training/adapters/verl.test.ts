@@ -8,11 +8,14 @@ import path from 'node:path';
 import { hydraValue, VERL_ENV, verlAdapter, verlOptionsSchema, type VerlOptions } from '../../../activities/training/adapters/verl';
 import { SAVE_LAST_ONLY, verlGrpoOptionsSchema } from '../../../activities/training/adapters/verl-grpo';
 import { PROJECT_ROOT } from '../../../activities/subprocess/node-script';
+import { recipeDefinition } from '../../../activities/recipes/registry';
 import { VENV_PYTHON } from '../../helpers/tiny-model';
 import { common, job, parseFixture, tmpDir } from './helpers';
 
 const ADAPTERS = path.join(PROJECT_ROOT, 'activities/training/adapters');
 const CONVERTER = path.join(PROJECT_ROOT, 'activities/recipes/collabllm/collabllm_to_verl.py');
+const collabllm = recipeDefinition('collabllm');
+const collabllmMath = collabllm.schema.parse({ name: 'collabllm', task: 'math', evalTasks: 'unused.jsonl' });
 const options = (extra: Partial<VerlOptions> = {}): VerlOptions => ({ ...common, ...verlOptionsSchema.parse({}), ...extra });
 const OVERRIDES = [
   'data.train_files=/w/data/train.parquet',
@@ -131,7 +134,7 @@ describe('verlAdapter.plan', () => {
 describe('verlAdapter.plan, method grpo (online RL with the recipe reward service)', () => {
   const grpoJob = {
     ...job('grpo'),
-    onlineRl: { rewardUrl: 'http://127.0.0.1:18080', converter: { script: CONVERTER, args: ['--task-kind', 'math'] } },
+    onlineRl: { rewardUrl: 'http://127.0.0.1:18080', ...collabllm.onlineRl!.rollout(collabllmMath) },
   };
   const GRPO_OVERRIDES = [
     'algorithm.adv_estimator=grpo',
