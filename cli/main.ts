@@ -287,21 +287,6 @@ program
     }),
   );
 
-program
-  .command('bench')
-  .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
-  .description('throughput and footprint figures (see README)')
-  .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
-  .action(
-    cliAction(async (sections: string[], o: { clipModel?: string }) => {
-      const clipModel = o.clipModel && path.resolve(o.clipModel);
-      const problem = clipModel && (await import('../activities/render/clip-checkpoint')).clipCheckpointProblem(clipModel);
-      if (problem) throw new UserError(`--clip-model: ${problem}`);
-      const { runBench } = await import('../scripts/bench');
-      await runBench(sections, { clipModel });
-    }),
-  );
-
 await program.parseAsync(process.argv);
 // Temporal's native runtime and a detached dev server's pipes can keep the event loop alive after a one-shot
 // command has finished; the command's work is done, so leave.
