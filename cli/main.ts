@@ -21,7 +21,7 @@ import { listRuns } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
 import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { runDemo, runEval } from './one-shot';
-import { scoreFile, type ScoreOptions } from './score';
+import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -276,8 +276,8 @@ program
 program
   .command('score')
   .description("score records with a recipe's evaluator: one JSON line per input record")
-  .requiredOption('--recipe <recipe>', 'coral | colbench-code')
-  .option('--dataset <dataset>', 'coral: mmlu_pro | gpqa | math | explore_tom | hi_tom')
+  .requiredOption('--recipe <recipe>', SCORE_HELP.recipe)
+  .option('--dataset <dataset>', SCORE_HELP.dataset)
   .requiredOption('--input <file>', 'records.jsonl (colbench-code: trajectories with `task` and `answer`)')
   .option('--tasks <file>', 'colbench-code: task file for records that carry only a task id')
   .addOption(new Option('--compat <mode>', "fixed (default) or the seed's behaviour").choices(['fixed', 'seed']).default('fixed'))
