@@ -55,7 +55,7 @@ export interface ScoringServices {
 export interface RoleTrainingData {
   sft: string[];
   dpo: string[];
-  /** Prompts for online RL (trainer.method grpo), in the shape the recipe's `onlineRl.converter` reads. */
+  /** Prompts for online RL (trainer.method grpo), in the shape the converter of the recipe's `onlineRl.rollout` reads. */
   rl?: string[];
 }
 

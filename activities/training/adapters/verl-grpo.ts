@@ -120,7 +120,7 @@ export function planVerlGrpo(
     ['actor_rollout_ref.rollout.multi_turn.interaction_config_path', file('interaction.yaml')],
     ['actor_rollout_ref.rollout.agent.agent_loop_config_path', file('agent_loop.yaml')],
     // Our manager (registered when verl loads the reward function file) scores a response's futures together, so a
-    // future whose judge failed is left out instead of counting as 0 (the recipe's manager fills 0).
+    // future whose judge failed is left out instead of counting as 0 (verl-recipe's CollabLLM manager fills 0).
     ['reward_model.reward_manager', 'collab_loop'],
     ['custom_reward_function.path', PLUGIN_FILE],
     ['custom_reward_function.name', 'score_futures'],
