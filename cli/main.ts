@@ -21,7 +21,7 @@ import { listRuns } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
 import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { runDemo, runEval } from './one-shot';
-import { scoreFile, type ScoreOptions } from './score';
+import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -276,29 +276,14 @@ program
 program
   .command('score')
   .description("score records with a recipe's evaluator: one JSON line per input record")
-  .requiredOption('--recipe <recipe>', 'coral | colbench-code')
-  .option('--dataset <dataset>', 'coral: mmlu_pro | gpqa | math | explore_tom | hi_tom')
+  .requiredOption('--recipe <recipe>', SCORE_HELP.recipe)
+  .option('--dataset <dataset>', SCORE_HELP.dataset)
   .requiredOption('--input <file>', 'records.jsonl (colbench-code: trajectories with `task` and `answer`)')
   .option('--tasks <file>', 'colbench-code: task file for records that carry only a task id')
   .addOption(new Option('--compat <mode>', "fixed (default) or the seed's behaviour").choices(['fixed', 'seed']).default('fixed'))
   .action(
     cliAction(async (o: ScoreOptions) => {
       for (const line of await scoreFile(o)) console.log(line);
-    }),
-  );
-
-program
-  .command('bench')
-  .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
-  .description('throughput and footprint figures (see README)')
-  .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
-  .action(
-    cliAction(async (sections: string[], o: { clipModel?: string }) => {
-      const clipModel = o.clipModel && path.resolve(o.clipModel);
-      const problem = clipModel && (await import('../activities/render/clip-checkpoint')).clipCheckpointProblem(clipModel);
-      if (problem) throw new UserError(`--clip-model: ${problem}`);
-      const { runBench } = await import('../scripts/bench');
-      await runBench(sections, { clipModel });
     }),
   );
 

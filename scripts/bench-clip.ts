@@ -1,4 +1,4 @@
-// `collab-loop bench clip-vs-default`: how the default, weight-free screenshot score (activities/render/image-similarity.ts)
+// `npm run bench -- clip-vs-default`: how the default, weight-free screenshot score (activities/render/image-similarity.ts)
 // ranks 20 page pairs against the CLIP score (activities/render/clip-similarity.ts, ColBench's measure) on the same
 // pairs — Spearman's and Kendall's rank correlation — and what each costs per pair. The pages are generated here
 // (layouts, colours, greeked text as boxes: no fonts involved) and rendered by the project's Chromium pool.

@@ -1,10 +1,10 @@
 // Two processes sharing one endpoint's maxConcurrency through Redis (llm.sharedLimits): each keeps 256 calls waiting
 // through the project's client, the endpoint (this process) answers after a fixed latency and counts the requests in
 // service at once. The ideal for the two together is maxConcurrency ÷ latency, counted in steady state (from the end
-// of the first round of answers to the last answer, so the processes' start-up burst is left out); issue 12 item 4
-// asks ≥ 0.9 of it with the peak never above the limit. Beside it, the same two processes each with half the limit in-process (no
-// Redis): what this machine's CPU allows the client at that rate. Figures are returned for `npm run bench` to print,
-// never asserted.
+// of the first round of answers to the last answer, so the processes' start-up burst is left out); the target is
+// ≥ 0.9 of it with the peak never above the limit. Beside it, the same two processes each with half the limit
+// in-process (no Redis): what this machine's CPU allows the client at that rate. Figures are returned for
+// `npm run bench` to print, never asserted.
 import { echoPolicy, startOpenAICompatibleServer } from '../activities/serving/openai-compatible-server';
 import { startClient, together } from './limits-clients';
 import { startLocalRedis } from './local-redis';

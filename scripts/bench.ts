@@ -1,7 +1,8 @@
-// `npm run bench`: throughput of the generation stage against a local OpenAI-compatible endpoint with a fixed
+// `npm run bench [-- section…] [--clip-model DIR]`: throughput of the generation stage against a local OpenAI-compatible endpoint with a fixed
 // latency and capacity, as a ratio of that endpoint's ideal throughput (capacity ÷ latency); Temporal history
 // events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Command } from 'commander';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,8 @@ import { installWorkerLogging } from '../workers/logging';
 import { gradeMathAnswer } from '../activities/recipes/shared/math-equivalence';
 import { sympyStats } from '../activities/recipes/shared/symbolic-equal';
 import { temporalCliPath } from '../cli/temporal-cli';
+import { cliAction, UserError } from '../cli/user-error';
+import { clipCheckpointProblem } from '../activities/render/clip-checkpoint';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
@@ -200,7 +203,7 @@ async function benchMathGrading(): Promise<void> {
   for (const [pred, gold] of pairs) gradeMathAnswer(pred, gold);
   const memo = performance.now() - t2;
   console.log(`
-math grading — the symbolic step (scripts/python/sympy_equal.py, one long-lived helper)`);
+math grading — the symbolic step (activities/recipes/shared/sympy_equal.py, one long-lived helper)`);
   console.log(`  helper start             ${start.toFixed(0)} ms (python3 + import sympy, once per worker process)`);
   console.log(
     `  1,000 answers            ${fresh.toFixed(0)} ms (${asked} reached sympy, ${equal} equal), ${(fresh / asked).toFixed(2)} ms each`,
@@ -234,7 +237,7 @@ s3 overhead — ${file}, ${local.result.iterations.length} iterations (${tokens}
   }
 }
 
-/** The sections `npm run bench` prints, in order; `collab-loop bench <name…>` runs only those named. */
+/** The sections `npm run bench` prints, in order; `npm run bench -- <name…>` runs only those named. */
 const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> = {
   coral: (env) =>
     benchGeneration(env, {
@@ -305,12 +308,12 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
  *  stores' throughput, and endpoint limits shared by two processes through Redis. */
 const STANDALONE = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store', 'shared-limits'];
 
-export interface BenchOptions {
+interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
   clipModel?: string;
 }
 
-export async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<void> {
+async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<void> {
   const unknown = only.filter((name) => !Object.hasOwn(SECTIONS, name) && !STANDALONE.includes(name));
   if (unknown.length)
     throw new Error(`bench: no section ${unknown.join(', ')} (sections: ${[...Object.keys(SECTIONS), ...STANDALONE].join(', ')})`);
@@ -396,3 +399,21 @@ async function benchWithTemporal(wanted: (name: string) => boolean): Promise<voi
     await env.teardown();
   }
 }
+
+await new Command('npm run bench --')
+  .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
+  .description('throughput and footprint figures (see README)')
+  .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
+  .showHelpAfterError()
+  .action(
+    cliAction(async (sections: string[], o: { clipModel?: string }) => {
+      const clipModel = o.clipModel && path.resolve(o.clipModel);
+      const problem = clipModel && clipCheckpointProblem(clipModel);
+      if (problem) throw new UserError(`--clip-model: ${problem}`);
+      await runBench(sections, { clipModel });
+    }),
+  )
+  .parseAsync(process.argv);
+// Temporal's native runtime and the servers the sections start can keep the event loop alive after the figures are
+// printed; the work is done, so leave.
+process.exit(process.exitCode ?? 0);

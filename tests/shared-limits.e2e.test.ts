@@ -1,4 +1,4 @@
-// Issue 12 item 4 end to end: two runs on two `collab-loop worker` processes, one external endpoint that counts the
+// llm.sharedLimits end to end: two runs on two `collab-loop worker` processes, one external endpoint that counts the
 // requests it serves at once, and llm.sharedLimits on a real redis-server. Each worker process takes shards of both
 // runs; the endpoint's peak never passes its maxConcurrency, and both runs finish.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';

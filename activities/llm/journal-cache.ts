@@ -1,7 +1,7 @@
 // The request cache on this machine's disk: each process appends the answers it receives to its own journal
 // (journal-<host>-<pid>-<random>.jsonl), one write() per batch of answers, before any caller sees them. A file per
 // answer cost a create + write + rename in the kernel on every call (0.3–0.8 ms of CPU on ext4, against a few µs
-// for an append: `collab-loop bench llm-cpu`). Every process reads every journal in the directory: a retried shard
+// for an append: `npm run bench -- llm-cpu`). Every process reads every journal in the directory: a retried shard
 // on a restarted worker finds what a killed one paid for. Same durability as before: an answer is in the page cache
 // (it survives the process being killed) before it is returned; a torn line (power loss) is skipped.
 import { randomBytes } from 'node:crypto';

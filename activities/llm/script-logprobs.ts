@@ -1,15 +1,14 @@
-// A log-prob Chat over a local checkpoint (scripts/python/mean_logprobs.py), for serving kinds whose server gives
+// A log-prob Chat over a local checkpoint (./mean_logprobs.py), for serving kinds whose server gives
 // no prompt log-probs (`transformers serve`): the same answer as logprob-api.ts, texts [String(mean)]. Calls made
 // in the same tick go to one run of the script (the model loads once per batch, not once per candidate). The
 // numbers are a pure function of the weights, so nothing is cached: a retried stage recomputes them.
 import { execa } from 'execa';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../subprocess/node-script';
+import { fileURLToPath } from 'node:url';
 import { venvExecutable } from '../subprocess/venv';
 import { checkLogProbCall } from './logprob-api';
 import type { Chat, ChatCall, ChatOutput } from './types';
 
-const SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'python', 'mean_logprobs.py');
+const SCRIPT = fileURLToPath(new URL('./mean_logprobs.py', import.meta.url));
 
 export interface ScriptLogProbOptions {
   /** Python with torch and transformers (default: the project's .venv). */

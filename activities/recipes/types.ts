@@ -9,11 +9,11 @@ import type { TrainingDataFormat } from '../data/formats';
 import type { ImageSimilarity, RunCodeTests } from './colbench/services';
 import type { SimilarityMeasure } from '../../contracts/config-fields';
 import type { RunUnitTests } from '../sandbox/unit-tests';
-import type { TrainMethod } from '../training/adapters/types';
+import type { OnlineRlRollout, TrainMethod } from '../training/adapters/types';
 import type { PromptCatalog } from './prompt-texts';
 import type { RecipeNeeds } from '../../contracts/activities';
 
-export type { RecipeNeeds };
+export type { OnlineRlRollout, RecipeNeeds };
 
 export type Split = 'eval' | 'train';
 
@@ -55,7 +55,7 @@ export interface ScoringServices {
 export interface RoleTrainingData {
   sft: string[];
   dpo: string[];
-  /** Prompts for online RL (trainer.method grpo), in the shape the recipe's `onlineRl.converter` reads. */
+  /** Prompts for online RL (trainer.method grpo), in the shape the converter of the recipe's `onlineRl.rollout` reads. */
   rl?: string[];
 }
 
@@ -139,15 +139,16 @@ export class ScoreInputError extends Error {
 
 /** What a recipe serves an online RL trainer (activities/training/online-reward.ts runs it beside the trainer). */
 export interface OnlineRl<C> {
-  /** scripts/python/<script> with these arguments, then `--out-dir DIR IN.jsonl`: the `rl` rows → the trainer's
-   *  rl_train.parquet and rl_validation.parquet. */
-  converter(cfg: C): { script: string; args: string[] };
+  /** How the trainer turns the recipe's `rl` prompts into rollouts: the converter of its rows, and the names of the
+   *  agent loop and the interaction the rows carry (activities/training/adapters/verl-grpo.ts writes them into verl's
+   *  config). */
+  rollout(cfg: C): OnlineRlRollout;
   /** The service's handlers, given a chat per role that is not trained (all external: nothing is served while a
    *  trainer holds the GPUs). A request the handlers cannot use throws BadRequest (activities/serving/json-service.ts). */
   rewardService(cfg: C, o: { chats: Record<string, Chat>; services: GenerationServices; seed: number }): OnlineRewardHandlers;
 }
 
-/** The protocol of scripts/python/verl_collab_loop.py (its docstring shows the bodies). */
+/** The protocol of activities/training/adapters/verl_collab_loop.py (its docstring shows the bodies). */
 export interface OnlineRewardHandlers {
   /** The simulated user's next message in a future (`terminate`: the future ends after it). */
   userTurn(body: unknown): Promise<{ text: string; terminate: boolean }>;

@@ -1,5 +1,5 @@
 // What a CLIP checkpoint directory must hold for the CLIP screenshot scorer (clip-similarity.ts,
-// scripts/python/clip_embed.py): CLIPModel's config and weights and the image preprocessing, as save_pretrained
+// ./clip_embed.py): CLIPModel's config and weights and the image preprocessing, as save_pretrained
 // writes them. Checked by the config loader (recipe.similarity.model) and by the scorer before it starts Python.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

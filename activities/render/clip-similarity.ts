@@ -1,14 +1,13 @@
 // ColBench's screenshot score (facebookresearch/sweet_rl scripts/evaluate_html.py): the cosine of two CLIP image
 // embeddings, here from a CLIP checkpoint in a local directory (`recipe.similarity: {kind: clip, model: DIR}`).
-// One long-lived Python process per worker process and model directory (scripts/python/clip_embed.py in .venv,
+// One long-lived Python process per worker process and model directory (./clip_embed.py in .venv,
 // which does the seed's preprocessing) embeds every image, so torch and the weights load once, not per image; the
 // two images of a pair go in one request (one forward pass, as the seed batches). Requests from concurrent scoring
 // lanes are answered in order, matched by id. A process that dies fails its pending requests with an error naming
 // the model directory, and the next request starts a fresh one.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { PROJECT_ROOT } from '../subprocess/node-script';
+import { fileURLToPath } from 'node:url';
 import { clipCheckpointProblem } from './clip-checkpoint';
 import { venvExecutable } from '../subprocess/venv';
 
@@ -16,6 +15,7 @@ import { venvExecutable } from '../subprocess/venv';
 const STARTUP_MS = 300_000;
 /** A ViT-B/32 pair takes about half a second on one busy core; this only catches a hung process. */
 const REQUEST_MS = 120_000;
+const SCRIPT = fileURLToPath(new URL('./clip_embed.py', import.meta.url));
 
 interface Pending {
   resolve: (embeddings: number[][]) => void;
@@ -94,7 +94,7 @@ class ClipEmbedder {
   }
 
   static start(model: string): ClipEmbedder {
-    const child = spawn(venvExecutable('python'), [path.join(PROJECT_ROOT, 'scripts/python/clip_embed.py'), '--model', model], {
+    const child = spawn(venvExecutable('python'), [SCRIPT, '--model', model], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     starts++;
@@ -117,7 +117,7 @@ class ClipEmbedder {
 
   private die(why: string): void {
     if (this.dead) return;
-    this.dead = new Error(`CLIP scorer (scripts/python/clip_embed.py, model ${this.model}) ${why}`);
+    this.dead = new Error(`CLIP scorer (activities/render/clip_embed.py, model ${this.model}) ${why}`);
     clearTimeout(this.startTimer);
     this.started.reject(this.dead);
     for (const p of this.pending.values()) {

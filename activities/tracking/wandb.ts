@@ -1,4 +1,4 @@
-// Weights & Biases through its own Python SDK (scripts/python/wandb_log.py in the project's .venv): W&B has no
+// Weights & Biases through its own Python SDK (./wandb_log.py in the project's .venv): W&B has no
 // stable public logging API outside its SDK. `mode: offline` (the default) writes run files that `wandb sync <dir>`
 // uploads later — for clusters without internet; `online` needs the key in the worker's environment. The rows
 // already logged are remembered in <dir>/collab-loop/<run>.json, so a retried activity never logs a step twice.
@@ -6,13 +6,14 @@ import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../artifacts/store';
-import { PROJECT_ROOT } from '../subprocess/node-script';
+import { fileURLToPath } from 'node:url';
 import type { WandbTracking } from './wandb-options';
 import type { TrackingPayload } from './payload';
 import { trackerConfigError, trackerUnavailable } from './tracker-errors';
 import { venvExecutable } from '../subprocess/venv';
 
 const FIELD = 'tracking.wandb';
+const SCRIPT = fileURLToPath(new URL('./wandb_log.py', import.meta.url));
 
 export async function logToWandb(
   o: WandbTracking,
@@ -47,7 +48,7 @@ export async function logToWandb(
     final: p.final,
   };
   const python = o.python ?? venvExecutable('python');
-  const r = await execa(python, [path.join(PROJECT_ROOT, 'scripts', 'python', 'wandb_log.py')], {
+  const r = await execa(python, [SCRIPT], {
     input: JSON.stringify(job),
     reject: false,
     all: true,

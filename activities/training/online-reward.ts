@@ -11,9 +11,10 @@ import type { Chat } from '../llm/types';
 import { storeFor } from '../storage/run-storage';
 import { recipeOf } from '../recipes/runtime';
 import { startJsonService, type RunningJsonService } from '../serving/json-service';
+import type { OnlineRlRollout } from './adapters/types';
 
 export interface OnlineReward extends RunningJsonService {
-  converter: { script: string; args: string[] };
+  rollout: OnlineRlRollout;
 }
 
 export async function startOnlineReward(input: StageContext & { checkpoint: string }, log: (line: string) => void): Promise<OnlineReward> {
@@ -43,5 +44,5 @@ export async function startOnlineReward(input: StageContext & { checkpoint: stri
     onError: (route, err) => log(`reward service ${route}: ${err instanceof Error ? err.message : String(err)}`),
   });
   log(`reward service for ${recipe.name} at ${service.url}`);
-  return { ...service, converter: recipe.onlineRl.converter(input.config.recipe) };
+  return { ...service, rollout: recipe.onlineRl.rollout(input.config.recipe) };
 }

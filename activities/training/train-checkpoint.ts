@@ -177,14 +177,13 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
     workDir: path.resolve(root, 'work'),
     hfOutput: path.resolve(output),
     python: t.python ?? defaultPython(),
-    project: PROJECT_ROOT,
     seed: input.config.seed + input.iteration,
   };
   mkdirSync(job.workDir, { recursive: true });
   // Online RL: the recipe's reward service runs for as long as the trainer does (the plan names its address).
   const reward = t.method === 'grpo' ? await startOnlineReward(input, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
   try {
-    if (reward) job.onlineRl = { rewardUrl: reward.url, converter: reward.converter };
+    if (reward) job.onlineRl = { rewardUrl: reward.url, ...reward.rollout };
     await trainWith(input, t, job, { output, done, logFile, pidFile, primary });
   } finally {
     await reward?.close();

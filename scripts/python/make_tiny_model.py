@@ -3,7 +3,7 @@
 or (--arch clip) a CLIP model with its image processor config.
 
 The Llama is the real model of the CPU loop and its tests: it trains with TRL and serves with `transformers serve`
-in seconds. The CLIP is the checkpoint the optional CLIP screenshot scorer (scripts/python/clip_embed.py) is
+in seconds. The CLIP is the checkpoint the optional CLIP screenshot scorer (activities/render/clip_embed.py) is
 tested and benchmarked with: the real loading and embedding code on random weights, so its scores mean nothing.
 Nothing is downloaded. Same seed and corpus files -> byte-identical files.
 

@@ -1,5 +1,5 @@
 // CollabLLM's online-RL reward service (activities/recipes/collabllm/reward-service.ts) over real HTTP, driven by the
-// real Python plug-ins verl loads (scripts/python/verl_collab_loop.py): the interaction's user turns are the data
+// real Python plug-ins verl loads (activities/training/adapters/verl_collab_loop.py): the interaction's user turns are the data
 // loop's simulator turns, a response's reward is the data loop's reward of the same futures, a failed judge or
 // simulator leaves a future out (never 0), bad rows are refused with the field, and the reward manager (registered
 // with the STAND-IN verl registry, tests/fixtures/stand-in-verl) gives an unscored response its group's mean.
@@ -80,7 +80,7 @@ async function py(code: string, o: { standInVerl?: boolean } = {}) {
   const r = await execa(VENV_PYTHON, ['-c', `import json, asyncio\nimport verl_collab_loop as v\n${code}`], {
     reject: false,
     env: {
-      PYTHONPATH: [path.join(PROJECT_ROOT, 'scripts', 'python'), ...(o.standInVerl ? [STAND_IN_VERL] : [])].join(path.delimiter),
+      PYTHONPATH: [path.join(PROJECT_ROOT, 'activities/training/adapters'), ...(o.standInVerl ? [STAND_IN_VERL] : [])].join(path.delimiter),
       COLLAB_LOOP_REWARD_URL: service.url,
       COLLAB_LOOP_REWARD_RETRIES: '0',
     },

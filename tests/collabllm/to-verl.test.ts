@@ -1,4 +1,4 @@
-// scripts/python/collabllm_to_verl.py run for real (project .venv, pyarrow) on rows of the published
+// activities/recipes/collabllm/collabllm_to_verl.py run for real (project .venv, pyarrow) on rows of the published
 // collabllm-multiturn-* shape (the loop's own `rl` rows have it too): verl's RL rows as the seed's verl recipe
 // (process_dataset.py) writes them plus what collab-loop's reward service rebuilds the task from, dedup by prompt,
 // seeded split sizes, the SFT row per conversation, and one clear line for a bad row.
@@ -11,7 +11,7 @@ import { VENV_PYTHON } from '../helpers/tiny-model';
 import { tmpDir } from '../training/adapters/helpers';
 
 describe('collabllm_to_verl.py', () => {
-  const SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'python', 'collabllm_to_verl.py');
+  const SCRIPT = path.join(PROJECT_ROOT, 'activities', 'recipes', 'collabllm', 'collabllm_to_verl.py');
   const root = tmpDir('collab-to-verl');
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@
 // same values in the forms models write (fractions, mixed numbers, decimals, scientific notation, large integers,
 // radicals, polynomials, π, tuples, intervals, units, percent, text) — with the verdict the seed's grade_answer gave
 // each when run outside this repository (sympy 1.14.0, pylatexenc). The symbolic step runs in the project's sympy
-// helper (scripts/python/sympy_equal.py); its per-item limit and failure answers are checked here too.
+// helper (activities/recipes/shared/sympy_equal.py); its per-item limit and failure answers are checked here too.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -45,9 +45,13 @@ describe('the sympy helper', () => {
   });
 
   it('interrupts an item that outlasts its time limit and goes on with the next', async () => {
-    const r = await execa(venvExecutable('python'), [path.join(PROJECT_ROOT, 'scripts/python/sympy_equal.py'), '--item-seconds', '1'], {
-      input: ['{"a": "factorial(10^9)", "b": "1"}', '{"a": "sqrt(12)", "b": "2sqrt(3)"}', 'not json', ''].join('\n'),
-    });
+    const r = await execa(
+      venvExecutable('python'),
+      [path.join(PROJECT_ROOT, 'activities/recipes/shared/sympy_equal.py'), '--item-seconds', '1'],
+      {
+        input: ['{"a": "factorial(10^9)", "b": "1"}', '{"a": "sqrt(12)", "b": "2sqrt(3)"}', 'not json', ''].join('\n'),
+      },
+    );
     const lines = r.stdout
       .trim()
       .split('\n')

@@ -1,4 +1,4 @@
-// Mean log-probs from a local checkpoint (scripts/python/mean_logprobs.py through activities/llm/script-logprobs.ts):
+// Mean log-probs from a local checkpoint (activities/llm/mean_logprobs.py through activities/llm/script-logprobs.ts):
 // where the serving kind gives no prompt log-probs (`transformers serve`, the real CPU loop), SWEET-RL's learned
 // critic and its policy baseline are read from the checkpoints themselves. Runs the real script on the tiny model.
 import { describe, expect, it } from 'vitest';

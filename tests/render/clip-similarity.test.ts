@@ -1,6 +1,6 @@
 // The CLIP screenshot scorer end to end, with a tiny randomly initialised CLIP made locally (tests/helpers/tiny-model.ts):
 // a config naming the checkpoint → the recipe's scoring on the sandbox queue → the scoring services → one long-lived
-// Python process (scripts/python/clip_embed.py) → cosines. Pages are rendered by real Chromium. A random CLIP
+// Python process (activities/render/clip_embed.py) → cosines. Pages are rendered by real Chromium. A random CLIP
 // measures nothing semantic, so only what holds for any CLIP is asserted: identical pictures give 1, scores are
 // cosines, and one process serves every image.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -145,7 +145,7 @@ describe('CLIP similarity from a local checkpoint (tiny random CLIP): config →
     writeFileSync(path.join(broken, 'model.safetensors'), 'not weights');
     const err = await clipSimilarity(broken, shots.light, shots.dark).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
-    expect((err as Error).message).toContain(`CLIP scorer (scripts/python/clip_embed.py, model ${broken}) exited (code 2)`);
+    expect((err as Error).message).toContain(`CLIP scorer (activities/render/clip_embed.py, model ${broken}) exited (code 2)`);
     expect((err as Error).message).toContain(`cannot load a CLIP model from ${broken}`);
   });
 

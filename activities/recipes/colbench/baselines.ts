@@ -1,4 +1,4 @@
-// Trajectory-level data (SWEET-RL paper; sweet_rl issue #2; sweet_rl README, the training pipeline): the paper's baselines and the log-prob critic's training data.
+// Trajectory-level data (SWEET-RL paper; github.com/facebookresearch/sweet_rl/issues/2; sweet_rl README, the training pipeline): the paper's baselines and the log-prob critic's training data.
 //   multiTurnDpoPairs      MT-DPO: per task, a higher-scoring trajectory (chosen) against a lower one (rejected),
 //                          each a whole conversation; OpenRLHF implicit-prompt rows `{chosen: [...], rejected: [...]}`
 //                          (TRL's DPO reads the same rows and splits off the shared prefix itself)

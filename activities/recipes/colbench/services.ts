@@ -1,6 +1,6 @@
 // The side-effecting services ColBench needs, as plain function types. Two other parts of the project implement
 // them (a Python sandbox and a Chromium renderer); this folder never imports them, so its logic stays pure and its
-// tests can pass honest fakes. The lead wires the real ones in the activities.
+// tests can pass honest fakes. activities/generation/services.ts builds the real ones for the activities.
 
 import type { ColbenchCompat } from './compat';
 

@@ -1,4 +1,4 @@
-// SWEET-RL policy data from offline trajectories (SWEET-RL paper; sweet_rl issue #2; sweet_rl README, the training pipeline), in our own design:
+// SWEET-RL policy data from offline trajectories (SWEET-RL paper; github.com/facebookresearch/sweet_rl/issues/2; sweet_rl README, the training pipeline), in our own design:
 //   turnStates        every agent turn of the first `fraction` of the trajectories becomes a state: the dialogue
 //                     before that turn exactly as the agent saw it, plus the task's reference (training-time
 //                     information for the critic only, kept in its own field — never in `messages`)

@@ -17,6 +17,8 @@
  *   iteration-metrics.ts   task success, interactivity, tokens, turns, missing scores of an iteration
  *   tasks.ts               task files: math, document editing, code with unit tests (our fixtures and the seed's rows)
  *   report-view.ts         a conversation in the report's browser
+ *   reward-service.ts      online RL: the user turns and rewards verl asks for over HTTP
+ *   verl-rollout.ts        online RL: how verl reads the rows (collabllm_to_verl.py), its agent loop and interaction
  *   simulated-policy.ts    SIMULATOR of every role for dry runs — not a result
  *   config.ts, recipe.ts, runtime.ts   its config section, its registry definition, glue to the generic stages
  */

@@ -8,6 +8,7 @@ import { collabRuntime, collabSettings, taskTestRunner } from './runtime';
 import { createCollabSimulatedPolicy } from './simulated-policy';
 import { isCollabTaskKind, loadCollabTasks, COLLAB_TASK_KINDS } from './tasks';
 import { collabllmFidelity } from './fidelity';
+import { collabVerlRollout } from './verl-rollout';
 
 /** The metrics a task kind can be scored on: BLEU needs a reference document, pass_rate unit tests. */
 const ONLY_FOR: Record<string, string> = { bleu: 'document', pass_rate: 'code' };
@@ -32,7 +33,7 @@ export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig> = {
   // Online RL as verl's recipe/collabllm: GRPO on single assistant turns of the multiturn rows, rewarded by the MR of
   // futures verl plays with our user simulator (reward-service.ts).
   onlineRl: {
-    converter: (cfg) => ({ script: 'collabllm_to_verl.py', args: ['--task-kind', cfg.task] }),
+    rollout: collabVerlRollout,
     rewardService: (cfg, o) =>
       collabRewardHandlers({
         kind: cfg.task,

@@ -3,7 +3,7 @@
 // the user turns come from here (POST /user-turn, the same simulator protocol as the data loop); its reward manager
 // then sends each response's futures here (POST /score), where they are judged and combined exactly as a candidate of
 // the data-building loop is (scorePlayedFutures). So the simulator, the metrics and the missing-score rule exist
-// once. Bodies are validated here; the Python side (scripts/python/verl_collab_loop.py) only relays.
+// once. Bodies are validated here; the Python side (activities/training/adapters/verl_collab_loop.py) only relays.
 import { z } from 'zod';
 import type { Chat, ChatMessage } from '../../llm/types';
 import { sha256Hex } from '../../artifacts/store';
@@ -18,7 +18,7 @@ import { parseCollabTasks, TaskFileError, type CollabTask, type CollabTaskKind }
 export const SIMULATOR_FAILED = '[[collab-loop: the user simulator failed]]';
 
 const message = z.strictObject({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
-/** verl's interaction_kwargs as scripts/python/collabllm_to_verl.py writes them (extra keys are verl's or ours). */
+/** verl's interaction_kwargs as ./collabllm_to_verl.py writes them (extra keys are verl's or ours). */
 const interaction = z.looseObject({
   single_turn_prompt: z.string().min(1),
   single_turn_completion: z.string().min(1),

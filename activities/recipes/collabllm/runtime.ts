@@ -95,7 +95,7 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
       const pairs = collabPreferencePairs(built, options);
       const multiturn = collabMultiturnRows(built, (id) => taskOf('train', id));
       return {
-        // The multiturn rows are also the online-RL prompts (onlineRl.converter turns them into verl's).
+        // The multiturn rows are also the online-RL prompts (the converter of onlineRl.rollout, verl-rollout.ts, turns them into verl's).
         byRole: { assistant: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format), rl: multiturn } },
         counts: {
           sft_examples: sft.length,

@@ -1,13 +1,12 @@
 // The MATH grader's symbolic step: are two normalised answers equal under sympy? (the seeds' grader,
 // vsubramaniam851/multiagent-ft multiagent-ft/grader.py `are_equal_under_sympy`, which CoRal's evaluator calls).
-// One long-lived Python process per worker process (scripts/python/sympy_equal.py, sympy from requirements.txt)
+// One long-lived Python process per worker process (./sympy_equal.py, sympy from requirements.txt)
 // answers it; a worker thread (symbolic-worker.mjs) owns that process and the caller blocks on Atomics.wait, so the
 // graders stay synchronous functions every recipe can call (CoRal's agreement and match, debate's vote) — the
 // price is that the calling thread waits for sympy, a few milliseconds per new pair (`npm run bench` measures it)
 // and at most SYMPY_ITEM_SECONDS for a pathological one. Answers are memoised per pair.
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../../subprocess/node-script';
+import { fileURLToPath } from 'node:url';
 import { venvExecutable } from '../../subprocess/venv';
 
 /** Per-item limit: an item sympy cannot settle in this time is "not equal" (reason timeout). */
@@ -32,7 +31,7 @@ class SympyProcess {
     this.worker = new Worker(new URL('./symbolic-worker.mjs', import.meta.url), {
       workerData: {
         python: venvExecutable('python'),
-        script: path.join(PROJECT_ROOT, 'scripts/python/sympy_equal.py'),
+        script: fileURLToPath(new URL('./sympy_equal.py', import.meta.url)),
         itemSeconds: SYMPY_ITEM_SECONDS,
         signal: this.signal,
         port: this.channel.port2,
@@ -56,7 +55,7 @@ class SympyProcess {
 
   private fail(why: string): Error {
     void this.worker.terminate();
-    return new Error(`MATH grading: the sympy helper (scripts/python/sympy_equal.py in .venv; run node bin/setup.js) ${why}`);
+    return new Error(`MATH grading: the sympy helper (activities/recipes/shared/sympy_equal.py in .venv; run node bin/setup.js) ${why}`);
   }
 
   ask(a: string, b: string): SympyAnswer {

@@ -1,4 +1,4 @@
-// The worker thread behind symbolic-equal.ts: owns the long-lived sympy process (scripts/python/sympy_equal.py) and
+// The worker thread behind symbolic-equal.ts: owns the long-lived sympy process (./sympy_equal.py) and
 // relays one request at a time. The caller's thread blocks on `signal` (Atomics.wait) until an answer — or the
 // process's exit — is posted on `port`: that is what lets a synchronous grader ask an asynchronous process.
 // Plain JavaScript: a worker thread does not inherit the tsx loader the rest of the project runs under.

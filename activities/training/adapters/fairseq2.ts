@@ -7,12 +7,13 @@
 //   train:   fairseq2 lm instruction_finetune|preference_finetune WORK --no-sweep-dir --config k=v …
 //            (`--no-sweep-dir`: checkpoints land in WORK/checkpoints, not in a config-hash sub-directory).
 //   export:  0.4 has no Hugging Face weight exporter (`hg_export` / `regime.export_hugging_face` arrived in 0.5,
-//            without DPO), so scripts/python/fairseq2_export.py inverts that conversion for the last complete
+//            without DPO), so ./fairseq2_export.py inverts that conversion for the last complete
 //            step and writes safetensors + the base's config/tokenizer files to hfOutput.
 // Resume: rerun the same command on the same WORK; the trainer restores the highest checkpoints/step_N (written as
 // step_N.tmp, renamed when complete).
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { packageVersionsCommand } from './package-versions';
@@ -34,7 +35,7 @@ export type Fairseq2Options = CommonTrainOptions & z.infer<typeof fairseq2Option
 /** Card name of the iteration's base model (also the DPO reference model). */
 export const FAIRSEQ2_BASE_CARD = 'collab_loop_base';
 
-const SCRIPT = ['scripts', 'python', 'fairseq2_export.py'];
+const SCRIPT = fileURLToPath(new URL('./fairseq2_export.py', import.meta.url));
 
 export const FAIRSEQ2_ENV: Record<string, string> = {
   HF_HUB_OFFLINE: '1',
@@ -121,7 +122,6 @@ function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
     ...config,
     ...o.extraArgs,
   ];
-  const script = path.join(job.project, ...SCRIPT);
   return [
     {
       name: 'prepare',
@@ -131,7 +131,7 @@ function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
     { name: 'train', argv: train, env: { ...FAIRSEQ2_ENV } },
     {
       name: 'export',
-      argv: [job.python, script, '--checkpoint-dir', path.join(job.workDir, 'checkpoints'), '--base', job.base, '--out', job.hfOutput],
+      argv: [job.python, SCRIPT, '--checkpoint-dir', path.join(job.workDir, 'checkpoints'), '--base', job.base, '--out', job.hfOutput],
       env: { ...FAIRSEQ2_ENV },
     },
   ];

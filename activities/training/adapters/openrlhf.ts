@@ -28,7 +28,8 @@ export function detectOpenRlhfFlags(helpText: string): 'dotted' | 'legacy' {
   return /--data\.dataset\b/.test(helpText) ? 'dotted' : 'legacy';
 }
 
-// Brief B.2's table, one row per meaning (seed and attention checked in the sources: --train.seed, --ds.attn_…).
+// Every flag the plan uses in both spellings, one row per meaning: ≤ 0.10.1 (legacy) and ≥ 0.10.2 (dotted), read
+// from openrlhf/cli/train_sft.py and train_dpo.py of each line (seed and attention too: --train.seed, --ds.attn_…).
 // No precision flag: bf16 is the default of both generations' --param_dtype (only ≤ 0.9.4 had a --bf16 switch).
 const FLAGS = {
   model: { legacy: '--pretrain', dotted: '--model.model_name_or_path' },

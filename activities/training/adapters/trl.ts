@@ -1,12 +1,13 @@
-// TRL (SFT, DPO) through scripts/python/trl_train.py rather than the `trl` CLI, whose --resume_from_checkpoint is
+// TRL (SFT, DPO) through ./trl_train.py rather than the `trl` CLI, whose --resume_from_checkpoint is
 // silently ignored: the wrapper resumes, validates the rows and prints `collab-loop-*` JSON lines we parse here.
 // One step: TRL's final model already is a Hugging Face directory (the wrapper writes it atomically to hfOutput).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { packageVersionsCommand } from './package-versions';
 
-const SCRIPT = ['scripts', 'python', 'trl_train.py'];
+const SCRIPT = fileURLToPath(new URL('./trl_train.py', import.meta.url));
 
 /** Offline (hub lookups must fail fast on air-gapped machines), unbuffered (progress lines arrive as they happen). */
 export const TRL_ENV: Record<string, string> = {
@@ -47,7 +48,6 @@ function completeState(file: string): boolean {
  * `job.python` is not repeated after it; give the venv's launcher (e.g. `.venv/bin/accelerate`) when PATH has another.
  */
 function plan(job: TrainJob, o: CommonTrainOptions, resume?: ResumePoint): TrainStep[] {
-  const script = path.join(job.project, ...SCRIPT);
   const args = [
     '--method',
     job.method,
@@ -76,7 +76,7 @@ function plan(job: TrainJob, o: CommonTrainOptions, resume?: ResumePoint): Train
   if (o.learningRate !== undefined) args.push('--learning-rate', String(o.learningRate));
   if (job.method === 'dpo') args.push('--beta', String(o.beta));
   if (resume) args.push('--resume-from', resume.path);
-  const command = o.launcher?.length ? [...o.launcher, script] : [job.python, script];
+  const command = o.launcher?.length ? [...o.launcher, SCRIPT] : [job.python, SCRIPT];
   // extraArgs last: the wrapper hands unknown `--field value` pairs to SFTConfig/DPOConfig, over its own defaults.
   // trl_train.py exits 2 on bad rows or options (one line naming them); a launcher may report it as its own code.
   return [

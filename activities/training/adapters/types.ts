@@ -22,12 +22,23 @@ export interface TrainJob {
   hfOutput: string;
   /** Python interpreter of the project's .venv (or trainer.python). */
   python: string;
-  /** Absolute project root (for scripts under scripts/python/). */
-  project: string;
   /** Iteration seed, for trainers that take one. */
   seed: number;
-  /** grpo: the recipe's reward service the trainer's plug-ins call, and how its `rl` rows become the trainer's files. */
-  onlineRl?: { rewardUrl: string; converter: { script: string; args: string[] } };
+  /** grpo: the recipe's reward service the trainer's plug-ins call, and the recipe's rollout (its OnlineRl). */
+  onlineRl?: OnlineRlRollout & { rewardUrl: string };
+}
+
+/** What a recipe's OnlineRl (activities/recipes/types.ts) declares for an online RL trainer's multi-turn rollouts. */
+export interface OnlineRlRollout {
+  /** A Python script (absolute path) run with these arguments, then `--agent-name NAME --interaction-name NAME
+   *  --seed N --out-dir DIR IN.jsonl`: the `rl` rows → the trainer's rl_train.parquet and rl_validation.parquet, each
+   *  row naming the agent loop and the interaction below. */
+  converter: { script: string; args: string[] };
+  /** The agent loop that plays the futures: the name the rows give it (agent_name) and its class (`_target_` of
+   *  verl's agent-loop config; trainer.grpo.agentLoop replaces it). */
+  agentLoop: { name: string; target: string };
+  /** The name the rows' interaction_kwargs give the interaction (`name` in verl's interaction config). */
+  interactionName: string;
 }
 
 /** Options common to every adapter (the trainer section of the config); adapters read what applies to them. The

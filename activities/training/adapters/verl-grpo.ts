@@ -1,14 +1,16 @@
-// verl GRPO with multi-turn rollouts (trainer: {kind: verl, method: grpo}), the online RL of verl's recipe/collabllm
-// (now in verl-recipe; defaults below cite its train_rl_collabllm.sh). The recipe's reward service runs beside it
-// (activities/training/online-reward.ts); scripts/python/verl_collab_loop.py plugs it into verl:
-//   prepare: the recipe's converter (OnlineRl.converter, e.g. scripts/python/collabllm_to_verl.py) turns the
-//            iteration's `rl` rows into rl_train.parquet and rl_validation.parquet.
-//   train:   python -m verl.trainer.main_ppo with Hydra overrides. verl samples `rolloutN` responses per prompt; its
-//            agent loop (the recipe's CollabLLMAgentLoop, `agentLoop`) forks `numRepeatRollouts` futures after each,
-//            in which the policy being trained answers and our interaction class (CollabLoopInteraction, named in
-//            interaction.yaml) asks the service for the user's turns; our reward manager (collab_loop) sends the
-//            futures to the service's /score and puts the reward on the response's last token.
-//   export:  scripts/python/verl_export.py --subdir actor merges the actor of the last checkpoint into hfOutput.
+// verl GRPO with multi-turn rollouts (trainer: {kind: verl, method: grpo}), for recipes that declare online RL
+// (activities/recipes/types.ts OnlineRl: its rollout reaches this adapter as job.onlineRl). The defaults below cite
+// verl-recipe's collabllm/train_rl_collabllm.sh, the multi-turn GRPO run this adapter was written against. The
+// recipe's reward service runs beside the trainer (activities/training/online-reward.ts); ./verl_collab_loop.py
+// plugs it into verl:
+//   prepare: the recipe's converter (OnlineRlRollout.converter) turns the iteration's `rl` rows into
+//            rl_train.parquet and rl_validation.parquet, each row naming the recipe's agent loop and interaction.
+//   train:   python -m verl.trainer.main_ppo with Hydra overrides. verl samples `rolloutN` responses per prompt; the
+//            recipe's agent loop (agent_loop.yaml) forks `numRepeatRollouts` futures after each, in which the policy
+//            being trained answers and our interaction class (CollabLoopInteraction, under the recipe's interaction
+//            name in interaction.yaml) asks the service for the user's turns; our reward manager (collab_loop) sends
+//            the futures to the service's /score and puts the reward on the response's last token.
+//   export:  ./verl_export.py --subdir actor merges the actor of the last checkpoint into hfOutput.
 // Resume: trainer.resume_mode=auto; main_ppo writes global_step_N/{actor,data.pt}, then the tracker file.
 // Written against verl bcb6386 with verl-recipe's collabllm folder (its REQUIRED_VERL.txt); without a GPU here, the
 // tests pin this argv and run the plug-ins against a stand-in main_ppo (tests/fixtures/stand-in-verl).
@@ -16,6 +18,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { positiveInt } from '../../../contracts/config-fields';
 import type { CommonTrainOptions, TrainJob, TrainStep } from './types';
+import { PLUGIN_DIR, PLUGIN_FILE, PLUGIN_MODULE, VERL_EXPORT } from './verl-python';
 
 export const verlGrpoOptionsSchema = z.strictObject({
   /** Responses sampled per prompt: the GRPO group (actor_rollout_ref.rollout.n). train_rl_collabllm.sh: 8. */
@@ -45,9 +48,10 @@ export const verlGrpoOptionsSchema = z.strictObject({
   offload: z.boolean().default(true),
   /** Validate every N steps (trainer.test_freq); -1: never — the loop evaluates every iteration. */
   testFreq: z.number().int().min(-1).default(-1),
-  /** The agent loop that plays the futures: verl-recipe's, importable when `recipePath` (or PYTHONPATH) holds it. */
-  agentLoop: z.string().min(1).default('recipe.collabllm.collabllm_agent_loop.CollabLLMAgentLoop'),
-  /** A verl checkout whose `recipe/` submodule holds collabllm/ (added to PYTHONPATH). */
+  /** The agent loop class that plays the futures; default: the recipe's (OnlineRlRollout.agentLoop). Importable when
+   *  `recipePath` (or PYTHONPATH) holds it. */
+  agentLoop: z.string().min(1).optional(),
+  /** A verl checkout whose `recipe/` submodule holds the recipe's agent loop (added to PYTHONPATH). */
   recipePath: z.string().min(1).optional(),
 });
 export type VerlGrpoOptions = CommonTrainOptions & { gpus: number; grpo: z.infer<typeof verlGrpoOptionsSchema> };
@@ -56,11 +60,7 @@ export type VerlGrpoOptions = CommonTrainOptions & { gpus: number; grpo: z.infer
 export const VERL_GRPO_LEARNING_RATE = 1e-6;
 /** main_ppo saves nothing with save_freq <= 0; this saves the last step only. */
 export const SAVE_LAST_ONLY = 1_000_000_000;
-/** What the rows' agent_name and interaction_kwargs.name call the loop and the interaction (process_dataset.py). */
-export const AGENT_NAME = 'collabllm_agent';
-export const INTERACTION_NAME = 'collabllm';
 export const REWARD_URL_ENV = 'COLLAB_LOOP_REWARD_URL';
-export const PLUGIN_MODULE = 'verl_collab_loop';
 
 /** The plan's steps for method grpo; `env` is the adapter's common environment. */
 export function planVerlGrpo(
@@ -70,18 +70,17 @@ export function planVerlGrpo(
   hydra: (v: string | number) => string,
 ): TrainStep[] {
   if (!job.onlineRl) throw new Error('verl grpo: no reward service (the train stage starts it before planning)');
-  const { rewardUrl, converter } = job.onlineRl;
+  const { rewardUrl, converter, agentLoop, interactionName } = job.onlineRl;
   const g = o.grpo;
-  const scripts = path.join(job.project, 'scripts', 'python');
   const file = (name: string) => path.join(job.dataDir, name);
   const flag = (b: boolean) => (b ? 'true' : 'false');
   // JSON is YAML: verl reads both files with OmegaConf, and the stand-in (and anyone) with a JSON parser.
   const interaction = JSON.stringify(
-    { interaction: [{ name: INTERACTION_NAME, class_name: `${PLUGIN_MODULE}.CollabLoopInteraction`, config: { reward_url: rewardUrl } }] },
+    { interaction: [{ name: interactionName, class_name: `${PLUGIN_MODULE}.CollabLoopInteraction`, config: { reward_url: rewardUrl } }] },
     null,
     2,
   );
-  const agentLoops = JSON.stringify([{ name: AGENT_NAME, _target_: g.agentLoop }], null, 2);
+  const agentLoops = JSON.stringify([{ name: agentLoop.name, _target_: g.agentLoop ?? agentLoop.target }], null, 2);
   const overrides: Array<[string, string | number]> = [
     ['algorithm.adv_estimator', 'grpo'],
     ['algorithm.use_kl_in_reward', 'false'],
@@ -121,9 +120,9 @@ export function planVerlGrpo(
     ['actor_rollout_ref.rollout.multi_turn.interaction_config_path', file('interaction.yaml')],
     ['actor_rollout_ref.rollout.agent.agent_loop_config_path', file('agent_loop.yaml')],
     // Our manager (registered when verl loads the reward function file) scores a response's futures together, so a
-    // future whose judge failed is left out instead of counting as 0 (the recipe's manager fills 0).
+    // future whose judge failed is left out instead of counting as 0 (verl-recipe's CollabLLM manager fills 0).
     ['reward_model.reward_manager', 'collab_loop'],
-    ['custom_reward_function.path', path.join(scripts, `${PLUGIN_MODULE}.py`)],
+    ['custom_reward_function.path', PLUGIN_FILE],
     ['custom_reward_function.name', 'score_futures'],
     ['trainer.nnodes', 1],
     ['trainer.n_gpus_per_node', o.gpus],
@@ -137,16 +136,16 @@ export function planVerlGrpo(
     ['trainer.save_freq', o.saveSteps > 0 ? o.saveSteps : SAVE_LAST_ONLY],
     ['trainer.resume_mode', 'auto'],
   ];
-  // The interaction class is imported by name (scripts/python), the agent loop from verl-recipe.
-  const pythonPath = [scripts, ...(g.recipePath ? [g.recipePath] : [])].join(path.delimiter);
+  // The interaction class is imported by name (this folder), the agent loop from the recipe's verl checkout.
+  const pythonPath = [PLUGIN_DIR, ...(g.recipePath ? [g.recipePath] : [])].join(path.delimiter);
   return [
     {
       name: 'prepare',
       argv: [
         job.python,
-        path.join(scripts, converter.script),
+        converter.script,
         ...converter.args,
-        ...['--agent-name', AGENT_NAME, '--interaction-name', INTERACTION_NAME, '--seed', String(job.seed), '--out-dir', job.dataDir],
+        ...['--agent-name', agentLoop.name, '--interaction-name', interactionName, '--seed', String(job.seed), '--out-dir', job.dataDir],
         job.dataFile,
       ],
       env: { ...env },
@@ -166,7 +165,7 @@ export function planVerlGrpo(
     },
     {
       name: 'export',
-      argv: [job.python, path.join(scripts, 'verl_export.py'), '--work-dir', job.workDir, '--subdir', 'actor', '--out', job.hfOutput],
+      argv: [job.python, VERL_EXPORT, '--work-dir', job.workDir, '--subdir', 'actor', '--out', job.hfOutput],
       env: { ...env },
     },
   ];

@@ -2,10 +2,10 @@
 // `verl.trainer.fsdp_sft_trainer` has an SFT loss and nothing else, and verl's preference and reward training is
 // online RL (main_ppo: PPO/GRPO with a rollout engine), not an offline DPO trainer.
 //   prepare: train.jsonl → train.parquet (+ a small val.parquet: the trainer always builds a validation set and runs
-//            it at the last step) with scripts/python/jsonl_to_parquet.py; message lists stay nested lists.
+//            it at the last step) with ./jsonl_to_parquet.py; message lists stay nested lists.
 //   train:   torchrun --standalone --nnodes=1 --nproc_per_node=N -m verl.trainer.fsdp_sft_trainer key=value …
 //            (Hydra overrides, no dashes). trainer.logger=console replaces the default ['console','wandb'].
-//   export:  scripts/python/verl_export.py merges the checkpoint named by latest_checkpointed_iteration.txt with
+//   export:  ./verl_export.py merges the checkpoint named by latest_checkpointed_iteration.txt with
 //            `python -m verl.model_merger merge --backend fsdp` into hfOutput. The step number is only known after
 //            training (the trainer always saves its last step), so that small script reads it then.
 // Resume: trainer.resume_mode=auto loads the checkpoint named by WORK/latest_checkpointed_iteration.txt, which the
@@ -23,6 +23,7 @@ import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { packageVersionsCommand } from './package-versions';
 import { planVerlGrpo, verlGrpoOptionsSchema } from './verl-grpo';
+import { JSONL_TO_PARQUET, VERL_EXPORT } from './verl-python';
 
 export const verlOptionsSchema = z.strictObject({
   /** GPUs the default launcher starts (torchrun --nproc_per_node); with batchSize × gradientAccumulation it sets the global batch. */
@@ -66,7 +67,6 @@ function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
   if (job.method === 'grpo') return planVerlGrpo(job, o, VERL_ENV, hydraValue);
   const train = path.join(job.dataDir, 'train.parquet');
   const val = path.join(job.dataDir, 'val.parquet');
-  const script = (name: string) => path.join(job.project, 'scripts', 'python', name);
   const overrides: Array<[string, string | number]> = [
     ['data.train_files', train],
     ['data.val_files', val],
@@ -93,7 +93,7 @@ function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
       name: 'prepare',
       argv: [
         job.python,
-        script('jsonl_to_parquet.py'),
+        JSONL_TO_PARQUET,
         job.dataFile,
         train,
         '--messages-key',
@@ -112,7 +112,7 @@ function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
     },
     {
       name: 'export',
-      argv: [job.python, script('verl_export.py'), '--work-dir', job.workDir, '--out', job.hfOutput],
+      argv: [job.python, VERL_EXPORT, '--work-dir', job.workDir, '--out', job.hfOutput],
       env: { ...VERL_ENV },
     },
   ];

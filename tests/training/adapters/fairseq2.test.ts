@@ -45,7 +45,7 @@ describe('fairseq2Adapter.plan', () => {
     expect(train.argv).toEqual(['fairseq2', 'lm', 'instruction_finetune', '/w/work', '--no-sweep-dir', '--config', ...SFT_CONFIG]);
     expect(exp.argv).toEqual([
       '/venv/bin/python',
-      '/p/scripts/python/fairseq2_export.py',
+      path.join(PROJECT_ROOT, 'activities/training/adapters/fairseq2_export.py'),
       '--checkpoint-dir',
       '/w/work/checkpoints',
       '--base',
@@ -235,7 +235,6 @@ describe('fairseq2 prepare and export steps (real Python)', () => {
     ...job('sft'),
     base,
     python: VENV_PYTHON,
-    project: PROJECT_ROOT,
     workDir: path.join(root, name, 'work'),
     hfOutput: path.join(root, name, 'hf'),
   });

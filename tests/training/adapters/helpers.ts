@@ -19,7 +19,6 @@ export const job = (method: TrainMethod): TrainJob => ({
   workDir: '/w/work',
   hfOutput: '/ckpt/iter-2',
   python: '/venv/bin/python',
-  project: '/p',
   seed: 7,
 });
 

@@ -1,4 +1,4 @@
-// scripts/python/jsonl_to_parquet.py (verl's prepare step) with the real .venv python and pyarrow: nested message
+// activities/training/adapters/jsonl_to_parquet.py (verl's prepare step) with the real .venv python and pyarrow: nested message
 // lists survive as lists of structs, read back the way verl reads them (pandas), and bad input is one clear line.
 import { afterAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from '../../../activities/subprocess/node-script';
 import { VENV_PYTHON } from '../../helpers/tiny-model';
 import { tmpDir } from './helpers';
 
-const SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'python', 'jsonl_to_parquet.py');
+const SCRIPT = path.join(PROJECT_ROOT, 'activities', 'training', 'adapters', 'jsonl_to_parquet.py');
 const root = tmpDir('parquet');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -8,9 +8,14 @@ import path from 'node:path';
 import { hydraValue, VERL_ENV, verlAdapter, verlOptionsSchema, type VerlOptions } from '../../../activities/training/adapters/verl';
 import { SAVE_LAST_ONLY, verlGrpoOptionsSchema } from '../../../activities/training/adapters/verl-grpo';
 import { PROJECT_ROOT } from '../../../activities/subprocess/node-script';
+import { recipeDefinition } from '../../../activities/recipes/registry';
 import { VENV_PYTHON } from '../../helpers/tiny-model';
 import { common, job, parseFixture, tmpDir } from './helpers';
 
+const ADAPTERS = path.join(PROJECT_ROOT, 'activities/training/adapters');
+const CONVERTER = path.join(PROJECT_ROOT, 'activities/recipes/collabllm/collabllm_to_verl.py');
+const collabllm = recipeDefinition('collabllm');
+const collabllmMath = collabllm.schema.parse({ name: 'collabllm', task: 'math', evalTasks: 'unused.jsonl' });
 const options = (extra: Partial<VerlOptions> = {}): VerlOptions => ({ ...common, ...verlOptionsSchema.parse({}), ...extra });
 const OVERRIDES = [
   'data.train_files=/w/data/train.parquet',
@@ -38,7 +43,7 @@ describe('verlAdapter.plan', () => {
         name: 'prepare',
         argv: [
           '/venv/bin/python',
-          '/p/scripts/python/jsonl_to_parquet.py',
+          path.join(ADAPTERS, 'jsonl_to_parquet.py'),
           '/w/data/train.jsonl',
           '/w/data/train.parquet',
           '--messages-key',
@@ -57,7 +62,7 @@ describe('verlAdapter.plan', () => {
       },
       {
         name: 'export',
-        argv: ['/venv/bin/python', '/p/scripts/python/verl_export.py', '--work-dir', '/w/work', '--out', '/ckpt/iter-2'],
+        argv: ['/venv/bin/python', path.join(ADAPTERS, 'verl_export.py'), '--work-dir', '/w/work', '--out', '/ckpt/iter-2'],
         env: VERL_ENV,
       },
     ]);
@@ -129,7 +134,7 @@ describe('verlAdapter.plan', () => {
 describe('verlAdapter.plan, method grpo (online RL with the recipe reward service)', () => {
   const grpoJob = {
     ...job('grpo'),
-    onlineRl: { rewardUrl: 'http://127.0.0.1:18080', converter: { script: 'collabllm_to_verl.py', args: ['--task-kind', 'math'] } },
+    onlineRl: { rewardUrl: 'http://127.0.0.1:18080', ...collabllm.onlineRl!.rollout(collabllmMath) },
   };
   const GRPO_OVERRIDES = [
     'algorithm.adv_estimator=grpo',
@@ -170,7 +175,7 @@ describe('verlAdapter.plan, method grpo (online RL with the recipe reward servic
     'actor_rollout_ref.rollout.multi_turn.interaction_config_path=/w/data/interaction.yaml',
     'actor_rollout_ref.rollout.agent.agent_loop_config_path=/w/data/agent_loop.yaml',
     'reward_model.reward_manager=collab_loop',
-    'custom_reward_function.path=/p/scripts/python/verl_collab_loop.py',
+    `custom_reward_function.path=${path.join(ADAPTERS, 'verl_collab_loop.py')}`,
     'custom_reward_function.name=score_futures',
     'trainer.nnodes=1',
     'trainer.n_gpus_per_node=1',
@@ -191,7 +196,7 @@ describe('verlAdapter.plan, method grpo (online RL with the recipe reward servic
       name: 'prepare',
       argv: [
         '/venv/bin/python',
-        '/p/scripts/python/collabllm_to_verl.py',
+        CONVERTER,
         '--task-kind',
         'math',
         '--agent-name',
@@ -211,7 +216,7 @@ describe('verlAdapter.plan, method grpo (online RL with the recipe reward servic
     expect(steps[1].env).toEqual({
       ...VERL_ENV,
       VLLM_USE_V1: '1',
-      PYTHONPATH: '/p/scripts/python',
+      PYTHONPATH: ADAPTERS,
       COLLAB_LOOP_REWARD_URL: 'http://127.0.0.1:18080',
     });
     // The interaction and agent-loop configs: JSON (which is YAML), naming our interaction class and the recipe's loop.
@@ -225,7 +230,7 @@ describe('verlAdapter.plan, method grpo (online RL with the recipe reward servic
     ]);
     expect(steps[2].argv).toEqual([
       '/venv/bin/python',
-      '/p/scripts/python/verl_export.py',
+      path.join(ADAPTERS, 'verl_export.py'),
       '--work-dir',
       '/w/work',
       '--subdir',
@@ -259,7 +264,7 @@ describe('verlAdapter.plan, method grpo (online RL with the recipe reward servic
       ]),
     );
     expect(train.argv.at(-1)).toBe('trainer.max_actor_ckpt_to_keep=1');
-    expect(train.env!.PYTHONPATH).toBe(['/p/scripts/python', '/opt/verl'].join(path.delimiter));
+    expect(train.env!.PYTHONPATH).toBe([ADAPTERS, '/opt/verl'].join(path.delimiter));
     expect(() => verlAdapter.plan(job('grpo'), options())).toThrow(/no reward service/);
   });
 });
@@ -329,7 +334,7 @@ describe('verl checkpoints: findResumePoint and verl_export.py agree on the trac
     ].join('\n'),
   );
   const exportStep = (work: string, out: string) =>
-    verlAdapter.plan({ ...job('sft'), python: VENV_PYTHON, project: PROJECT_ROOT, workDir: work, hfOutput: out }, options())[2];
+    verlAdapter.plan({ ...job('sft'), python: VENV_PYTHON, workDir: work, hfOutput: out }, options())[2];
   const run = (argv: string[], env: Record<string, string> = {}) =>
     execa(argv[0], argv.slice(1), { reject: false, env: { PYTHONPATH: fakeVerl, ...env } });
 

@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { trlAdapter, TRL_ENV } from '../../../activities/training/adapters/trl';
 import type { CommonTrainOptions, TrainJob } from '../../../activities/training/adapters/types';
+import { PROJECT_ROOT } from '../../../activities/subprocess/node-script';
+
+const SCRIPT = path.join(PROJECT_ROOT, 'activities/training/adapters/trl_train.py');
 
 const job = (method: 'sft' | 'dpo'): TrainJob => ({
   method,
@@ -14,7 +17,6 @@ const job = (method: 'sft' | 'dpo'): TrainJob => ({
   workDir: '/w/work',
   hfOutput: '/ckpt/iter-1',
   python: '/p/.venv/bin/python',
-  project: '/p',
   seed: 7,
 });
 const options: CommonTrainOptions = {
@@ -57,7 +59,7 @@ describe('trlAdapter.plan', () => {
         name: 'train',
         argv: [
           '/p/.venv/bin/python',
-          '/p/scripts/python/trl_train.py',
+          SCRIPT,
           '--method',
           'sft',
           ...common,
@@ -78,7 +80,7 @@ describe('trlAdapter.plan', () => {
     const [step] = trlAdapter.plan(job('dpo'), { ...options, beta: 0.25 }, { path: '/w/work/checkpoint-4', step: 4 });
     expect(step.argv).toEqual([
       '/p/.venv/bin/python',
-      '/p/scripts/python/trl_train.py',
+      SCRIPT,
       '--method',
       'dpo',
       ...common,
@@ -92,7 +94,7 @@ describe('trlAdapter.plan', () => {
 
   it('a launcher replaces the python executable (it runs the script itself)', () => {
     const [step] = trlAdapter.plan(job('sft'), { ...options, launcher: ['accelerate', 'launch', '--num_processes', '2'] });
-    expect(step.argv.slice(0, 6)).toEqual(['accelerate', 'launch', '--num_processes', '2', '/p/scripts/python/trl_train.py', '--method']);
+    expect(step.argv.slice(0, 6)).toEqual(['accelerate', 'launch', '--num_processes', '2', SCRIPT, '--method']);
     expect(step.argv).not.toContain('/p/.venv/bin/python');
   });
 

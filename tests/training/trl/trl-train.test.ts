@@ -51,7 +51,6 @@ function trainJob(name: string, method: TrainMethod, rows: unknown[]): TrainJob 
     workDir: path.join(root, name, 'work'),
     hfOutput: path.join(root, name, 'final'),
     python: VENV_PYTHON,
-    project: PROJECT_ROOT,
     seed: 1,
   };
 }

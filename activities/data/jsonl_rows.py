@@ -1,4 +1,5 @@
-"""The rows of a JSONL file for the project's converters (jsonl_to_parquet.py, collabllm_to_verl.py): one JSON object
+"""The rows of a JSONL file for the project's converters (../training/adapters/jsonl_to_parquet.py,
+../recipes/collabllm/collabllm_to_verl.py, which put this folder on sys.path): one JSON object
 per line, a problem raised as `error(message)` naming the file and line."""
 import json
 import os

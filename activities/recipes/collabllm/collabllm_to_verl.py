@@ -33,7 +33,9 @@ import os
 import random
 import sys
 
-from jsonl_rows import json_objects
+# activities/data/jsonl_rows.py, shared with the other converter (run as a script, this folder alone is on sys.path).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data"))
+from jsonl_rows import json_objects  # noqa: E402
 
 PROG = "collabllm_to_verl.py"
 ROLES = ("system", "user", "assistant")
