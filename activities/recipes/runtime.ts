@@ -9,7 +9,7 @@ export type * from './types';
 
 /** The definition of the config's recipe, typed loosely: each definition checks its own section's shape. */
 export function recipeOf(config: Pick<LoopConfig, 'recipe'>): RecipeDefinition<LoopConfig['recipe']> {
-  return recipeDefinition(config.recipe.name) as unknown as RecipeDefinition<LoopConfig['recipe']>;
+  return recipeDefinition(config.recipe.name);
 }
 
 export function recipeRuntime(config: LoopConfig): RecipeRuntime {

@@ -73,4 +73,6 @@ export const colbenchHtmlRecipeSchema = z.strictObject({
   similarity: similarityMeasureSchema.default({ kind: 'weight-free' }),
 });
 
-export type ColbenchRecipeConfig = z.infer<typeof colbenchCodeRecipeSchema> | z.infer<typeof colbenchHtmlRecipeSchema>;
+export type ColbenchCodeRecipeConfig = z.infer<typeof colbenchCodeRecipeSchema>;
+export type ColbenchHtmlRecipeConfig = z.infer<typeof colbenchHtmlRecipeSchema>;
+export type ColbenchRecipeConfig = ColbenchCodeRecipeConfig | ColbenchHtmlRecipeConfig;
