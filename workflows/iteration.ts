@@ -32,6 +32,7 @@ import {
   type RetryRequest,
 } from '../contracts/messages';
 import { renderIterationDetails } from './details';
+import { legacyNeeds } from './legacy-needs';
 import {
   buildDataSummary,
   deploySummary,
@@ -197,13 +198,6 @@ function roleLineage(
       return [role, lineage];
     }),
   );
-}
-
-/** Frozen: how iterations recorded before the recipe-needs-v1 patch chose their queues (every recipe then known
- *  but CoRal ran agent code or rendered pages, and built its data with models). Never extended. */
-function legacyNeeds(recipe: string): RecipeNeeds {
-  const cpuOnly = ['coral'].includes(recipe);
-  return { sandboxScoring: !cpuOnly, modelsForData: !cpuOnly, rendering: false };
 }
 
 export async function iterationWorkflow(input: IterationInput): Promise<IterationSummary> {
