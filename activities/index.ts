@@ -4,15 +4,15 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
 import type { CollabActivities } from '../contracts/activities';
-import { buildScorerData, buildTrainingData } from './data/build-training-data';
-import { evaluateIteration } from './evaluation/evaluate-iteration';
-import { scoreShard } from './evaluation/score-shard';
+import { buildScorerData, buildTrainingData } from './stages/build-training-data';
+import { evaluateIteration } from './stages/evaluate-iteration';
+import { scoreShard } from './stages/score-shard';
 import { planShards } from './generation/plan-shards';
 import { recipeNeeds } from './recipes/runtime';
-import { runShard } from './generation/run-shard';
-import { deployCheckpoint, serveScorers, undeployCheckpoint } from './serving/deploy';
+import { runShard } from './stages/run-shard';
+import { deployCheckpoint, serveScorers, undeployCheckpoint } from './serving/checkpoint-servers';
 import { trainCheckpoint } from './training/train-checkpoint';
-import { trackIteration } from './tracking/track-iteration';
+import { trackIteration } from './stages/track-iteration';
 
 /** Errors caused by inputs the user controls: retrying cannot fix them. */
 const USER_ERRORS = new Set(['TaskFileError', 'PromptFileError', 'ConfigError', 'TemplateError']);

@@ -20,7 +20,7 @@ import { writeStageManifest } from '../manifest';
 import { localCheckpoint, publishCheckpoint, publishedFile } from '../storage/checkpoints';
 import { localStateDir, storeFor } from '../storage/run-storage';
 import { CHECKPOINT_MANIFEST } from '../serving/checkpoint-identity';
-import { SIMULATED_POLICY_FILE } from '../serving/deploy';
+import { SIMULATED_POLICY_FILE } from '../serving/checkpoint-servers';
 import { trainedSimulatedPolicy, type SimulatedPolicyFile } from '../serving/simulated-skill';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 import { reapPidFile } from '../subprocess/process-group';

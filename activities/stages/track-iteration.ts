@@ -5,9 +5,9 @@ import { writeFileAtomic } from '../artifacts/store';
 import { localStateDir } from '../storage/run-storage';
 import { reportHtml } from '../report/report-html';
 import type { CollabActivities } from '../../contracts/activities';
-import { logToMlflow } from './mlflow';
-import { trackingPayload } from './payload';
-import { logToWandb } from './wandb';
+import { logToMlflow } from '../tracking/mlflow';
+import { trackingPayload } from '../tracking/payload';
+import { logToWandb } from '../tracking/wandb';
 
 type Input = Parameters<CollabActivities['trackIteration']>[0];
 
