@@ -4,15 +4,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
 import type { CollabActivities } from '../contracts/activities';
-import { buildScorerData, buildTrainingData } from './stages/build-training-data';
+import { buildScorerData } from './stages/build-scorer-data';
+import { buildTrainingData } from './stages/build-training-data';
+import { deployCheckpoint } from './stages/deploy-checkpoint';
 import { evaluateIteration } from './stages/evaluate-iteration';
-import { scoreShard } from './stages/score-shard';
-import { planShards } from './generation/plan-shards';
-import { recipeNeeds } from './recipes/runtime';
+import { planIteration, planShards } from './stages/plan-iteration';
 import { runShard } from './stages/run-shard';
-import { deployCheckpoint, serveScorers, undeployCheckpoint } from './serving/checkpoint-servers';
-import { trainCheckpoint } from './training/train-checkpoint';
+import { scoreShard } from './stages/score-shard';
+import { serveScorers } from './stages/serve-scorers';
 import { trackIteration } from './stages/track-iteration';
+import { trainCheckpoint } from './stages/train-checkpoint';
+import { undeployCheckpoint } from './stages/undeploy-checkpoint';
 
 /** Errors caused by inputs the user controls: retrying cannot fix them. */
 const USER_ERRORS = new Set(['TaskFileError', 'PromptFileError', 'ConfigError', 'TemplateError']);
@@ -38,8 +40,8 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
   const acts: CollabActivities = {
     deployCheckpoint,
     undeployCheckpoint,
-    planShards: async ({ config, evalOnly }) => planShards(config, evalOnly),
-    planIteration: async ({ config, evalOnly }) => ({ shards: planShards(config, evalOnly), needs: recipeNeeds(config) }),
+    planShards,
+    planIteration,
     runShard,
     scoreShard,
     evaluateIteration,

@@ -2,7 +2,7 @@
 // Chromium per worker process (loaded only when a recipe renders; the CDN files generated pages use are served from
 // memory, render/page-renderer.ts), the Python sandbox, and the artifact store for screenshots (records keep a ref,
 // never PNG bytes).
-import type { GenerationServices, ScoringServices } from '../recipes/runtime';
+import type { GenerationServices, ScoringServices } from '../recipes/types';
 import type { SimilarityMeasure } from '../../contracts/config-fields';
 import type { ArtifactStore } from '../artifacts/store';
 import type { ImageSimilarity } from '../render/image-similarity';

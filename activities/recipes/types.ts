@@ -13,6 +13,7 @@ import type { RunUnitTests } from '../sandbox/unit-tests';
 import type { TrainMethod } from '../training/adapters/types';
 import type { PromptCatalog } from './prompt-texts';
 import type { RecipeNeeds } from '../../contracts/activities';
+import type { LoopConfig } from '../../contracts/config';
 
 export type { RecipeNeeds };
 
@@ -139,6 +140,10 @@ export interface RecipeDefinition<C extends { name: string } = { name: string },
   /** `collab-loop score --recipe <name>`: one JSON line out per record in; bad input throws a ScoreInputError. */
   score?(o: { input: string; dataset?: string; tasks?: string; compat: 'fixed' | 'seed' }): Promise<string[]>;
 }
+
+/** A recipe as the generic code holds it, for any section of the loop's config: erased by the registry (registry.ts),
+ *  resolved from a config by the stages (activities/stages/) and handed from there to the domain code. */
+export type LoopRecipe = RecipeDefinition<LoopConfig['recipe']>;
 
 /** A user mistake in `collab-loop score` input (file, flag): the CLI prints the message alone. */
 export class ScoreInputError extends Error {

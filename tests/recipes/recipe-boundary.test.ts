@@ -101,6 +101,17 @@ describe('recipes live in their folders', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("only the stages resolve a config's recipe: the domain folders below them are handed it", () => {
+    // serving/simulator-main.ts is a process of its own (the dry-run server), started with a recipe's name.
+    const entries = ['activities/index.ts', 'activities/serving/simulator-main.ts'];
+    const resolves = /(?:from\s*|import\(\s*)'[./]*recipes\/(?:runtime|registry)'/;
+    const offenders = sourceFiles(path.join(PROJECT_ROOT, 'activities'))
+      .map((f) => path.relative(PROJECT_ROOT, f))
+      .filter((f) => !f.startsWith('activities/stages/') && !f.startsWith('activities/recipes/') && !entries.includes(f))
+      .filter((f) => resolves.test(readFileSync(path.join(PROJECT_ROOT, f), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
   it('the registry is the one list: every recipe is in the config schema, once, under its own name', () => {
     expect(new Set(RECIPE_NAMES).size).toBe(RECIPES.length);
     const inSchema = recipeSchema.options.map((o) => (o.shape.name as { value: string }).value);
