@@ -5,15 +5,17 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
 import { USER_INPUT_ERRORS } from '../contracts/errors';
 import type { CollabActivities } from '../contracts/activities';
-import { buildScorerData, buildTrainingData } from './data/build-training-data';
-import { evaluateIteration } from './evaluation/evaluate-iteration';
-import { scoreShard } from './evaluation/score-shard';
-import { planShards } from './generation/plan-shards';
-import { recipeNeeds } from './recipes/runtime';
-import { runShard } from './generation/run-shard';
-import { deployCheckpoint, serveScorers, undeployCheckpoint } from './serving/deploy';
-import { trainCheckpoint } from './training/train-checkpoint';
-import { trackIteration } from './tracking/track-iteration';
+import { buildScorerData } from './stages/build-scorer-data';
+import { buildTrainingData } from './stages/build-training-data';
+import { deployCheckpoint } from './stages/deploy-checkpoint';
+import { evaluateIteration } from './stages/evaluate-iteration';
+import { planIteration, planShards } from './stages/plan-iteration';
+import { runShard } from './stages/run-shard';
+import { scoreShard } from './stages/score-shard';
+import { serveScorers } from './stages/serve-scorers';
+import { trackIteration } from './stages/track-iteration';
+import { trainCheckpoint } from './stages/train-checkpoint';
+import { undeployCheckpoint } from './stages/undeploy-checkpoint';
 
 /** Errors caused by inputs the user controls: retrying cannot fix them. */
 const USER_ERRORS = new Set<string>(USER_INPUT_ERRORS);
@@ -39,8 +41,8 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
   const acts: CollabActivities = {
     deployCheckpoint,
     undeployCheckpoint,
-    planShards: async ({ config, evalOnly }) => planShards(config, evalOnly),
-    planIteration: async ({ config, evalOnly }) => ({ shards: planShards(config, evalOnly), needs: recipeNeeds(config) }),
+    planShards,
+    planIteration,
     runShard,
     scoreShard,
     evaluateIteration,

@@ -19,6 +19,7 @@ import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLo
 import { lineageLines, metricsTable, renderStatus } from './format';
 import { listRuns } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
+import { recipeRuntime } from '../activities/recipes/runtime';
 import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { runDemo, runEval } from './one-shot';
 import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
@@ -243,7 +244,8 @@ program
         giveUpAfterMs: serverRetryMs('status'),
       });
       const file = o.html === true ? `${name}-report.html` : o.html;
-      writeFileSync(file, await reportHtml(name, s.loop.done, { config, samplesPerIteration: samples }));
+      const recipe = config ? { config, recipe: () => recipeRuntime(config) } : {};
+      writeFileSync(file, await reportHtml(name, s.loop.done, { ...recipe, samplesPerIteration: samples }));
       console.log(`\nHTML report: ${path.resolve(file)}`);
     }),
   );

@@ -121,7 +121,7 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if (unsupported) throw new ConfigError(file, 'trainer.method', unsupported);
   if (out.trainer?.method === 'grpo') checkOnlineRl(out, file);
   // A scorer (SWEET-RL's learned critic) is trained by the loop before the data is built: it must be a trained role.
-  const resolved = modelRoles(out, out.baseCheckpoint);
+  const resolved = modelRoles(out, recipeOf(out).roles(out.recipe), out.baseCheckpoint);
   for (const role of out.recipe.trainTasks ? (recipeOf(out).needs(out.recipe).scorers ?? []) : []) {
     if (!out.trainer)
       throw new ConfigError(
@@ -166,7 +166,7 @@ function checkOnlineRl(out: LoopConfig, file: string) {
     throw new ConfigError(file, 'trainer.method', `grpo needs a recipe with an online RL reward; ${recipe.name} has none`);
   if (out.trainer?.kind !== 'verl')
     throw new ConfigError(file, 'trainer.method', `grpo runs on trainer.kind verl, not ${out.trainer?.kind}`);
-  const roles = modelRoles(out, out.baseCheckpoint);
+  const roles = modelRoles(out, recipe.roles(out.recipe), out.baseCheckpoint);
   const trained = rolesOfKind(roles, 'trained');
   if (trained.length !== 1)
     throw new ConfigError(file, 'models', `grpo trains one role; this config trains ${trained.join(', ') || 'none'}`);

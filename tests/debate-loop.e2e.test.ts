@@ -13,6 +13,7 @@ import { evaluatedRecords } from './helpers/records';
 import { CHECKPOINT_MANIFEST } from '../activities/serving/checkpoint-identity';
 import { trainedSimulatedPolicy } from '../activities/serving/simulated-skill';
 import { reportHtml } from '../activities/report/report-html';
+import { recipeRuntime } from '../activities/recipes/runtime';
 import { loopWorkflowId } from '../contracts/messages';
 import { cli } from './helpers/cli';
 import { withWorkers } from './helpers/workers';
@@ -98,7 +99,7 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
       env.client.workflow.getHandle(loopWorkflowId(runName)).query<{ currentDetails?: string }>('__temporal_workflow_metadata'),
     );
     expect(meta.currentDetails).toContain(`model roles:\n\n${chains.map((c) => `- ${c}`).join('\n')}`);
-    const html = await reportHtml(runName, result.iterations, { config });
+    const html = await reportHtml(runName, result.iterations, { config, recipe: () => recipeRuntime(config) });
     for (const r of roles)
       expect(html).toMatch(
         new RegExp(

@@ -9,6 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { reportHtml } from '../activities/report/report-html';
+import { recipeRuntime } from '../activities/recipes/runtime';
 import { startOpenAICompatibleServer, type RunningServer } from '../activities/serving/openai-compatible-server';
 import { METHODS } from '../activities/recipes/toa/baselines';
 import type { ToaBuildRecord, ToaEvalRecord } from '../activities/recipes/toa/records';
@@ -98,7 +99,7 @@ describe('TOA loop', () => {
       if (scored[0].reward! > scored[Math.min(5, scored.length) - 1].reward!) expect(pair?.rejected[0].content).toBe(scored[4].text);
     }
     // The report plots each method's reward against its FLOPs per prompt.
-    const html = await reportHtml('toa', result.iterations, { config });
+    const html = await reportHtml('toa', result.iterations, { config, recipe: () => recipeRuntime(config) });
     expect(html).toContain('data-figure="topk-vs-flops"');
     for (const m of METHODS) expect(html).toContain(`<title>${m}</title>`);
   });

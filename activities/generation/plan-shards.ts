@@ -1,17 +1,19 @@
-// Splits each split's (task × sample) space into shards of `generation.shardSize` tasks.
-import type { LoopConfig } from '../../contracts/config';
+// Splits each split's (task × sample) space into shards of `shardSize` tasks.
 import type { ShardSpec } from '../../contracts/run';
-import { recipeRuntime, type Split } from '../recipes/runtime';
+import type { RecipeRuntime, Split } from '../recipes/types';
 
-export function planShards(config: LoopConfig, evalOnly: boolean): ShardSpec[] {
-  const runtime = recipeRuntime(config);
+export function planShards(
+  runtime: Pick<RecipeRuntime, 'taskCount' | 'samplesPerTask'>,
+  shardSize: number,
+  evalOnly: boolean,
+): ShardSpec[] {
   const splits: Split[] = evalOnly ? ['eval'] : ['eval', 'train'];
   const out: ShardSpec[] = [];
   for (const split of splits) {
     const n = runtime.taskCount(split);
     const samples = runtime.samplesPerTask(split);
-    for (let start = 0, index = 0; start < n; start += config.generation.shardSize, index++) {
-      const end = Math.min(n, start + config.generation.shardSize);
+    for (let start = 0, index = 0; start < n; start += shardSize, index++) {
+      const end = Math.min(n, start + shardSize);
       out.push({ split, index, start, end, conversations: (end - start) * samples });
     }
   }

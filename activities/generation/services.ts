@@ -2,9 +2,10 @@
 // Chromium per worker process (loaded only when a recipe renders; the CDN files generated pages use are served from
 // memory, render/page-renderer.ts), the Python sandbox, and the artifact store for screenshots (records keep a ref,
 // never PNG bytes).
-import type { GenerationServices, ScoringServices } from '../recipes/runtime';
+import type { GenerationServices, ScoringServices } from '../recipes/types';
 import type { SimilarityMeasure } from '../../contracts/config-fields';
 import type { ArtifactStore } from '../artifacts/store';
+import type { ImageSimilarity } from '../render/image-similarity';
 
 const PNG = '.png';
 
@@ -17,8 +18,6 @@ export function generationServices(store: ArtifactStore, needs: { rendering: boo
     ...(needs.unitTests ? { runUnitTests: async (input) => (await import('../sandbox/unit-tests')).runUnitTests(input) } : {}),
   };
 }
-
-type ImageSimilarity = ReturnType<ScoringServices['similarity']>;
 
 const weightFree: ImageSimilarity = async (a, b) => (await import('../render/image-similarity')).imageSimilarity(a, b);
 

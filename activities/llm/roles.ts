@@ -1,25 +1,29 @@
-// The model roles of a run: the roles its recipe declares, each played as the config's `models:` section says
-// (trained / frozen / external) or, where it is silent, as the recipe's default. One place resolves them for the
-// deploy, generate, build-data and train stages.
+// The model roles of a run: the roles its recipe declares (RecipeDefinition.roles, given by the stage that resolved
+// the recipe), each played as the config's `models:` section says (trained / frozen / external) or, where it is
+// silent, as the recipe's default. One place resolves them for the deploy, generate, build-data and train stages.
 import type { LoopConfig } from '../../contracts/config';
 import type { ExternalEndpoint, RoleKind } from '../../contracts/config-fields';
-import { recipeOf } from '../recipes/runtime';
+import type { RoleDefault } from '../recipes/types';
 import { externalEndpointRef, newUsageCounter, type UsageCounter } from './client';
 import type { EndpointRef } from '../../contracts/endpoint';
 import type { Chat } from './types';
 
 export type ResolvedRole = { kind: 'trained' | 'frozen'; checkpoint: string } | { kind: 'external'; endpoint: ExternalEndpoint };
 
+/** The roles a recipe declares for a config, in order, each with its kind when the `models:` section is silent. */
+export type DeclaredRoles = Record<string, RoleDefault>;
+
 /** The config's roles, in the recipe's order. A trained role plays `current[role]` (its chain so far) or, before
  *  its first training, `models.<role>.from`, else `primary` (the loop's checkpoint: the base in iteration 0, and
  *  the one trained checkpoint of runs recorded before roles had chains of their own). */
 export function modelRoles(
-  config: Pick<LoopConfig, 'recipe' | 'models' | 'baseCheckpoint'>,
+  config: Pick<LoopConfig, 'models' | 'baseCheckpoint'>,
+  declared: DeclaredRoles,
   primary: string,
   current: Record<string, string> = {},
 ): Record<string, ResolvedRole> {
   const out: Record<string, ResolvedRole> = {};
-  for (const [role, fallback] of Object.entries(recipeOf(config).roles(config.recipe))) {
+  for (const [role, fallback] of Object.entries(declared)) {
     const m = config.models?.[role] ?? { kind: fallback };
     out[role] =
       m.kind === 'external'
@@ -38,11 +42,12 @@ export const rolesOfKind = (roles: Record<string, ResolvedRole>, kind: RoleKind)
  *  iterations deployed before roles were served separately, the one served `agent`. */
 export function roleEndpoints(
   config: LoopConfig,
+  declared: DeclaredRoles,
   agent: EndpointRef,
   served: Record<string, EndpointRef> = {},
 ): Record<string, EndpointRef> {
   return Object.fromEntries(
-    Object.entries(modelRoles(config, '')).map(([role, r]) => [
+    Object.entries(modelRoles(config, declared, '')).map(([role, r]) => [
       role,
       r.kind === 'external' ? externalEndpointRef(r.endpoint) : (served[role] ?? agent),
     ]),

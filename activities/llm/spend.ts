@@ -5,15 +5,18 @@
 // is a call of this run's work paid by an earlier attempt.
 import type { LoopConfig, Spend } from '../../contracts/run';
 import type { UsageCounter } from './client';
-import { modelRoles } from './roles';
+import { modelRoles, type DeclaredRoles } from './roles';
 
 type Price = { input: number; output: number };
 
 /** Each role's price, if its endpoint has one. */
-export function rolePrices(config: LoopConfig): Record<string, Price | undefined> {
+export function rolePrices(config: LoopConfig, declared: DeclaredRoles): Record<string, Price | undefined> {
   const server = config.server.kind === 'external' ? config.server.endpoint.price : undefined;
   return Object.fromEntries(
-    Object.entries(modelRoles(config, config.baseCheckpoint)).map(([role, r]) => [role, r.kind === 'external' ? r.endpoint.price : server]),
+    Object.entries(modelRoles(config, declared, config.baseCheckpoint)).map(([role, r]) => [
+      role,
+      r.kind === 'external' ? r.endpoint.price : server,
+    ]),
   );
 }
 
@@ -23,8 +26,8 @@ export function spendOf(usage: Pick<UsageCounter, 'promptTokens' | 'completionTo
 }
 
 /** Spend per role from one usage counter per role; roles that made no call are left out. */
-export function spendByRole(counters: Record<string, UsageCounter>, config: LoopConfig): Record<string, Spend> {
-  const prices = rolePrices(config);
+export function spendByRole(counters: Record<string, UsageCounter>, config: LoopConfig, declared: DeclaredRoles): Record<string, Spend> {
+  const prices = rolePrices(config, declared);
   return Object.fromEntries(
     Object.entries(counters)
       .filter(([, u]) => u.calls > 0)

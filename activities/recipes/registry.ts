@@ -12,13 +12,22 @@ export const RECIPES = [coralRecipe, colbenchCodeRecipe, colbenchHtmlRecipe, deb
 
 type Schemas = (typeof RECIPES)[number]['schema'];
 
-/** The config's `recipe:` section: one of the recipes' own sections, told apart by `name`. */
+/** The config's `recipe:` section: one of the recipes' own sections, told apart by `name`. zod's discriminatedUnion
+ *  takes a non-empty tuple type, which Array.prototype.map does not keep: hence the assertion. */
 export const recipeSchema = z.discriminatedUnion('name', RECIPES.map((r) => r.schema) as unknown as [Schemas, ...Schemas[]]);
+
+/** Any recipe's section, as the loop's config holds it. */
+export type RecipeSection = z.output<typeof recipeSchema>;
 
 export const RECIPE_NAMES: readonly string[] = RECIPES.map((r) => r.name);
 
-export function recipeDefinition(name: string): RecipeDefinition {
+/**
+ * The recipe of that name, erased: the one place a recipe's own types (its section, its records) are forgotten. The
+ * generic stages pass a config's section back to the definition that parsed it, and records back to the runtime
+ * that wrote them, so they need neither type.
+ */
+export function recipeDefinition(name: string): RecipeDefinition<RecipeSection> {
   const r = RECIPES.find((x) => x.name === name);
   if (!r) throw new Error(`unknown recipe "${name}" (known: ${RECIPE_NAMES.join(', ')})`);
-  return r as unknown as RecipeDefinition;
+  return r;
 }

@@ -2,14 +2,14 @@
 import type { LoopConfig } from '../../contracts/config';
 import { trainingDataFormat } from '../training/data-format';
 import { recipeDefinition } from './registry';
-import type { RecipeDefinition, RecipeRuntime } from './types';
+import type { LoopRecipe, RecipeRuntime } from './types';
 import type { RecipeNeeds } from '../../contracts/activities';
 
 export type * from './types';
 
 /** The definition of the config's recipe, typed loosely: each definition checks its own section's shape. */
-export function recipeOf(config: Pick<LoopConfig, 'recipe'>): RecipeDefinition<LoopConfig['recipe']> {
-  return recipeDefinition(config.recipe.name) as unknown as RecipeDefinition<LoopConfig['recipe']>;
+export function recipeOf(config: Pick<LoopConfig, 'recipe'>): LoopRecipe {
+  return recipeDefinition(config.recipe.name);
 }
 
 export function recipeRuntime(config: LoopConfig): RecipeRuntime {

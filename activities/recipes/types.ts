@@ -6,12 +6,14 @@ import type { Chat, ChatMessage } from '../llm/types';
 import type { ConversationView } from '../report/conversation-view';
 import type { Policy } from '../serving/openai-compatible-server';
 import type { TrainingDataFormat } from '../data/formats';
-import type { ImageSimilarity, RunCodeTests } from './colbench/services';
+import type { ImageSimilarity } from '../render/image-similarity';
+import type { RunCodeTests } from '../sandbox/code-tests';
 import type { SimilarityMeasure } from '../../contracts/config-fields';
 import type { RunUnitTests } from '../sandbox/unit-tests';
 import type { OnlineRlRollout, TrainMethod } from '../training/adapters/types';
 import type { PromptCatalog } from './prompt-texts';
 import type { RecipeNeeds } from '../../contracts/activities';
+import type { LoopConfig } from '../../contracts/config';
 
 export type { OnlineRlRollout, RecipeNeeds };
 
@@ -67,28 +69,34 @@ export interface TrainingData {
   extra?: Record<string, string[]>;
 }
 
-export interface RecipeRuntime {
+/**
+ * A recipe at run time, typed by the records it writes: `Eval`, an evaluation-split record as its metrics read it;
+ * `Build`, a training-split record as its data builders read it; `Raw`, what `runTask` returns (the same records,
+ * unless `scoreRecords` turns them into scored ones on the sandbox queue). The generic stages hold the erased
+ * `RecipeRuntime` (every record `unknown`): they only move records between the artifact store and these methods.
+ */
+export interface RecipeRuntime<Eval = unknown, Build = Eval, Raw = Eval | Build> {
   taskCount(split: Split): number;
   samplesPerTask(split: Split): number;
-  runTask(run: TaskRun): Promise<unknown>;
+  runTask(run: TaskRun): Promise<Raw>;
   /** Tokens a record consumed (prompt + completion), for accounting. */
-  recordTokens(record: unknown): number;
-  metrics(records: unknown[]): Record<string, number>;
-  buildData(records: unknown[]): TrainingData;
+  recordTokens(record: Raw): number;
+  metrics(records: Eval[]): Record<string, number>;
+  buildData(records: Build[]): TrainingData;
   /** One record as the report's conversation browser shows it (the recipe's `report-view.ts`). */
-  describeRecord(split: Split, record: unknown): ConversationView;
+  describeRecord(split: Split, record: Eval | Build): ConversationView;
   /** The first `n` evaluation prompts as a served model would get them (the deploy stage's probe). */
   probePrompts(n: number): ChatMessage[][];
   /** Recipes whose records need untrusted code run or pages rendered before metrics (sandbox queue). */
-  scoreRecords?(split: Split, records: unknown[], services: ScoringServices): Promise<unknown[]>;
+  scoreRecords?(split: Split, records: Raw[], services: ScoringServices): Promise<Array<Eval | Build>>;
   /** Recipes whose training data needs model calls (SWEET-RL: candidates from the agent, ranks from a critic).
    *  `logProbs`: per role (the agent and each of `needs.scorers`), a Chat that answers the mean log-prob of a call's
    *  last (assistant) message (activities/llm/logprob-api.ts). */
-  buildDataWithModels?(records: unknown[], chats: Record<string, Chat>, logProbs?: Record<string, Chat>): Promise<TrainingData>;
+  buildDataWithModels?(records: Build[], chats: Record<string, Chat>, logProbs?: Record<string, Chat>): Promise<TrainingData>;
   /** The rows that train `needs.scorers` this iteration, before the data that needs them is built. */
-  buildScorerData?(records: unknown[]): TrainingData;
+  buildScorerData?(records: Build[]): TrainingData;
   /** The recipe's own figures in the report, from one iteration's evaluation records (TOA: reward against FLOPs). */
-  reportFigures?(records: unknown[]): RecipeFigure[];
+  reportFigures?(records: Eval[]): RecipeFigure[];
 }
 
 /** A scatter or line figure: series of (x, y) points. */
@@ -100,7 +108,8 @@ export interface RecipeFigure {
   series: Array<{ name: string; points: Array<[number, number]> }>;
 }
 
-export interface RecipeDefinition<C extends { name: string } = { name: string }> {
+/** One recipe: `C` is its config section, `Eval`, `Build` and `Raw` its records (see RecipeRuntime). */
+export interface RecipeDefinition<C extends { name: string } = { name: string }, Eval = unknown, Build = Eval, Raw = Eval | Build> {
   name: C['name'];
   /** The config's `recipe:` section for this recipe; its `name` is the literal above. */
   schema: z.ZodType<C> & z.ZodObject;
@@ -112,7 +121,7 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   needs(cfg: C): RecipeNeeds;
   /** The metric the recipe's paper leads with (one of `runtime().metrics`' keys). */
   headlineMetric: string;
-  runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime;
+  runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime<Eval, Build, Raw>;
   /** Local paths in the recipe's section besides the task files, made absolute by the config loader (`abs`: relative
    *  to the config file) before `check`; changes the section it is given (the loader's copy). */
   resolvePaths?(cfg: C, abs: (p: string) => string): void;
@@ -131,6 +140,10 @@ export interface RecipeDefinition<C extends { name: string } = { name: string }>
   /** `collab-loop score --recipe <name>`: one JSON line out per record in; bad input throws a ScoreInputError. */
   score?(o: { input: string; dataset?: string; tasks?: string; compat: 'fixed' | 'seed' }): Promise<string[]>;
 }
+
+/** A recipe as the generic code holds it, for any section of the loop's config: erased by the registry (registry.ts),
+ *  resolved from a config by the stages (activities/stages/) and handed from there to the domain code. */
+export type LoopRecipe = RecipeDefinition<LoopConfig['recipe']>;
 
 /** A user mistake in `collab-loop score` input (file, flag): the CLI prints the message alone. */
 export class ScoreInputError extends Error {

@@ -34,6 +34,10 @@
 import { PNG } from 'pngjs';
 import { ssim } from 'ssim.js';
 
+/** Similarity of two PNG screenshots in [0, 1] as a scorer receives it: this weight-free measure, or CLIP
+ *  image-embedding cosine (clip-similarity.ts, ColBench's own). */
+export type ImageSimilarity = (pngA: Buffer, pngB: Buffer) => number | Promise<number>;
+
 export const WORK_WIDTH = 256;
 export const MAX_WORK_HEIGHT = 2048;
 export const STRUCTURE_WEIGHT = 0.6;

@@ -8,19 +8,27 @@ import { chainText, roleChains } from '../../contracts/role-chains';
 import type { ArtifactRef, IterationSummary, TrainOutcome } from '../../contracts/run';
 import type { ArtifactStore } from '../artifacts/store';
 import { storeFor } from '../storage/run-storage';
-import { recipeRuntime } from '../recipes/runtime';
+import type { RecipeRuntime } from '../recipes/types';
 import { conversationBrowser, sampleViews } from './conversation-browser';
 import type { ConversationView } from './conversation-view';
 import { esc, note, page, section } from './html';
 import { spendTables, stageTimeTable, llmUsageTable } from './stage-tables';
 import { legendHtml, linePlotSvg, type Series } from './svg-plot';
 
-export interface ReportOptions {
-  /** The run's config: which recipe reads the records (without it the conversation browser is left out). */
-  config?: LoopConfig;
+export type ReportOptions = {
   /** Conversations shown per iteration (the page embeds their rendered pages). Default 12. */
   samplesPerIteration?: number;
-}
+} & (
+  | {
+      /** The run's config: where its artifacts are stored. */
+      config: LoopConfig;
+      /** The config's recipe at run time, which reads the records; made only when the page has an iteration to show
+       *  (it reads the recipe's prompts file). */
+      recipe: () => RecipeRuntime;
+    }
+  /** Without the config the conversation browser and the recipe's figures are left out. */
+  | { config?: undefined; recipe?: undefined }
+);
 
 /** Reads check each ref's sha256; a file: URI is read where it is, others through the run's storage. */
 const readerFor = (opts: ReportOptions): ArtifactStore => storeFor(opts.config ?? { stateDir: '.' });
@@ -148,8 +156,8 @@ async function pngDataUris(views: ConversationView[], reader: ArtifactStore): Pr
 }
 
 async function conversations(rows: IterationSummary[], opts: ReportOptions, reader: ArtifactStore): Promise<{ html: string; css: string }> {
-  if (!opts.config) return { html: note("Not available: the run's config is unknown, so no recipe can read its records."), css: '' };
-  const runtime = recipeRuntime(opts.config);
+  if (!opts.recipe) return { html: note("Not available: the run's config is unknown, so no recipe can read its records."), css: '' };
+  const runtime = opts.recipe();
   const n = opts.samplesPerIteration ?? 12;
   let css = '';
   const parts = [];
@@ -168,8 +176,8 @@ async function conversations(rows: IterationSummary[], opts: ReportOptions, read
 
 /** The recipe's own figures (RecipeRuntime.reportFigures), per iteration. */
 async function recipeFigures(rows: IterationSummary[], opts: ReportOptions, reader: ArtifactStore): Promise<string | undefined> {
-  if (!opts.config) return undefined;
-  const runtime = recipeRuntime(opts.config);
+  if (!opts.recipe) return undefined;
+  const runtime = opts.recipe();
   if (!runtime.reportFigures) return undefined;
   const parts = [];
   for (const r of rows) {

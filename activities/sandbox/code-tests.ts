@@ -57,6 +57,10 @@ export interface CodeTestOutcome {
   error?: string;
 }
 
+/** The runner as recipes receive it (ScoringServices.runCodeTests). A test passes iff the reference's value is not
+ *  None and the candidate returns an equal value (sweet_rl scripts/evaluate_code.py, utils/code_utils.py). */
+export type RunCodeTests = (input: CodeTestsInput) => Promise<CodeTestsResult>;
+
 export interface CodeTestsResult {
   passed: number;
   /** Tests that count: with `compat: fixed` those whose reference produced a value (a reference_error test says

@@ -8,15 +8,16 @@ import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter } from '../llm/client';
 import type { EndpointRef } from '../../contracts/endpoint';
 import { storeFor } from '../storage/run-storage';
-import { recipeRuntime } from '../recipes/runtime';
+import type { ChatMessage } from '../llm/types';
 import { Context } from '@temporalio/activity';
 
+/** `prompts`: the recipe's first evaluation prompts (RecipeRuntime.probePrompts). */
 export async function probeServedModel(
   c: StageContext,
   endpoint: EndpointRef,
-  probe: { prompts: number; maxTokens: number },
+  probe: { prompts: ChatMessage[][]; maxTokens: number },
 ): Promise<ProbeResult> {
-  const prompts = recipeRuntime(c.config).probePrompts(probe.prompts);
+  const { prompts } = probe;
   const usage = newUsageCounter();
   const chat = createChat({
     endpoint,

@@ -11,7 +11,6 @@ import { SERVE_HOST_ENV } from '../host-env';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../contracts/config';
 import type { EndpointRef } from '../../contracts/endpoint';
-import { recipeOf } from '../recipes/runtime';
 import { nodeScriptArgv, PROJECT_ROOT } from '../subprocess/node-script';
 import { renderCommand } from '../subprocess/template';
 import { venvExecutable } from '../subprocess/venv';
@@ -39,6 +38,8 @@ export function servedModelName(server: Exclude<ServerConfig, { kind: 'external'
 }
 
 export interface SimulatorArgs {
+  /** How the config's recipe's simulator names its task files (RecipeDefinition.simulator.taskKind). */
+  taskKind: string;
   policyFile: string;
   latencyMs: number;
   capacity?: number;
@@ -49,8 +50,7 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
   const r = config.recipe;
   const model = `sim-${path.basename(checkpoint)}`;
   // The simulator finds each request's task in these files, named as the recipe's simulator reads them.
-  const kind = recipeOf(config).simulator.taskKind(r);
-  const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${kind}`]);
+  const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${sim.taskKind}`]);
   const [cmd, args] = nodeScriptArgv('activities/serving/simulator-main.ts', [
     '--port',
     String(port),

@@ -9,7 +9,7 @@ import { createChat, externalEndpointRef, newUsageCounter } from '../llm/client'
 import { modelRoles } from '../llm/roles';
 import type { Chat } from '../llm/types';
 import { storeFor } from '../storage/run-storage';
-import { recipeOf } from '../recipes/runtime';
+import type { LoopRecipe } from '../recipes/types';
 import { startJsonService, type RunningJsonService } from '../serving/json-service';
 import type { OnlineRlRollout } from './adapters/types';
 
@@ -17,8 +17,12 @@ export interface OnlineReward extends RunningJsonService {
   rollout: OnlineRlRollout;
 }
 
-export async function startOnlineReward(input: StageContext & { checkpoint: string }, log: (line: string) => void): Promise<OnlineReward> {
-  const recipe = recipeOf(input.config);
+/** `recipe`: the config's recipe (RecipeDefinition.onlineRl serves the reward). */
+export async function startOnlineReward(
+  input: StageContext & { checkpoint: string },
+  recipe: LoopRecipe,
+  log: (line: string) => void,
+): Promise<OnlineReward> {
   if (!recipe.onlineRl)
     throw ApplicationFailure.nonRetryable(`trainer.method grpo: recipe ${recipe.name} has no online RL reward`, 'ConfigError');
   const opts = {
@@ -29,7 +33,7 @@ export async function startOnlineReward(input: StageContext & { checkpoint: stri
   };
   // Nothing is served while a trainer holds the GPUs: the loader made every untrained role external.
   const chats: Record<string, Chat> = {};
-  for (const [role, r] of Object.entries(modelRoles(input.config, input.checkpoint)))
+  for (const [role, r] of Object.entries(modelRoles(input.config, recipe.roles(input.config.recipe), input.checkpoint)))
     if (r.kind === 'external') chats[role] = createChat({ ...opts, role, endpoint: externalEndpointRef(r.endpoint) });
   const handlers = recipe.onlineRl.rewardService(input.config.recipe, {
     chats,

@@ -1,4 +1,5 @@
-// Train stage: turns the iteration's dataset into the next checkpoint with the configured trainer.
+// The train stage's work (activities/stages/train-checkpoint.ts resolves the recipe for it): turns the iteration's
+// dataset into the next checkpoint with the configured trainer.
 //   trl | fairseq2 | openrlhf | verl — an adapter (./adapters) plans the subprocess steps (prepare → train →
 //       export to a Hugging Face directory), parses progress, and finds the last COMPLETE checkpoint in the
 //       trainer's work dir, which is stable across attempts: a retry after a killed worker resumes from it.
@@ -20,7 +21,7 @@ import { writeStageManifest } from '../manifest';
 import { localCheckpoint, publishCheckpoint, publishedFile } from '../storage/checkpoints';
 import { localStateDir, storeFor } from '../storage/run-storage';
 import { CHECKPOINT_MANIFEST } from '../serving/checkpoint-identity';
-import { SIMULATED_POLICY_FILE } from '../serving/deploy';
+import { SIMULATED_POLICY_FILE } from '../serving/checkpoint-servers';
 import { trainedSimulatedPolicy, type SimulatedPolicyFile } from '../serving/simulated-skill';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 import { reapPidFile } from '../subprocess/process-group';
@@ -32,7 +33,8 @@ import { lossCurveFromLog } from './loss-curve';
 import { runTrainerStep } from './run-step';
 import { venvExecutable } from '../subprocess/venv';
 import { count } from '../metrics';
-import { modelRoles, primaryRole } from '../llm/roles';
+import { modelRoles, primaryRole, type DeclaredRoles } from '../llm/roles';
+import type { LoopRecipe } from '../recipes/types';
 
 export interface TrainProgress {
   step?: number;
@@ -137,9 +139,10 @@ export function trainPaths(stateDir: string, runName: string, iteration: number,
   };
 }
 
-type TrainInput = StageContext & { checkpoint: string; data: RoleDatasets; role?: string };
+export type TrainInput = StageContext & { checkpoint: string; data: RoleDatasets; role?: string };
 
-export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
+/** `recipe`: the config's recipe (its roles; with trainer.method grpo, its online-RL reward service). */
+export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe): Promise<TrainResult> {
   const t = input.config.trainer;
   if (!t) throw ApplicationFailure.nonRetryable('no trainer section in the config', 'ConfigError');
   const stateDir = localStateDir(input.config);
@@ -181,10 +184,10 @@ export async function trainCheckpoint(input: TrainInput): Promise<TrainResult> {
   };
   mkdirSync(job.workDir, { recursive: true });
   // Online RL: the recipe's reward service runs for as long as the trainer does (the plan names its address).
-  const reward = t.method === 'grpo' ? await startOnlineReward(input, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
+  const reward = t.method === 'grpo' ? await startOnlineReward(input, recipe, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
   try {
     if (reward) job.onlineRl = { rewardUrl: reward.url, ...reward.rollout };
-    await trainWith(input, t, job, { output, done, logFile, pidFile, primary });
+    await trainWith(input, t, job, { output, done, logFile, pidFile, primary, roles: recipe.roles(input.config.recipe) });
   } finally {
     await reward?.close();
   }
@@ -220,7 +223,14 @@ async function trainWith(
   input: TrainInput,
   t: TrainerConfig,
   job: TrainJob,
-  { output, done, logFile, pidFile, primary }: { output: string; done: string; logFile: string; pidFile: string; primary: ArtifactRef },
+  {
+    output,
+    done,
+    logFile,
+    pidFile,
+    primary,
+    roles,
+  }: { output: string; done: string; logFile: string; pidFile: string; primary: ArtifactRef; roles: DeclaredRoles },
 ): Promise<void> {
   const ctx = Context.current();
   const store = storeFor(input.config);
@@ -256,7 +266,7 @@ async function trainWith(
     resumedFromStep: planned.resumedFromStep,
   };
   const hb = startHeartbeat(progress);
-  const trainedRole = input.role ?? primaryRole(modelRoles(input.config, input.checkpoint)) ?? '';
+  const trainedRole = input.role ?? primaryRole(modelRoles(input.config, roles, input.checkpoint)) ?? '';
   const log = createWriteStream(logFile, { flags: 'a' });
   let failed: string | undefined;
   let badInput = false;

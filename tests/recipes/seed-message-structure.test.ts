@@ -16,7 +16,7 @@ import { loadConfig } from '../../configs/load';
 import { requestCacheFor } from '../../activities/llm/cache';
 import { createChat, externalEndpointRef, newUsageCounter } from '../../activities/llm/client';
 import { roleChats, roleEndpoints } from '../../activities/llm/roles';
-import { recipeRuntime } from '../../activities/recipes/runtime';
+import { recipeOf, recipeRuntime } from '../../activities/recipes/runtime';
 import { startOpenAICompatibleServer, type PolicyRequest, type RunningServer } from '../../activities/serving/openai-compatible-server';
 import { loadCoralTasks, optionLines } from '../../activities/recipes/coral';
 import { loadColbenchTasks } from '../../activities/recipes/colbench';
@@ -60,8 +60,9 @@ function loadWith(file: string, endpoints: Record<string, RunningServer>, overri
   });
   if (config.server.kind !== 'external') throw new Error('the fixtures use an external server');
   const cache = requestCacheFor({ stateDir });
-  const chats = roleChats(roleEndpoints(config, externalEndpointRef(config.server.endpoint)), (endpoint) =>
-    createChat({ endpoint, cache, llm: config.llm, usage: newUsageCounter() }),
+  const chats = roleChats(
+    roleEndpoints(config, recipeOf(config).roles(config.recipe), externalEndpointRef(config.server.endpoint)),
+    (endpoint) => createChat({ endpoint, cache, llm: config.llm, usage: newUsageCounter() }),
   );
   return { config, chats, runtime: recipeRuntime(config) };
 }

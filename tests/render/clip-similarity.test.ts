@@ -14,7 +14,7 @@ import { storeFor } from '../../activities/storage/run-storage';
 import { closeSharedBrowserPool } from '../../activities/render/browser-pool';
 import { clipScorerStats, clipSimilarity, closeClipScorers } from '../../activities/render/clip-similarity';
 import { recipeRuntime, type ScoringServices } from '../../activities/recipes/runtime';
-import type { ImageSimilarity } from '../../activities/recipes/colbench/services';
+import type { ImageSimilarity } from '../../activities/render/image-similarity';
 import { isAlive } from '../../activities/subprocess/process-group';
 import { tempStateDir, testConfigRaw } from '../helpers/config';
 import { tinyClip } from '../helpers/tiny-model';

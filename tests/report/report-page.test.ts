@@ -72,7 +72,7 @@ describe('the HTML report', () => {
     const config = testConfig(stateDir);
     const result = await runLoop('report-coral', config);
     const rows = result.iterations;
-    const html = await reportHtml('report-coral', rows, { config, samplesPerIteration: 6 });
+    const html = await reportHtml('report-coral', rows, { config, recipe: () => recipeRuntime(config), samplesPerIteration: 6 });
     const { page, requests } = await openReport(html, stateDir);
 
     // One plot per metric, one point per iteration, at the iteration's value.
@@ -144,7 +144,7 @@ describe('the HTML report', () => {
       });
     const htmlConfig = colbench('colbench-html', 'html.jsonl');
     const htmlRun = await runLoop('report-html', htmlConfig);
-    const report = await reportHtml('report-html', htmlRun.iterations, { config: htmlConfig });
+    const report = await reportHtml('report-html', htmlRun.iterations, { config: htmlConfig, recipe: () => recipeRuntime(htmlConfig) });
     const { page, requests } = await openReport(report, stateDir);
     const convs = page.locator('#browser-i0 .conv');
     expect(await convs.count()).toBe(3);
@@ -172,7 +172,12 @@ describe('the HTML report', () => {
 
     const codeConfig = colbench('colbench-code', 'backend.jsonl');
     const codeRun = await runLoop('report-code', codeConfig);
-    const codePage = (await openReport(await reportHtml('report-code', codeRun.iterations, { config: codeConfig }), stateDir)).page;
+    const codePage = (
+      await openReport(
+        await reportHtml('report-code', codeRun.iterations, { config: codeConfig, recipe: () => recipeRuntime(codeConfig) }),
+        stateDir,
+      )
+    ).page;
     await codePage.evaluate(() =>
       document.querySelectorAll('details').forEach((d) => {
         d.open = true;
@@ -202,7 +207,7 @@ describe('the HTML report', () => {
       train: { ...r.train!, lossCurve: undefined },
       manifests: { ...r.manifests, evaluate: { ...r.manifests.evaluate, uri: pathToFileURL(path.join(stateDir, 'gone.json')).href } },
     };
-    const { page } = await openReport(await reportHtml('report-old', [old], { config }), stateDir);
+    const { page } = await openReport(await reportHtml('report-old', [old], { config, recipe: () => recipeRuntime(config) }), stateDir);
     await expect(page.locator('#llm-usage').innerText()).resolves.toContain('Not recorded');
     await expect(page.locator('#loss').innerText()).resolves.toMatch(
       /Loss per step not recorded for iter 0 .* final losses: iter 0 [\d.]+/,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localCheckpoint, publishCheckpoint } from '../../activities/storage/checkpoints';
 import { objectStoreFor, storeFor } from '../../activities/storage/run-storage';
-import { trainCheckpoint } from '../../activities/training/train-checkpoint';
+import { trainCheckpoint } from '../../activities/stages/train-checkpoint';
 import type { StorageConfig } from '../../activities/storage/storage-config';
 import { stringify } from 'yaml';
 import { cli } from '../helpers/cli';

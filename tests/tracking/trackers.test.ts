@@ -9,7 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import path from 'node:path';
 import { loopWorkflowId } from '../../contracts/messages';
-import { trackIteration } from '../../activities/tracking/track-iteration';
+import { trackIteration } from '../../activities/stages/track-iteration';
 import { LOGGED_TAG, RUN_TAG } from '../../activities/tracking/mlflow';
 import { parseConfigText } from '../../configs/load';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';

@@ -3,7 +3,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { storeFor } from '../../activities/storage/run-storage';
-import { trainCheckpoint } from '../../activities/training/train-checkpoint';
+import { trainCheckpoint } from '../../activities/stages/train-checkpoint';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { realCpuLoop, tinyBaseCheckpoint } from '../helpers/tiny-model';
 import { ApplicationFailure } from '@temporalio/activity';

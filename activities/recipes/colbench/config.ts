@@ -1,24 +1,19 @@
 // ColBench's two `recipe:` sections, colbench-code and colbench-html (composed by configs/schema.ts through the
 // registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt, promptsFile, similarityMeasureSchema } from '../../../contracts/config-fields';
+import { movedToModels, positiveInt, similarityMeasureSchema } from '../../../contracts/config-fields';
+import { compat, recipeSection } from '../recipe-section';
 
 /** ColBench (SWEET-RL's benchmark): an agent, a simulated human who sees the hidden reference, at most 10 turns. */
 const colbenchCommon = {
-  evalTasks: z.string().min(1),
-  trainTasks: z.string().min(1).optional(),
-  limit: positiveInt.optional(),
-  compat: z.enum(['fixed', 'seed']).default('fixed'),
-  /** Prompt texts by key (prompts.ts COLBENCH_CODE_PROMPTS / COLBENCH_HTML_PROMPTS), e.g. the seed's own. */
-  prompts: promptsFile,
-  maxTurns: positiveInt.default(10),
-  maxTokens: positiveInt.default(1024),
-  evalSamples: positiveInt.default(1),
+  // prompts: by key of prompts.ts COLBENCH_CODE_PROMPTS / COLBENCH_HTML_PROMPTS.
+  ...recipeSection,
   trainSamples: positiveInt.default(3),
+  compat,
+  maxTurns: positiveInt.default(10),
   /** Default by `compat` (decoding.ts): fixed → 0, seed → 1 (the seed's evaluation runs). */
   evalTemperature: z.number().min(0).max(2).optional(),
   trainTemperature: z.number().min(0).max(2).default(1),
-  topP: z.number().gt(0).max(1).default(1),
   /** The simulated human (an LLM) is the model role `human` (models section); here only how it is sampled. */
   human: z
     .strictObject({
@@ -73,4 +68,6 @@ export const colbenchHtmlRecipeSchema = z.strictObject({
   similarity: similarityMeasureSchema.default({ kind: 'weight-free' }),
 });
 
-export type ColbenchRecipeConfig = z.infer<typeof colbenchCodeRecipeSchema> | z.infer<typeof colbenchHtmlRecipeSchema>;
+export type ColbenchCodeRecipeConfig = z.infer<typeof colbenchCodeRecipeSchema>;
+export type ColbenchHtmlRecipeConfig = z.infer<typeof colbenchHtmlRecipeSchema>;
+export type ColbenchRecipeConfig = ColbenchCodeRecipeConfig | ColbenchHtmlRecipeConfig;

@@ -4,7 +4,8 @@ import { clipCheckpointProblem } from '../../render/clip-checkpoint';
 import { AGENT_ROLE, type RecipeDefinition } from '../types';
 import { colbenchCodeRecipeSchema, colbenchHtmlRecipeSchema, type ColbenchRecipeConfig } from './config';
 import { COLBENCH_CODE_PROMPTS, COLBENCH_HTML_PROMPTS } from './prompts';
-import { colbenchRuntime } from './runtime';
+import { colbenchRuntime, type ScoredTrajectory, type TrainTrajectory } from './runtime';
+import type { ColbenchTrajectory } from './episode';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
 import { loadColbenchTasks, type ColbenchKind } from './tasks';
 import { colbenchFidelity } from './fidelity';
@@ -15,7 +16,7 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
   name: C['name'],
   kind: ColbenchKind,
   schema: RecipeDefinition<C>['schema'],
-): RecipeDefinition<C> {
+): RecipeDefinition<C, ScoredTrajectory, TrainTrajectory, ColbenchTrajectory> {
   return {
     name,
     schema,

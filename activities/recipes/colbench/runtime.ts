@@ -10,36 +10,46 @@ import { agentMessages } from './agent-view';
 import { criticPreferencePairs, rejectionFinetuningExamples, multiTurnDpoPairs, trajectoryDpoRow, type TrajectoryPair } from './baselines';
 import { learnedCritic } from './critic';
 import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
-import { colbenchCodeMetrics, colbenchHtmlMetrics, type ScoredCodeTrajectory, type ScoredHtmlTrajectory } from './metrics';
+import { codeKind, htmlKind, type ColbenchKindRuntime } from './kinds';
 import { agentSystemPrompt, COLBENCH_CODE_PROMPTS, COLBENCH_HTML_PROMPTS } from './prompts';
 import { colbenchDecoding } from './decoding';
 import { recipePrompts } from '../prompt-file';
 import { colbenchConversationView } from './report-view';
-import { scoreCodeTrajectory, scoreHtmlTrajectory, type CodeScore, type HtmlScore } from './scoring';
+import type { CodeScore, HtmlScore } from './scoring';
 import { pairsFromRanking, rankCandidates, sampleCandidates, turnStates } from './sweet-rl';
-import { loadColbenchTasks, type ColbenchCodeTask, type ColbenchHtmlTask, type ColbenchKind, type ColbenchTask } from './tasks';
-import { splitTaskReader } from '../task-file';
+import type { ColbenchTask } from './tasks';
 
-const readSplit = splitTaskReader((file, kind: ColbenchKind): ColbenchTask[] => loadColbenchTasks(file, kind));
+/** An episode once the sandbox queue scored it (every evaluation record the metrics read). */
+export type ScoredTrajectory<S = CodeScore | HtmlScore> = ColbenchTrajectory & { score: S };
+/** A training-split episode as the data builders read it: one never scored ranks as 0. */
+export type TrainTrajectory<S = CodeScore | HtmlScore> = ColbenchTrajectory & { score?: S };
 
-export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
-  const kind = cfg.name === 'colbench-code' ? 'code' : 'html';
+export type ColbenchRuntime = RecipeRuntime<ScoredTrajectory, TrainTrajectory, ColbenchTrajectory>;
+
+export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format: TrainingDataFormat): ColbenchRuntime {
+  return cfg.name === 'colbench-code' ? kindRuntime(cfg, codeKind(cfg), seed, format) : kindRuntime(cfg, htmlKind(cfg), seed, format);
+}
+
+function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
+  cfg: ColbenchRecipeConfig,
+  k: ColbenchKindRuntime<T, S>,
+  seed: number,
+  format: TrainingDataFormat,
+): RecipeRuntime<ScoredTrajectory<S>, TrainTrajectory<S>, ColbenchTrajectory> {
+  const kind = k.kind;
   const prompts = recipePrompts(kind === 'code' ? COLBENCH_CODE_PROMPTS : COLBENCH_HTML_PROMPTS, cfg);
-  const tasksFor = (split: Split): ColbenchTask[] => readSplit(cfg, split, kind);
+  const tasksFor = k.tasks;
   const taskOf = (split: Split, id: string) => {
     const t = tasksFor(split).find((x) => x.id === id);
     if (!t) throw new Error(`colbench: record for unknown task ${id}`);
     return t;
   };
-  const scoreOf = (r: unknown) => {
-    const s = (r as { score?: { fraction?: number; similarity?: number } }).score;
-    return s?.fraction ?? s?.similarity ?? 0;
-  };
+  const scoreOf = (r: TrainTrajectory<S>) => (r.score ? k.value(r.score) : 0);
   // Trajectory pairs: the seed's backend rule (best reaching 1 vs each lower) for code, every pair apart by ≥ 0.1 for html.
   const pairOptions = kind === 'html' ? ({ mode: 'all-pairs' } as const) : {};
   // Whole-conversation rows (OpenRLHF implicit prompt); the trainers read them as preference rows.
   const trajectoryRows = (pairs: TrajectoryPair[]) => (format === 'verl' ? [] : pairs.map((p) => JSON.stringify(trajectoryDpoRow(p))));
-  const baselineData = (records: ColbenchTrajectory[]): TrainingData => {
+  const baselineData = (records: TrainTrajectory<S>[]): TrainingData => {
     const scores = records.map(scoreOf);
     const sft = rejectionFinetuningExamples(records, scores);
     const pairs = multiTurnDpoPairs(records, scores, seed, pairOptions);
@@ -69,50 +79,32 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
         seed,
         compat: cfg.compat,
       }),
-    recordTokens: (r) => trajectoryTokens(r as ColbenchTrajectory),
-    scoreRecords: async (split, records, services: ScoringServices) => {
-      const trajectories = records as ColbenchTrajectory[];
-      const slots = cfg.name === 'colbench-code' ? cfg.sandbox.slots : 2;
-      const out: unknown[] = new Array(trajectories.length);
+    recordTokens: trajectoryTokens,
+    scoreRecords: async (split, trajectories, services: ScoringServices) => {
+      const slots = k.lanes;
+      const out: ScoredTrajectory<S>[] = new Array(trajectories.length);
       let next = 0;
       // One lane per sandbox slot: each slot is its own uid, so process limits never collide.
       const lane = async (slot: number) => {
         while (next < trajectories.length) {
           const i = next++;
           const r = trajectories[i];
-          const score =
-            cfg.name === 'colbench-code'
-              ? await scoreCodeTrajectory(r, taskOf(split, r.taskId) as ColbenchCodeTask, services.runCodeTests, {
-                  functionTimeoutSeconds: cfg.sandbox.functionTimeoutSeconds,
-                  slot,
-                  compat: cfg.compat,
-                })
-              : await scoreHtmlTrajectory(r, taskOf(split, r.taskId) as ColbenchHtmlTask, {
-                  render: services.render,
-                  similarity: services.similarity(cfg.similarity),
-                  loadImage: services.loadImage,
-                  saveImage: services.saveImage,
-                  compat: cfg.compat,
-                });
+          const score = await k.score(r, taskOf(split, r.taskId), services, slot);
           out[i] = { ...r, score };
         }
       };
       await Promise.all(Array.from({ length: Math.min(slots, trajectories.length) }, (_, s) => lane(s)));
       return out;
     },
-    metrics: (records) =>
-      cfg.name === 'colbench-code'
-        ? { ...colbenchCodeMetrics(records as ScoredCodeTrajectory[], { bestOfK: cfg.evalSamples > 1 ? cfg.evalSamples : undefined }) }
-        : { ...colbenchHtmlMetrics(records as ScoredHtmlTrajectory[], { bestOfK: cfg.evalSamples > 1 ? cfg.evalSamples : undefined }) },
-    buildData: (records) => baselineData(records as ColbenchTrajectory[]),
+    metrics: k.metrics,
+    buildData: baselineData,
     ...(cfg.data.method === 'sweet-rl'
       ? {
           buildDataWithModels: async (
-            records: unknown[],
+            trajectories: TrainTrajectory<S>[],
             chats: Record<string, Chat>,
             logProbs: Record<string, Chat> = {},
           ): Promise<TrainingData> => {
-            const trajectories = records as ColbenchTrajectory[];
             const learned = cfg.data.critic === 'learned';
             if (learned && !(logProbs.critic && logProbs[AGENT_ROLE]))
               throw new Error('colbench: the learned critic ranks with log-probs of the critic and the agent, and none were given');
@@ -153,20 +145,17 @@ export function colbenchRuntime(cfg: ColbenchRecipeConfig, seed: number, format:
             };
           },
           // The learned critic's rows: the trajectory pairs with the reference in front (baselines.ts).
-          buildScorerData: (records: unknown[]): TrainingData => {
-            const trajectories = records as ColbenchTrajectory[];
+          buildScorerData: (trajectories: TrainTrajectory<S>[]): TrainingData => {
             const pairs = criticPreferencePairs(trajectories, trajectories.map(scoreOf), tasksFor('train'), seed, pairOptions);
             return { byRole: { critic: { sft: [], dpo: trajectoryRows(pairs) } }, counts: { critic_pairs: pairs.length } };
           },
         }
       : {}),
-    describeRecord: (split, record) => {
-      const r = record as ColbenchTrajectory & { score?: CodeScore | HtmlScore };
-      return colbenchConversationView(
+    describeRecord: (split, r) =>
+      colbenchConversationView(
         r,
         tasksFor(split).find((t) => t.id === r.taskId),
-      );
-    },
+      ),
     probePrompts: (n) =>
       tasksFor('eval')
         .slice(0, n)

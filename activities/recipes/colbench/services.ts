@@ -6,11 +6,17 @@ import type { ColbenchCompat } from './compat';
 
 export type { ColbenchCompat };
 
-// The code-test types are the sandbox's own (one definition); a type-only import keeps this folder free of the
-// sandbox at run time. The vocabulary of failure reasons is plain data beside it, imported as such.
-import type { CodeTestOutcome, CodeTestsInput as CodeTestInput, CodeTestsResult as CodeTestResult } from '../../sandbox/code-tests';
+// The code-test and screenshot-similarity types are the sandbox's and the renderer's own (one definition each); a
+// type-only import keeps this folder free of both at run time. The vocabulary of failure reasons is plain data beside it, imported as such.
+import type {
+  CodeTestOutcome,
+  CodeTestsInput as CodeTestInput,
+  CodeTestsResult as CodeTestResult,
+  RunCodeTests,
+} from '../../sandbox/code-tests';
+import type { ImageSimilarity } from '../../render/image-similarity';
 
-export type { CodeTestInput, CodeTestOutcome, CodeTestResult };
+export type { CodeTestInput, CodeTestOutcome, CodeTestResult, ImageSimilarity, RunCodeTests };
 export {
   type AnswerFailureReason,
   countFailures,
@@ -18,14 +24,8 @@ export {
   type TestFailureReason,
 } from '../../sandbox/code-test-reasons';
 
-/** A test passes iff the reference's value is not None and the candidate returns an equal value (sweet_rl scripts/evaluate_code.py, utils/code_utils.py). */
-export type RunCodeTests = (input: CodeTestInput) => Promise<CodeTestResult>;
-
 /** Renders one self-contained HTML page to a full-page PNG. Errors are infrastructure failures: they propagate. */
 export type RenderHtml = (html: string) => Promise<Buffer>;
-
-/** Similarity of two PNG screenshots in [0, 1] (the seed: CLIP image-embedding cosine). */
-export type ImageSimilarity = (pngA: Buffer, pngB: Buffer) => number | Promise<number>;
 
 /** Stores a PNG in the artifact store; returns a reference (uri or path) that `LoadImage` reads back. */
 export type SaveImage = (png: Buffer) => Promise<string>;

@@ -1,6 +1,7 @@
 // CollabLLM's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { positiveInt, promptsFile } from '../../../contracts/config-fields';
+import { positiveInt } from '../../../contracts/config-fields';
+import { recipeSection } from '../recipe-section';
 import { COLLAB_TASK_KINDS, type CollabTaskKind } from './tasks';
 
 /** The metrics a multiturn-aware reward can weigh (metrics.ts). */
@@ -18,16 +19,13 @@ export const collabllmRecipeSchema = z.strictObject({
   name: z.literal('collabllm'),
   /** math: question answering (accuracy); document: document editing (BLEU); code: code generation (pass rate). */
   task: z.enum(COLLAB_TASK_KINDS),
-  evalTasks: z.string().min(1),
-  trainTasks: z.string().min(1).optional(),
-  limit: positiveInt.optional(),
+  // prompts: by key of prompts.ts COLLABLLM_PROMPTS.
+  ...recipeSection,
   /**
    * collab: the policy as trained (iteration 0 is the base model); base: the policy with no system prompt; proactive:
    * the policy prompted to collaborate (the paper's "proactive base"). Only evaluation differs between them.
    */
   mode: z.enum(['collab', 'base', 'proactive']).default('collab'),
-  /** Prompt texts by key (prompts.ts COLLABLLM_PROMPTS). */
-  prompts: promptsFile,
   /** Messages per conversation, both roles (the seed's max_total_turns, 14). */
   maxMessages: positiveInt.default(14),
   /** Candidate assistant turns per state while building data (the seed: 2; its examples: 3). */
@@ -42,11 +40,7 @@ export const collabllmRecipeSchema = z.strictObject({
    * metric mean × weight clamped to [−1, 1], summed (verl's CollabLLM reward manager).
    */
   aggregation: z.enum(['weighted-mean', 'clamped']).default('weighted-mean'),
-  evalSamples: positiveInt.default(1),
-  trainSamples: positiveInt.default(1),
   temperature: z.number().min(0).max(2).default(0.8),
-  topP: z.number().gt(0).max(1).default(1),
-  maxTokens: positiveInt.default(1024),
   user: z
     .strictObject({
       temperature: z.number().min(0).max(2).default(1),

@@ -9,11 +9,12 @@ import { createCollabSimulatedPolicy } from './simulated-policy';
 import { isCollabTaskKind, loadCollabTasks, COLLAB_TASK_KINDS } from './tasks';
 import { collabllmFidelity } from './fidelity';
 import { collabVerlRollout } from './verl-rollout';
+import type { CollabBuildRecord, CollabEvalRecord } from './conversation';
 
 /** The metrics a task kind can be scored on: BLEU needs a reference document, pass_rate unit tests. */
 const ONLY_FOR: Record<string, string> = { bleu: 'document', pass_rate: 'code' };
 
-export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig> = {
+export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig, CollabEvalRecord, CollabBuildRecord> = {
   name: 'collabllm',
   schema: collabllmRecipeSchema,
   prompts: COLLABLLM_PROMPTS,

@@ -69,7 +69,11 @@ export function taskTestRunner(cfg: CollabllmRecipeConfig): (s: GenerationServic
       : undefined;
 }
 
-export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+export function collabRuntime(
+  cfg: CollabllmRecipeConfig,
+  seed: number,
+  format: TrainingDataFormat,
+): RecipeRuntime<CollabEvalRecord, CollabBuildRecord> {
   const tasksFor = (split: Split): CollabTask[] => readCollabSplit(cfg, split, cfg.task);
   const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
   const settings = collabSettings(cfg, seed);
@@ -81,15 +85,14 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
       const task = tasksFor(split)[taskIndex];
       const runTests = testsWith(services);
       const score = { task, judge: chats.judge, extractor: chats.extractor, runTests, ...cfg.judge, prompts: settings.prompts };
-      const roles = chats as unknown as CollabChats;
+      const roles: CollabChats = { assistant: chats.assistant, user: chats.user, judge: chats.judge, extractor: chats.extractor };
       return split === 'eval'
         ? evaluateConversation(task, sampleIndex, roles, settings, score)
         : buildConversation(task, sampleIndex, roles, settings, score);
     },
-    recordTokens: (r) => (r as CollabEvalRecord).usage.promptTokens + (r as CollabEvalRecord).usage.completionTokens,
-    metrics: (records) => collabMetrics(records as CollabEvalRecord[], SUCCESS_METRIC[cfg.task]),
-    buildData: (records) => {
-      const built = records as CollabBuildRecord[];
+    recordTokens: ({ usage: u }) => u.promptTokens + u.completionTokens,
+    metrics: (records) => collabMetrics(records, SUCCESS_METRIC[cfg.task]),
+    buildData: (built) => {
       const options = { minGap: cfg.data.minGap, sftFloor: cfg.data.sftFloor };
       const sft = collabSftExamples(built, options);
       const pairs = collabPreferencePairs(built, options);
@@ -108,8 +111,7 @@ export function collabRuntime(cfg: CollabllmRecipeConfig, seed: number, format: 
         extra: { multiturn },
       };
     },
-    describeRecord: (split, record) =>
-      collabConversationView(record as CollabEvalRecord | CollabBuildRecord, taskOf(split, (record as CollabEvalRecord).taskId)),
+    describeRecord: (split, record) => collabConversationView(record, taskOf(split, record.taskId)),
     // What the policy sees first: the user's request (the simulator's opening names the task's first line).
     probePrompts: (n) =>
       tasksFor('eval')

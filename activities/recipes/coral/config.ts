@@ -1,6 +1,7 @@
 // CoRal's `recipe:` section (configs/schema.ts composes it with the other recipes' through the registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt, promptsFile } from '../../../contracts/config-fields';
+import { movedToModels, positiveInt } from '../../../contracts/config-fields';
+import { compat, recipeSection, topP } from '../recipe-section';
 import { PAIR_CHOICES } from './pair-choice';
 import { SFT_SELECTIONS } from './sft';
 import { CORAL_DATASETS } from './tasks';
@@ -8,27 +9,20 @@ import { CORAL_DATASETS } from './tasks';
 export const coralRecipeSchema = z.strictObject({
   name: z.literal('coral'),
   dataset: z.enum(CORAL_DATASETS),
-  /** Evaluation split: conversations at temperature `evalTemperature`, metrics per iteration. */
-  evalTasks: z.string().min(1),
-  /** Training split for synthetic data (tree sampling). Omit for evaluation-only loops. */
-  trainTasks: z.string().min(1).optional(),
+  // Evaluation conversations at temperature `evalTemperature`; training ones by tree sampling; prompts: CORAL_PROMPTS.
+  ...recipeSection,
+  trainSamples: positiveInt.default(5),
+  /** Default by `compat` (decoding.ts): fixed 0.9, seed 1. */
+  topP: topP.optional(),
   mode: z.enum(['coral', 'cot']).default('coral'),
-  compat: z.enum(['fixed', 'seed']).default('fixed'),
-  /** Prompt texts by key (prompts.ts CORAL_PROMPTS), e.g. the seed's own. */
-  prompts: promptsFile,
+  compat,
   maxTurns: positiveInt.default(20),
-  maxTokens: positiveInt.default(1024),
-  evalSamples: positiveInt.default(1),
   /** Default by `compat` (decoding.ts): fixed 0, seed 0.2. */
   evalTemperature: z.number().min(0).max(2).optional(),
-  trainSamples: positiveInt.default(5),
   /** Default by `compat` (decoding.ts): fixed 0.8, seed 0.2. */
   trainTemperature: z.number().min(0).max(2).optional(),
-  /** Default by `compat` (decoding.ts): fixed 0.9, seed 1. */
-  topP: z.number().gt(0).max(1).optional(),
   /** Tree sampling width d (candidates per turn); DPO pairs need d > 1. */
   beamSize: positiveInt.default(5),
-  limit: positiveInt.optional(),
   /** The belief extractor is the model role `extractor` (models section). */
   extractor: movedToModels('extractor'),
   extractorMaxTokens: positiveInt.default(32),

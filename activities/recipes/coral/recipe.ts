@@ -10,8 +10,9 @@ import { scoreCoralRecord } from './score';
 import { createCoralSimulatedPolicy } from './simulated-policy';
 import { CORAL_DATASETS, isCoralDataset, loadCoralTasks } from './tasks';
 import { coralFidelity } from './fidelity';
+import type { CoralConversation } from './conversation';
 
-export const coralRecipe: RecipeDefinition<CoralRecipeConfig> = {
+export const coralRecipe: RecipeDefinition<CoralRecipeConfig, CoralConversation> = {
   name: 'coral',
   schema: coralRecipeSchema,
   prompts: CORAL_PROMPTS,

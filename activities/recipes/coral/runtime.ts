@@ -19,7 +19,7 @@ import { agentDecoding } from './decoding';
 const readSplit = splitTaskReader(loadCoralTasks);
 const tasksFor = (cfg: CoralRecipeConfig, split: Split): CoralTask[] => readSplit(cfg, split, cfg.dataset);
 
-export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime<CoralConversation> {
   const prompts = recipePrompts(CORAL_PROMPTS, cfg);
   return {
     taskCount: (split) => tasksFor(cfg, split).length,
@@ -40,13 +40,9 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
         seed,
         compat: cfg.compat,
       }),
-    recordTokens: (r) => {
-      const u = (r as CoralConversation).usage;
-      return u.promptTokens + u.completionTokens;
-    },
-    metrics: (records) => ({ ...coralMetrics(records as CoralConversation[], cfg.compat) }),
-    buildData: (records) => {
-      const convs = records as CoralConversation[];
+    recordTokens: ({ usage: u }) => u.promptTokens + u.completionTokens,
+    metrics: (records) => ({ ...coralMetrics(records, cfg.compat) }),
+    buildData: (convs) => {
       const opts = coralDataOptions(cfg, seed);
       const sft = buildSftExamples(convs, opts.sft);
       const pairs = buildPreferencePairs(convs, opts.pairs);
@@ -55,13 +51,11 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
         counts: { sft_examples: sft.length, preference_pairs: pairs.length },
       };
     },
-    describeRecord: (split, record) => {
-      const c = record as CoralConversation;
-      return coralConversationView(
+    describeRecord: (split, c) =>
+      coralConversationView(
         c,
         tasksFor(cfg, split).find((t) => t.id === c.taskId),
-      );
-    },
+      ),
     // The teacher's first request of an evaluation conversation.
     probePrompts: (n) =>
       tasksFor(cfg, 'eval')

@@ -1,15 +1,17 @@
 // Debate's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt, promptsFile } from '../../../contracts/config-fields';
+import { movedToModels, positiveInt } from '../../../contracts/config-fields';
+import { compat, recipeSection, topP } from '../recipe-section';
 import { DEBATE_DATASETS } from './tasks';
 
 export const debateRecipeSchema = z.strictObject({
   name: z.literal('debate'),
   /** math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); mmlu: multiple choice (letters). */
   dataset: z.enum(DEBATE_DATASETS),
-  evalTasks: z.string().min(1),
-  trainTasks: z.string().min(1).optional(),
-  limit: positiveInt.optional(),
+  // prompts: by key of prompts.ts DEBATE_PROMPTS.
+  ...recipeSection,
+  topP: topP.default(0.9),
+  maxTokens: positiveInt.default(2048),
   /**
    * debate: N agents × R rounds (the method); single: one agent, one answer (the paper's Base); majority: the vote
    * of N independent answers (the paper's Majority). Untrained debate is `debate` at iteration 0.
@@ -25,14 +27,8 @@ export const debateRecipeSchema = z.strictObject({
    * fixed: a problem no agent answered counts as wrong; seed: it is left out of the accuracy's denominator, as the
    * seed's eval_math.py does.
    */
-  compat: z.enum(['fixed', 'seed']).default('fixed'),
-  /** Prompt texts by key (prompts.ts DEBATE_PROMPTS). */
-  prompts: promptsFile,
-  evalSamples: positiveInt.default(1),
-  trainSamples: positiveInt.default(1),
+  compat,
   temperature: z.number().min(0).max(2).default(1),
-  topP: z.number().gt(0).max(1).default(0.9),
-  maxTokens: positiveInt.default(2048),
   data: z
     .strictObject({
       /** Critic examples that kept their round-0 answer ("maintained") per example that changed it ("corrected"): the

@@ -3,7 +3,7 @@
 import { jsonlRows } from '../task-file';
 import { ScoreInputError, type RecipeDefinition, type RoleDefault } from '../types';
 import { debateRecipeSchema, type DebateRecipeConfig } from './config';
-import { criticRole, generatorRole, SUMMARIZER_ROLE } from './debate';
+import { criticRole, generatorRole, SUMMARIZER_ROLE, type DebateRecord } from './debate';
 import { DEBATE_PROMPTS } from './prompts';
 import { parseAnswer, isCorrect } from './answers';
 import { debateRuntime, shape } from './runtime';
@@ -12,7 +12,7 @@ import { DEBATE_DATASETS, isDebateDataset, loadDebateTasks } from './tasks';
 import { majorityVote } from './vote';
 import { debateFidelity } from './fidelity';
 
-export const debateRecipe: RecipeDefinition<DebateRecipeConfig> = {
+export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = {
   name: 'debate',
   schema: debateRecipeSchema,
   prompts: DEBATE_PROMPTS,

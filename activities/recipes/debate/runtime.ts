@@ -21,7 +21,7 @@ export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number
   return { agents: cfg.agents, rounds: cfg.rounds };
 }
 
-export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime<DebateRecord> {
   const tasksFor = (split: Split): DebateTask[] => readSplit(cfg, split, cfg.dataset);
   const { agents, rounds } = shape(cfg);
   const prompts = recipePrompts(DEBATE_PROMPTS, cfg);
@@ -40,10 +40,10 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
         seed,
       }),
-    recordTokens: (r) => (r as DebateRecord).usage.promptTokens + (r as DebateRecord).usage.completionTokens,
-    metrics: (records) => debateMetrics(records as DebateRecord[], { dataset: cfg.dataset, compat: cfg.compat }),
+    recordTokens: ({ usage: u }) => u.promptTokens + u.completionTokens,
+    metrics: (records) => debateMetrics(records, { dataset: cfg.dataset, compat: cfg.compat }),
     buildData: (records) => {
-      const data = debateTrainingData(records as DebateRecord[], {
+      const data = debateTrainingData(records, {
         dataset: cfg.dataset,
         maintainedPerCorrected: cfg.data.maintainedPerCorrected,
         seed,
@@ -52,13 +52,11 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
       const byRole = Object.fromEntries(Object.entries(data.examples).map(([role, ex]) => [role, { sft: formatSft(ex, format), dpo: [] }]));
       return { byRole, counts: data.counts };
     },
-    describeRecord: (split, record) => {
-      const r = record as DebateRecord;
-      return debateConversationView(
+    describeRecord: (split, r) =>
+      debateConversationView(
         r,
         tasksFor(split).find((t) => t.id === r.taskId),
-      );
-    },
+      ),
     probePrompts: (n) =>
       tasksFor('eval')
         .slice(0, n)

@@ -1,6 +1,7 @@
 // TOA's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { positiveInt, promptsFile } from '../../../contracts/config-fields';
+import { positiveInt } from '../../../contracts/config-fields';
+import { recipeSection } from '../recipe-section';
 import { DEFAULT_MOA_LAYERS, METHODS } from './baselines';
 import { DEFAULT_SEARCH } from './search';
 import { TOA_TASK_KINDS } from './tasks';
@@ -23,11 +24,9 @@ export const toaRecipeSchema = z.strictObject({
   name: z.literal('toa'),
   /** instruction: {id, instruction} prompts (AlpacaEval, UltraFeedback); translation: {id, instruction, src, ref} (WMT). */
   task: z.enum(TOA_TASK_KINDS),
-  evalTasks: z.string().min(1),
-  trainTasks: z.string().min(1).optional(),
-  limit: positiveInt.optional(),
-  /** Prompt texts by key (prompts.ts TOA_PROMPTS). */
-  prompts: promptsFile,
+  // prompts: by key of prompts.ts TOA_PROMPTS.
+  ...recipeSection,
+  maxTokens: positiveInt.default(2048),
   /** K: the policy roles policy_0 … policy_{K-1}, each its own model (the seed: 4 or 5). */
   policies: z.number().int().min(1).max(16).default(4),
   /** Responses per policy: the budget is N = samples × K calls per prompt for every method (the seed: 160). */
@@ -50,8 +49,6 @@ export const toaRecipeSchema = z.strictObject({
   /** Mixture-of-agents layers per block (the seed's n_iter). */
   moaLayers: positiveInt.default(DEFAULT_MOA_LAYERS),
   temperature: z.number().min(0).max(2).default(0.7),
-  topP: z.number().gt(0).max(1).default(1),
-  maxTokens: positiveInt.default(2048),
   /** An LLM-judge reward role (an endpoint with api: chat): its reply budget and re-asks when unreadable. */
   judge: z.strictObject({ maxTokens: positiveInt.default(256), parseRetries: z.number().int().min(0).default(2) }).prefault({}),
   /** Best responses reported as the mean of the top k rewards (the seed's scaling plot: top-10). */
@@ -64,8 +61,6 @@ export const toaRecipeSchema = z.strictObject({
     .prefault({}),
   /** FLOPs per call need each policy's size (required for every policy): role → {params, layers?, hiddenSize?, contextLength?}. */
   flops: z.record(z.string(), modelCompute).default({}),
-  evalSamples: positiveInt.default(1),
-  trainSamples: positiveInt.default(1),
 });
 
 export type ToaRecipeConfig = z.infer<typeof toaRecipeSchema>;

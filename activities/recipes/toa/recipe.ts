@@ -7,8 +7,9 @@ import { toaRuntime } from './runtime';
 import { createToaSimulatedPolicy } from './simulated-policy';
 import { isToaTaskKind, loadToaTasks, TOA_TASK_KINDS } from './tasks';
 import { toaFidelity } from './fidelity';
+import type { ToaBuildRecord, ToaEvalRecord } from './records';
 
-export const toaRecipe: RecipeDefinition<ToaRecipeConfig> = {
+export const toaRecipe: RecipeDefinition<ToaRecipeConfig, ToaEvalRecord, ToaBuildRecord> = {
   name: 'toa',
   schema: toaRecipeSchema,
   prompts: TOA_PROMPTS,

@@ -28,7 +28,7 @@ export function planParams(cfg: ToaRecipeConfig, method: Method, seed: number): 
   };
 }
 
-export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime {
+export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime<ToaEvalRecord, ToaBuildRecord> {
   const tasksFor = (split: Split): ToaTask[] => readToaSplit(cfg, split, cfg.task);
   const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
   const decoding = { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens };
@@ -80,11 +80,10 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
         methods,
       };
     },
-    recordTokens: (r) => recordTokens(r as ToaEvalRecord | ToaBuildRecord),
-    metrics: (records) => toaMetrics(records as ToaEvalRecord[]),
-    reportFigures: (records) => rewardVsFlops(records as ToaEvalRecord[]),
-    buildData: (records) => {
-      const built = records as ToaBuildRecord[];
+    recordTokens,
+    metrics: toaMetrics,
+    reportFigures: rewardVsFlops,
+    buildData: (built) => {
       const { sft, pairs } = toaTrainingData(built, (id) => taskOf('train', id), { ...cfg.data, prompts });
       return {
         byRole: { [STUDENT_ROLE]: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
@@ -96,8 +95,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
         },
       };
     },
-    describeRecord: (split, record) =>
-      toaRecordView(record as ToaEvalRecord | ToaBuildRecord, taskOf(split, (record as ToaEvalRecord).taskId)),
+    describeRecord: (split, record) => toaRecordView(record, taskOf(split, record.taskId)),
     probePrompts: (n) =>
       tasksFor('eval')
         .slice(0, n)

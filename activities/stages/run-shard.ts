@@ -4,12 +4,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
 import type { ShardInput, ShardResult } from '../../contracts/run';
-import { generationServices } from './services';
+import { generationServices } from '../generation/services';
 import { storeFor } from '../storage/run-storage';
 import { requestCacheFor } from '../llm/cache';
 import { createChat } from '../llm/client';
 import { spendByRole } from '../llm/spend';
-import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
+import { recipeNeeds, recipeOf, recipeRuntime } from '../recipes/runtime';
 import { countedRoleChats, roleEndpoints, totalUsage } from '../llm/roles';
 import { startHeartbeat } from '../heartbeat';
 
@@ -26,9 +26,10 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const signal = ctx.cancellationSignal;
   setMaxListeners(0, signal); // every in-flight request listens for cancellation
   const runtime = recipeRuntime(config);
+  const declared = recipeOf(config).roles(config.recipe);
   const cache = requestCacheFor(config);
   const chatOpts = { cache, llm: config.llm, signal };
-  const { chats, usage: byRole } = countedRoleChats(roleEndpoints(config, input.agent, input.roles), (endpoint, usage, role) =>
+  const { chats, usage: byRole } = countedRoleChats(roleEndpoints(config, declared, input.agent, input.roles), (endpoint, usage, role) =>
     createChat({ ...chatOpts, endpoint, usage, role }),
   );
   const usage = () => totalUsage(Object.values(byRole));
@@ -82,6 +83,6 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     calls: u.calls,
     cachedCalls: u.cachedCalls,
     tokens: records.reduce<number>((sum, r) => sum + runtime.recordTokens(r), 0),
-    spend: spendByRole(byRole, config),
+    spend: spendByRole(byRole, config, declared),
   };
 }

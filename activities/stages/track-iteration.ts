@@ -5,9 +5,10 @@ import { writeFileAtomic } from '../artifacts/store';
 import { localStateDir } from '../storage/run-storage';
 import { reportHtml } from '../report/report-html';
 import type { CollabActivities } from '../../contracts/activities';
-import { logToMlflow } from './mlflow';
-import { trackingPayload } from './payload';
-import { logToWandb } from './wandb';
+import { recipeRuntime } from '../recipes/runtime';
+import { logToMlflow } from '../tracking/mlflow';
+import { trackingPayload } from '../tracking/payload';
+import { logToWandb } from '../tracking/wandb';
 
 type Input = Parameters<CollabActivities['trackIteration']>[0];
 
@@ -16,7 +17,7 @@ export async function trackIteration({ runName, config, iterations, final }: Inp
   if (!t) return;
   const payload = trackingPayload(runName, config, iterations, final);
   let html: Promise<string> | undefined;
-  const report = () => (html ??= reportHtml(runName, iterations, { config }));
+  const report = () => (html ??= reportHtml(runName, iterations, { config, recipe: () => recipeRuntime(config) }));
   const reportFile = async () => {
     const file = path.join(localStateDir(config), 'reports', runName, 'report.html');
     writeFileAtomic(file, await report());

@@ -1,6 +1,5 @@
-// Deploy and undeploy stages: serve the iteration's checkpoints behind OpenAI-compatible endpoints — one server
-// per distinct checkpoint the served model roles play (roles that share a checkpoint share its server), each on a
-// free port, health-checked with a timeout and probed. Servers run detached in
+// The servers of an iteration's checkpoints (the deploy, serve-scorers and undeploy stages): one checkpoint behind an
+// OpenAI-compatible endpoint, on a free port, health-checked with a timeout and probed. Servers run detached in
 // their own process group with a pid file, so a retry on another worker reuses a healthy server or reaps a dead
 // one, and undeploy (or the workflow's cleanup) kills every tree. Per checkpoint:
 //   model  — the checkpoint itself (transformers / vllm / command), or the simulator when server.kind is simulator;
@@ -8,20 +7,16 @@
 //            the model server is still started, health-checked and probed, so trained weights really are served.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { setMaxListeners } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DeployResult, ProbeResult, ScorerModel } from '../../contracts/run';
-import { servesLogProbs } from './log-prob-serving';
+import type { ProbeResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
-import { externalEndpointRef } from '../llm/client';
 import type { EndpointRef } from '../../contracts/endpoint';
 import { sha256Hex, writeFileAtomic } from '../artifacts/store';
-import { modelRoles, primaryRole } from '../llm/roles';
-import { writeStageManifest } from '../manifest';
+import type { ChatMessage } from '../llm/types';
 import { localCheckpoint } from '../storage/checkpoints';
 import { localStateDir } from '../storage/run-storage';
-import { isAlive, killProcessGroup, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
+import { isAlive, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
 import { TemplateError } from '../subprocess/template';
 import { startHeartbeat } from '../heartbeat';
 import { checkpointIdentity } from './checkpoint-identity';
@@ -40,7 +35,16 @@ interface ServerRecord {
   endpoint: EndpointRef;
 }
 
-const serversDir = (c: StageContext) => path.join(localStateDir(c.config), 'servers', c.runName);
+/** What serving a checkpoint needs from the config's recipe (the stage that resolved it gives it). */
+export interface ServedRecipe {
+  /** How the recipe's simulator names its task files (RecipeDefinition.simulator.taskKind). */
+  simulatorTaskKind: string;
+  /** The first `n` evaluation prompts (RecipeRuntime.probePrompts); asked for only when a served model is probed. */
+  probePrompts(n: number): ChatMessage[][];
+}
+
+/** Where an iteration's servers leave their pid files (one per role: `iter-<k>.<role>.json`). */
+export const serversDir = (c: StageContext) => path.join(localStateDir(c.config), 'servers', c.runName);
 const serverFile = (c: StageContext, role: Role) => path.join(serversDir(c), `iter-${c.iteration}.${role}.json`);
 
 async function healthy(url: string): Promise<boolean> {
@@ -152,7 +156,7 @@ function agentsPolicyFile(c: StageContext, checkpoint: string, key: string): str
   return file;
 }
 
-interface Served {
+export interface Served {
   /** Who plays the roles served from this checkpoint: its model, or the simulated agents. */
   endpoint: EndpointRef;
   model: EndpointRef;
@@ -167,7 +171,7 @@ interface Served {
 
 /** Serves one checkpoint (and, with `agents:`, its simulated agents). `key` tells apart the servers of one
  *  iteration: '' for the primary checkpoint (files `iter-<k>.model.json`), `-<hash>` for the others. */
-async function serveCheckpoint(input: StageContext, published: string, key: string): Promise<Served> {
+export async function serveCheckpoint(input: StageContext, published: string, key: string, recipe: ServedRecipe): Promise<Served> {
   const { config } = input;
   const s = config.server;
   if (s.kind === 'external') throw new Error('serveCheckpoint: external servers are not deployed');
@@ -180,6 +184,7 @@ async function serveCheckpoint(input: StageContext, published: string, key: stri
     launch =
       s.kind === 'simulator'
         ? simulatorLaunch(config, checkpoint, await freePort(), {
+            taskKind: recipe.simulatorTaskKind,
             policyFile: agentsPolicyFile(input, checkpoint, key),
             latencyMs: s.latencyMs,
             capacity: s.capacity,
@@ -191,11 +196,15 @@ async function serveCheckpoint(input: StageContext, published: string, key: stri
     throw err;
   }
   const model = await startServer(input, `model${key}`, launch, `${launch.endpoint.model}@${identity}`, s.readyTimeoutSeconds);
-  const probe = s.kind !== 'simulator' && s.probe ? await probeServedModel(input, model.endpoint, s.probe) : undefined;
+  const probe =
+    s.kind !== 'simulator' && s.probe
+      ? await probeServedModel(input, model.endpoint, { prompts: recipe.probePrompts(s.probe.prompts), maxTokens: s.probe.maxTokens })
+      : undefined;
   let agents = model;
   if (config.agents && s.kind !== 'simulator') {
     const a = config.agents;
     const simLaunch = simulatorLaunch(config, checkpoint, await freePort(), {
+      taskKind: recipe.simulatorTaskKind,
       policyFile: agentsPolicyFile(input, checkpoint, key),
       latencyMs: a.latencyMs,
       maxConcurrency: a.maxConcurrency,
@@ -214,116 +223,5 @@ async function serveCheckpoint(input: StageContext, published: string, key: stri
   };
 }
 
-const serverKey = (checkpoint: string) => `-${sha256Hex(path.resolve(checkpoint)).slice(0, 8)}`;
-
-export async function deployCheckpoint(
-  input: StageContext & { checkpoint: string; checkpoints?: Record<string, string> },
-): Promise<DeployResult> {
-  const { config, checkpoint } = input;
-  const s = config.server;
-  setMaxListeners(0, Context.current().cancellationSignal); // servers start and probe in parallel, each listening
-  // Iterations deployed before model roles: one server for every role.
-  const roles = input.checkpoints ? modelRoles(config, checkpoint, input.checkpoints) : undefined;
-  const primary = roles ? primaryRole(roles) : undefined;
-  const servedRoles = roles ? Object.keys(roles).filter((r) => roles[r].kind !== 'external') : [];
-  const checkpointOf = (role: string) => (roles![role] as { checkpoint: string }).checkpoint;
-  // The primary role's checkpoint (the loop's) first; then every other distinct checkpoint a served role plays.
-  const primaryCheckpoint = primary && roles![primary].kind !== 'external' ? checkpointOf(primary) : checkpoint;
-  const distinct = [...new Set([primaryCheckpoint, ...servedRoles.map(checkpointOf)])];
-
-  let servers: Map<string, Served> | undefined;
-  let external: EndpointRef | undefined;
-  if (s.kind === 'external') external = externalEndpointRef(s.endpoint);
-  else if (!roles || servedRoles.length) {
-    const keys = distinct.map((c) => (c === primaryCheckpoint ? '' : serverKey(c)));
-    const started = await Promise.all(distinct.map((c, i) => serveCheckpoint(input, c, keys[i])));
-    servers = new Map(distinct.map((c, i) => [c, started[i]]));
-  }
-  const servedEndpoint = (c: string) => external ?? servers!.get(c)!.endpoint;
-  const deployedRoles = roles
-    ? Object.fromEntries(
-        Object.entries(roles).map(([role, r]) => [
-          role,
-          r.kind === 'external'
-            ? { kind: r.kind, endpoint: externalEndpointRef(r.endpoint) }
-            : { kind: r.kind, checkpoint: r.checkpoint, endpoint: servedEndpoint(r.checkpoint), probe: servers?.get(r.checkpoint)?.probe },
-        ]),
-      )
-    : undefined;
-  const main = servers?.get(primaryCheckpoint);
-  const endpoint = primary && deployedRoles ? deployedRoles[primary].endpoint : (external ?? main!.endpoint);
-  const manifest = await writeStageManifest(config, {
-    run: input.runName,
-    iteration: input.iteration,
-    stage: 'deploy',
-    inputs: { checkpoint },
-    params: {
-      ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
-      server: s,
-      agents: config.agents ?? null,
-      ...(main
-        ? {
-            argv: main.argv,
-            port: Number(new URL(main.model.baseUrl).port),
-            logFile: main.logFile,
-            reused: main.reused,
-            servedFrom: main.dir,
-          }
-        : {}),
-    },
-    outputs: {
-      model: main?.model ?? endpoint,
-      agents: endpoint,
-      probe: main?.probe ?? null,
-      ...(deployedRoles ? { roles: deployedRoles } : {}),
-      ...(servers && servers.size > 1
-        ? {
-            servers: [...servers].map(([c, v]) => ({
-              checkpoint: c,
-              model: v.model,
-              agents: v.endpoint,
-              argv: v.argv,
-              logFile: v.logFile,
-            })),
-          }
-        : {}),
-    },
-  });
-  return {
-    endpoint,
-    ...(main ? { served: { endpoint: main.model, probe: main.probe }, serverId: String(main.pid) } : {}),
-    manifest,
-    ...(deployedRoles ? { roles: deployedRoles, primaryRole: primary } : {}),
-  };
-}
-
-/**
- * Serves the scorer roles' checkpoints trained this iteration (RecipeNeeds.scorers) beside the deployed ones, when
- * the serving kind answers prompt log-probs (log-prob-serving.ts); otherwise the data builder reads the checkpoints
- * itself and nothing is served. Undeploy stops them with the iteration's other servers.
- */
-export async function serveScorers(input: StageContext & { checkpoints: Record<string, string> }): Promise<Record<string, ScorerModel>> {
-  const serve = servesLogProbs(input.config) && input.config.server.kind !== 'external';
-  const out: Record<string, ScorerModel> = {};
-  for (const [role, checkpoint] of Object.entries(input.checkpoints))
-    out[role] = serve
-      ? { checkpoint, endpoint: (await serveCheckpoint(input, checkpoint, `-${role}${serverKey(checkpoint)}`)).endpoint }
-      : { checkpoint };
-  return out;
-}
-
-export async function undeployCheckpoint(input: StageContext): Promise<boolean> {
-  const dir = serversDir(input);
-  if (!existsSync(dir)) return false;
-  const mine = readdirSync(dir).filter((f) => f.startsWith(`iter-${input.iteration}.`));
-  let any = false;
-  for (const f of mine) {
-    const rec = readPidFile(path.join(dir, f));
-    if (typeof rec?.pid === 'number') {
-      await killProcessGroup(rec.pid);
-      any = true;
-    }
-    rmSync(path.join(dir, f), { force: true });
-  }
-  return any;
-}
+/** The name that tells a checkpoint's servers apart from the primary checkpoint's. */
+export const serverKey = (checkpoint: string) => `-${sha256Hex(path.resolve(checkpoint)).slice(0, 8)}`;

@@ -1,0 +1,92 @@
+// Builds the SFT and preference datasets from the training split's records, in the trainer's format: one pair of
+// datasets per trained model role (debate's generators and critics each learn from their own outputs).
+import { ApplicationFailure } from '@temporalio/activity';
+import type { BuiltData, LlmUsage, RoleDatasets } from '../../contracts/run';
+import { DATASET_OF } from '../../contracts/train-methods';
+import type { TrainMethod } from '../training/adapters/types';
+import type { BuildDataInput } from '../../contracts/activities';
+import { recipeOf, recipeRuntime } from '../recipes/runtime';
+import type { UsageCounter } from '../llm/client';
+import { modelRoles, primaryRole, rolesOfKind, totalUsage } from '../llm/roles';
+import { spendByRole } from '../llm/spend';
+import { writeStageManifest } from '../manifest';
+import { storeFor } from '../storage/run-storage';
+import type { TrainingData } from '../recipes/types';
+import { builderChats, logProbChats } from '../data/builder-models';
+import { datasetRef } from '../data/dataset-ref';
+
+const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
+  sft: (n) => `no SFT examples: none of the ${n} sampled conversations reached a correct agreement`,
+  dpo: (n) =>
+    `no preference pairs: no turn of the ${n} sampled conversations had both a correct and an incorrect candidate (raise recipe.beamSize or trainSamples)`,
+  grpo: (n) =>
+    `no prompts for online RL: the recipe built none from the ${n} sampled conversations (is trainer.method grpo supported by it?)`,
+};
+
+export async function buildTrainingData(input: BuildDataInput): Promise<BuiltData> {
+  const store = storeFor(input.config);
+  const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
+  const runtime = recipeRuntime(input.config);
+  const declared = recipeOf(input.config).roles(input.config.recipe);
+  const agent = input.agent;
+  const byRole: Record<string, UsageCounter> = {};
+  let data: TrainingData;
+  if (runtime.buildDataWithModels && agent) {
+    const { chats, usage } = builderChats({ ...input, agent }, declared);
+    Object.assign(byRole, usage);
+    const logProbs = input.scorers ? await logProbChats({ ...input, agent, scorers: input.scorers }, declared, byRole) : undefined;
+    data = await runtime.buildDataWithModels(records, chats, logProbs);
+  } else data = runtime.buildData(records);
+  const counter = totalUsage(Object.values(byRole));
+  const usage: LlmUsage = {
+    calls: counter.calls,
+    cachedCalls: counter.cachedCalls,
+    tokens: counter.promptTokens + counter.completionTokens,
+  };
+  const toRef = (lines: string[]) => datasetRef(store, lines);
+  // Only roles the config trains get datasets; a frozen or external role's examples are counted, not kept.
+  const resolved = modelRoles(input.config, declared, input.checkpoint);
+  const trained = rolesOfKind(resolved, 'trained');
+  const roles: Record<string, RoleDatasets> = {};
+  for (const role of trained) {
+    const d = data.byRole[role];
+    roles[role] = input.scorers?.[role]?.data ?? {
+      sft: await toRef(d?.sft ?? []),
+      dpo: await toRef(d?.dpo ?? []),
+      ...(d?.rl ? { rl: await toRef(d.rl) } : {}),
+    };
+  }
+  const method = input.config.trainer?.method;
+  // A role without examples keeps its checkpoint this iteration; with none for any role there is nothing to train.
+  if (method && trained.length && !trained.some((r) => roles[r][DATASET_OF[method]]))
+    throw ApplicationFailure.nonRetryable(NOTHING_TO_TRAIN[method](records.length), 'EmptyDataset');
+  const extra = Object.fromEntries(
+    await Promise.all(Object.entries(data.extra ?? {}).map(async ([name, lines]) => [name, (await toRef(lines)) ?? null])),
+  );
+  const primary = primaryRole(resolved);
+  const { sft, dpo, rl } = (primary && roles[primary]) || {};
+  const perRole = trained.length > 1 ? roles : {};
+  const manifest = await writeStageManifest(input.config, {
+    run: input.runName,
+    iteration: input.iteration,
+    stage: 'build-data',
+    inputs: { checkpoint: input.checkpoint, ...Object.fromEntries(input.shards.map((s, i) => [`train_shard_${i}`, s.records])) },
+    params: { data: input.config.recipe.data },
+    outputs: {
+      sft: sft ?? null,
+      dpo: dpo ?? null,
+      ...(rl ? { rl } : {}),
+      ...Object.fromEntries(
+        Object.entries(perRole).flatMap(([r, d]) => [
+          [`${r}_sft`, d.sft ?? null],
+          [`${r}_dpo`, d.dpo ?? null],
+          ...(d.rl ? [[`${r}_rl`, d.rl]] : []),
+        ]),
+      ),
+      ...extra,
+      ...data.counts,
+    },
+    tokens: { prompt: counter.promptTokens, completion: counter.completionTokens },
+  });
+  return { sft, dpo, ...(rl ? { rl } : {}), roles, manifest, usage, spend: spendByRole(byRole, input.config, declared) };
+}
