@@ -33,6 +33,36 @@ module.exports = {
       to: { path: '^(cli|workers|scripts)/|^configs/(schema|load)\\.ts$' },
     },
     {
+      name: 'stages-resolve-the-recipe',
+      comment:
+        'Only the stage activities (and the activity factory, and the simulator process entry) look up the config\'s ' +
+        'recipe; the domain folders below get its RecipeDefinition or what they need of it passed in.',
+      severity: 'error',
+      from: { path: '^activities/', pathNot: '^activities/(stages/|index\\.ts$|recipes/runtime\\.ts$|serving/simulator-main\\.ts$)' },
+      to: { path: '^activities/recipes/(runtime|registry)\\.ts$' },
+    },
+    {
+      name: 'stages-on-top-of-activities',
+      comment: 'The stages are what the workflows schedule; the domain folders and recipes never call them.',
+      severity: 'error',
+      from: { path: '^activities/', pathNot: '^activities/(stages/|index\\.ts$)' },
+      to: { path: '^activities/stages/' },
+    },
+    {
+      name: 'domains-name-no-recipe',
+      comment: 'A recipe is its folder plus its registry line: the domain folders may use the plug-in interface (recipes/types.ts) and the recipes\' shared helpers, never one recipe\'s folder.',
+      severity: 'error',
+      from: { path: '^activities/', pathNot: '^activities/recipes/' },
+      to: { path: '^activities/recipes/(?!shared/)[^/]+/' },
+    },
+    {
+      name: 'storage-below-artifacts',
+      comment: 'The artifact store is built on the object stores (storage/), never the other way round.',
+      severity: 'error',
+      from: { path: '^activities/storage/' },
+      to: { path: '^activities/artifacts/' },
+    },
+    {
       name: 'cli-not-scripts',
       comment: 'scripts/ holds developer and benchmark scripts; the CLI a user runs does not depend on them.',
       severity: 'error',

@@ -2,13 +2,14 @@
 // named by their sha256, so a retried stage that writes the same bytes writes nothing new, and every read is
 // checked against the hash its reference carries. Manifests (the lineage) are ordinary artifacts plus a
 // human-readable pointer under artifacts/runs/<run>/iter-<k>/<stage>.json.
-import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { ObjectStore } from '../storage/object-store';
 import { tmpPathBeside } from '../storage/local-object-store';
+import { sha256Hex } from '../storage/content-hash';
+import { localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
 import type { ArtifactRef } from '../../contracts/artifact-ref';
 
 export interface StageManifest {
@@ -30,10 +31,6 @@ export function writeFileAtomic(file: string, data: string | Buffer): void {
   const tmp = tmpPathBeside(file);
   writeFileSync(tmp, data);
   renameSync(tmp, file);
-}
-
-export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 const ARTIFACTS = 'artifacts';
@@ -141,4 +138,9 @@ export class ArtifactStore {
     await this.objects.put(pointer, JSON.stringify({ manifest: ref, ...manifest }, null, 2));
     return ref;
   }
+}
+
+/** The artifact store of the run a config describes (its storage: setting, this host's state dir). */
+export function storeFor(config: StorageOf): ArtifactStore {
+  return new ArtifactStore(objectStoreFor(config), localStateDir(config));
 }

@@ -2,7 +2,7 @@
 // sees it, so a retried or resumed shard never pays for the same call twice. The key covers what determines the
 // answer — model identity, the API it is asked through, messages, decoding params, n, sample key — and nothing
 // about throughput (batching, concurrency), so tuning those never invalidates the cache.
-import { sha256Hex } from '../artifacts/store';
+import { sha256Hex } from '../storage/content-hash';
 import type { ObjectStore } from '../storage/object-store';
 import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
 import { JournalRequestCache } from './journal-cache';

@@ -7,7 +7,7 @@ import { fmtNum } from '../../contracts/metrics-table';
 import { chainText, roleChains } from '../../contracts/role-chains';
 import type { ArtifactRef, IterationSummary, TrainOutcome } from '../../contracts/run';
 import type { ArtifactStore } from '../artifacts/store';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 import type { RecipeRuntime } from '../recipes/types';
 import { conversationBrowser, sampleViews } from './conversation-browser';
 import type { ConversationView } from './conversation-view';

@@ -2,7 +2,7 @@
 // model name from different checkpoints must never share cached answers.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { sha256Hex } from '../artifacts/store';
+import { sha256Hex } from '../storage/content-hash';
 
 export const CHECKPOINT_MANIFEST = 'collab-loop-checkpoint.json';
 

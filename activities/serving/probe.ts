@@ -3,11 +3,11 @@
 // when the agents are SIMULATED this is what shows that the trained weights really are served each iteration.
 import type { StageContext } from '../../contracts/activities';
 import type { ProbeResult } from '../../contracts/run';
-import { sha256Hex } from '../artifacts/store';
+import { sha256Hex } from '../storage/content-hash';
 import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter } from '../llm/client';
 import type { EndpointRef } from '../../contracts/endpoint';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 import type { ChatMessage } from '../llm/types';
 import { Context } from '@temporalio/activity';
 

@@ -5,7 +5,7 @@ import type { StageContext } from '../../contracts/activities';
 import type { RoleDatasets, ShardResult } from '../../contracts/run';
 import { datasetRef } from '../data/dataset-ref';
 import { recipeRuntime } from '../recipes/runtime';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 
 export async function buildScorerData(
   input: StageContext & { checkpoint: string; shards: ShardResult[] },

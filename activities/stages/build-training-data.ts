@@ -10,7 +10,7 @@ import type { UsageCounter } from '../llm/client';
 import { modelRoles, primaryRole, rolesOfKind, totalUsage } from '../llm/roles';
 import { spendByRole } from '../llm/spend';
 import { writeStageManifest } from '../manifest';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 import type { TrainingData } from '../recipes/types';
 import { builderChats, logProbChats } from '../data/builder-models';
 import { datasetRef } from '../data/dataset-ref';

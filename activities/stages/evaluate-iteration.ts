@@ -3,7 +3,7 @@ import type { ArtifactRef, ShardResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
 import { recipeRuntime } from '../recipes/runtime';
 import { writeStageManifest } from '../manifest';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 
 export async function evaluateIteration(
   input: StageContext & { checkpoint: string; shards: ShardResult[] },

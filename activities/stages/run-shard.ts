@@ -5,7 +5,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
 import type { ShardInput, ShardResult } from '../../contracts/run';
 import { generationServices } from '../generation/services';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 import { requestCacheFor } from '../llm/cache';
 import { createChat } from '../llm/client';
 import { spendByRole } from '../llm/spend';

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ShardResult, ShardSpec } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 import { recipeRuntime } from '../recipes/runtime';
 import { scoringServices } from '../generation/services';
 import { startHeartbeat } from '../heartbeat';

@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import { sha256Hex } from '../artifacts/store';
+import { sha256Hex } from './content-hash';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
 import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from './run-storage';
 import { tmpPathBeside } from './local-object-store';

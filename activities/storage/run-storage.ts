@@ -1,7 +1,6 @@
 // Which store a stage uses and where this machine keeps its local files. The config says where the run's bytes
 // live (storage:); each worker host keeps logs, trainer work dirs and fetched checkpoints in its own state dir.
 import path from 'node:path';
-import { ArtifactStore } from '../artifacts/store';
 import { LocalObjectStore } from './local-object-store';
 import { s3KeyOf, s3Location, s3Uri } from './s3-names';
 import type { ObjectStore } from './object-store';
@@ -31,10 +30,6 @@ export function objectStoreFor(config: StorageOf): ObjectStore {
     opened.set(id, store);
   }
   return store;
-}
-
-export function storeFor(config: StorageOf): ArtifactStore {
-  return new ArtifactStore(objectStoreFor(config), localStateDir(config));
 }
 
 /** The S3 store, loaded on first use: importing the AWS SDK costs ~0.3 s per process (and prints its Node-version

@@ -1,7 +1,7 @@
 // What a run tells an experiment tracker, decided once for every tracker: the config as flat parameters, one row of
 // metrics per finished iteration (step = iteration number), each iteration's lineage (which checkpoint was served,
 // which data trained which checkpoint) and the trainer's loss per step.
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 import type { IterationSummary, LoopConfig } from '../../contracts/run';
 
 export interface TrackedIteration {

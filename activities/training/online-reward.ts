@@ -8,7 +8,7 @@ import { requestCacheFor } from '../llm/cache';
 import { createChat, externalEndpointRef, newUsageCounter } from '../llm/client';
 import { modelRoles } from '../llm/roles';
 import type { Chat } from '../llm/types';
-import { storeFor } from '../storage/run-storage';
+import { storeFor } from '../artifacts/store';
 import type { LoopRecipe } from '../recipes/types';
 import { startJsonService, type RunningJsonService } from '../serving/json-service';
 import type { OnlineRlRollout } from './adapters/types';

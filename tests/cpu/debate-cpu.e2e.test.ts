@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../configs/load';
-import { sha256Hex } from '../../activities/artifacts/store';
+import { sha256Hex } from '../../activities/storage/content-hash';
 import { startDevServer } from '../helpers/temporal';
 import { runLoop } from '../helpers/run-loop';
 import { DEBATE_ROLES as ROLES } from '../helpers/debate';

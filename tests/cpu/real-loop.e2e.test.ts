@@ -8,7 +8,7 @@ import path from 'node:path';
 import { trainingLoop } from '../../workflows/loop';
 import { loopWorkflowId } from '../../contracts/messages';
 import { TASK_QUEUES } from '../../contracts/run';
-import { sha256Hex } from '../../activities/artifacts/store';
+import { sha256Hex } from '../../activities/storage/content-hash';
 import { startDevServer } from '../helpers/temporal';
 import { withWorkers } from '../helpers/workers';
 import { tempStateDir, testConfig } from '../helpers/config';

@@ -86,4 +86,25 @@ describe('layers', () => {
       'contracts-at-the-bottom: contracts/run.ts → activities/llm.ts',
     ]);
   });
+
+  it('a domain folder that looks up the recipe, calls a stage or names one recipe fails; storage never imports artifacts', () => {
+    const root = tree({
+      'activities/recipes/registry.ts': 'export const RECIPES = [];\n',
+      'activities/recipes/runtime.ts': "import { RECIPES } from './registry';\nexport const recipeOf = () => RECIPES[0];\n",
+      'activities/recipes/coral/metrics.ts': 'export const accuracy = () => 1;\n',
+      'activities/stages/run-shard.ts': "import { recipeOf } from '../recipes/runtime';\nexport const runShard = () => recipeOf();\n",
+      'activities/llm/roles.ts': "import { recipeOf } from '../recipes/runtime';\nexport const roles = () => recipeOf();\n",
+      'activities/report/html.ts':
+        "import { runShard } from '../stages/run-shard';\nimport { accuracy } from '../recipes/coral/metrics';\nexport const page = () => [runShard(), accuracy()];\n",
+      'activities/artifacts/store.ts': 'export class ArtifactStore {}\n',
+      'activities/storage/run-storage.ts':
+        "import { ArtifactStore } from '../artifacts/store';\nexport const open = () => new ArtifactStore();\n",
+    });
+    expect(rulesBroken(root).sort()).toEqual([
+      'domains-name-no-recipe: activities/report/html.ts → activities/recipes/coral/metrics.ts',
+      'stages-on-top-of-activities: activities/report/html.ts → activities/stages/run-shard.ts',
+      'stages-resolve-the-recipe: activities/llm/roles.ts → activities/recipes/runtime.ts',
+      'storage-below-artifacts: activities/storage/run-storage.ts → activities/artifacts/store.ts',
+    ]);
+  });
 });

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../../configs/load';
 import type { LoopConfig } from '../../contracts/config';
 import { scoringServices } from '../../activities/generation/services';
-import { storeFor } from '../../activities/storage/run-storage';
+import { storeFor } from '../../activities/artifacts/store';
 import { closeSharedBrowserPool } from '../../activities/render/browser-pool';
 import { clipScorerStats, clipSimilarity, closeClipScorers } from '../../activities/render/clip-similarity';
 import { recipeRuntime, type ScoringServices } from '../../activities/recipes/runtime';

@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localCheckpoint, publishCheckpoint } from '../../activities/storage/checkpoints';
-import { objectStoreFor, storeFor } from '../../activities/storage/run-storage';
+import { objectStoreFor } from '../../activities/storage/run-storage';
+import { storeFor } from '../../activities/artifacts/store';
 import { trainCheckpoint } from '../../activities/stages/train-checkpoint';
 import type { StorageConfig } from '../../activities/storage/storage-config';
 import { stringify } from 'yaml';

@@ -2,7 +2,7 @@
 // the line a trainer prints just before it dies (usually the error) must be in it, however much came before.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import { storeFor } from '../../activities/storage/run-storage';
+import { storeFor } from '../../activities/artifacts/store';
 import { trainCheckpoint } from '../../activities/stages/train-checkpoint';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { realCpuLoop, tinyBaseCheckpoint } from '../helpers/tiny-model';

@@ -6,7 +6,7 @@
 // once. Bodies are validated here; the Python side (activities/training/adapters/verl_collab_loop.py) only relays.
 import { z } from 'zod';
 import type { Chat, ChatMessage } from '../../llm/types';
-import { sha256Hex } from '../../artifacts/store';
+import { sha256Hex } from '../../storage/content-hash';
 import { BadRequest } from '../../serving/json-service';
 import type { OnlineRewardHandlers } from '../types';
 import type { CollabSettings } from './conversation';
