@@ -1,7 +1,7 @@
 // Builds the lineage record every stage writes: inputs, params, outputs, token counts and code version.
 import { execFileSync } from 'node:child_process';
 import type { StageManifest } from './artifacts/store';
-import { type StorageOf } from './storage/run-storage';
+import type { StorageOf } from './storage/run-storage';
 import { storeFor } from './artifacts/store';
 import { PROJECT_ROOT } from './subprocess/node-script';
 

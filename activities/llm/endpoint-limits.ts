@@ -16,5 +16,3 @@ export interface EndpointLimiter {
   /** Sends once the endpoint has a free slot and room for `estimate` tokens; the answer's usage then replaces it. */
   run<T extends { usage: TokenUsage }>(estimate: number, signal: AbortSignal | undefined, send: () => Promise<T>): Promise<T>;
 }
-
-export const usedTokens = (u: TokenUsage) => u.promptTokens + u.completionTokens;

@@ -3,10 +3,11 @@
 // Redis holds both for every process of every run (shared-limiter.ts), so N workers together stay within the limit.
 import { setTimeout as delay } from 'node:timers/promises';
 import { LlmLimitError } from './errors';
-import { type EndpointLimiter, type LimitedEndpoint, TOKEN_WINDOW_MS, usedTokens } from './endpoint-limits';
+import { type EndpointLimiter, type LimitedEndpoint, TOKEN_WINDOW_MS } from './endpoint-limits';
 import type { SharedLimitsConfig } from './shared-limits-config';
 import { sharedEndpointLimiter } from './shared-limiter';
 import type { ChatCall } from './types';
+import { totalTokens } from './usage';
 
 /** What a call may cost, reserved before it is sent and settled with its real usage after: prompt characters / 4
  *  (text parts; an image's tokens show only in the usage) plus the most it may generate. */
@@ -85,7 +86,7 @@ function localLimiter(e: LimitedEndpoint): EndpointLimiter {
       slots.run(async () => {
         const admitted = await window?.admit(estimate, signal);
         const answer = await send();
-        if (admitted) window!.settle(admitted, usedTokens(answer.usage));
+        if (admitted) window!.settle(admitted, totalTokens(answer.usage));
         return answer;
       }),
   };

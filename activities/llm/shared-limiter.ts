@@ -7,10 +7,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Redis } from 'ioredis';
-import { type EndpointLimiter, type LimitedEndpoint, TOKEN_WINDOW_MS, usedTokens } from './endpoint-limits';
+import { type EndpointLimiter, type LimitedEndpoint, TOKEN_WINDOW_MS } from './endpoint-limits';
 import { LlmLimitError } from './errors';
 import { REDIS_PASSWORD_ENV, type SharedLimitsConfig } from './shared-limits-config';
 import { SHARED_LIMITS_LUA } from './shared-limits-script';
+import { totalTokens } from './usage';
 
 type Reply = [number, ...string[]];
 
@@ -48,7 +49,7 @@ class SharedEndpoint implements EndpointLimiter {
     let used = -1;
     try {
       const answer = await send();
-      used = usedTokens(answer.usage);
+      used = totalTokens(answer.usage);
       return answer;
     } finally {
       this.limits.release(this, ticket, used);

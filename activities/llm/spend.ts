@@ -6,6 +6,7 @@
 import type { LoopConfig, Spend } from '../../contracts/run';
 import type { UsageCounter } from './client';
 import { modelRoles, type DeclaredRoles } from './roles';
+import { totalTokens } from './usage';
 
 type Price = { input: number; output: number };
 
@@ -22,7 +23,7 @@ export function rolePrices(config: LoopConfig, declared: DeclaredRoles): Record<
 
 export function spendOf(usage: Pick<UsageCounter, 'promptTokens' | 'completionTokens'>, price: Price | undefined): Spend {
   const usd = price ? (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1e6 : 0;
-  return { tokens: usage.promptTokens + usage.completionTokens, usd };
+  return { tokens: totalTokens(usage), usd };
 }
 
 /** Spend per role from one usage counter per role; roles that made no call are left out. */

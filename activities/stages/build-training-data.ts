@@ -14,6 +14,7 @@ import { storeFor } from '../artifacts/store';
 import type { TrainingData } from '../recipes/types';
 import { builderChats, logProbChats } from '../data/builder-models';
 import { datasetRef } from '../data/dataset-ref';
+import { totalTokens } from '../llm/usage';
 
 const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
   sft: (n) => `no SFT examples: none of the ${n} sampled conversations reached a correct agreement`,
@@ -41,7 +42,7 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
   const usage: LlmUsage = {
     calls: counter.calls,
     cachedCalls: counter.cachedCalls,
-    tokens: counter.promptTokens + counter.completionTokens,
+    tokens: totalTokens(counter),
   };
   const toRef = (lines: string[]) => datasetRef(store, lines);
   // Only roles the config trains get datasets; a frozen or external role's examples are counted, not kept.

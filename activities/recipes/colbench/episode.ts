@@ -24,6 +24,7 @@ import { agentSystemPrompt, codeHumanMessages, DEFAULT_MAX_AGENT_TURNS, htmlHuma
 import type { ColbenchCompat, RenderHtml, SaveImage } from './services';
 import type { ColbenchKind, ColbenchTask } from './tasks';
 import { addUsage } from '../../llm/usage';
+import { totalTokens } from '../../llm/usage';
 
 export const HUMAN_REPLY_LIMIT: Record<ColbenchKind, number> = { code: 400, html: 1000 };
 export const NO_RESPONSE = 'No response.';
@@ -189,5 +190,4 @@ export async function runColbenchEpisode(o: ColbenchEpisodeOptions): Promise<Col
 }
 
 /** Prompt + completion tokens of both roles. */
-export const trajectoryTokens = (r: ColbenchTrajectory) =>
-  r.usage.agent.promptTokens + r.usage.agent.completionTokens + r.usage.human.promptTokens + r.usage.human.completionTokens;
+export const trajectoryTokens = (r: ColbenchTrajectory) => totalTokens(r.usage.agent) + totalTokens(r.usage.human);

@@ -4,6 +4,7 @@
 import { trajectoryTokens, type ColbenchTrajectory } from './episode';
 import type { CodeScore, HtmlScore } from './scoring';
 import { meanOf } from '../shared/mean';
+import { totalTokens } from '../../llm/usage';
 
 export type ScoredCodeTrajectory = ColbenchTrajectory & { score: CodeScore };
 export type ScoredHtmlTrajectory = ColbenchTrajectory & { score: HtmlScore };
@@ -32,7 +33,7 @@ function common(records: readonly ColbenchTrajectory[]): Common {
     avg_agent_turns: mean(records.map((r) => r.agentTurns)),
     human_no_response_rate: humanTurns ? noResponse / humanTurns : 0,
     total_tokens: total,
-    agent_tokens: records.reduce((a, r) => a + r.usage.agent.promptTokens + r.usage.agent.completionTokens, 0),
+    agent_tokens: records.reduce((a, r) => a + totalTokens(r.usage.agent), 0),
     avg_tokens_per_episode: records.length ? total / records.length : 0,
     episodes: records.length,
   };

@@ -19,6 +19,7 @@ import type { RunTaskTests } from './score-conversation';
 import { readCollabSplit, type CollabTask } from './tasks';
 import { COLLABLLM_PROMPTS } from './prompts';
 import { recipePrompts } from '../prompt-file';
+import { totalTokens } from '../../llm/usage';
 
 /** Sandbox uids for unit tests run while generating (60000 + slot): apart from the sandbox queue's scoring slots. */
 const GENERATION_SLOT_BASE = 200;
@@ -90,7 +91,7 @@ export function collabRuntime(
         ? evaluateConversation(task, sampleIndex, roles, settings, score)
         : buildConversation(task, sampleIndex, roles, settings, score);
     },
-    recordTokens: ({ usage: u }) => u.promptTokens + u.completionTokens,
+    recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => collabMetrics(records, SUCCESS_METRIC[cfg.task]),
     buildData: (built) => {
       const options = { minGap: cfg.data.minGap, sftFloor: cfg.data.sftFloor };

@@ -4,6 +4,7 @@ import type { Compat } from './compat';
 import type { CoralConversation } from './conversation';
 import { socialMetrics } from './social-metrics';
 import { meanOf } from '../shared/mean';
+import { totalTokens } from '../../llm/usage';
 
 export interface CoralMetrics {
   /** Headline: the conversation ended in agreement and the agreed answer is correct (no agreement scores 0). */
@@ -45,7 +46,7 @@ export function coralMetrics(records: readonly CoralConversation[], compat: Comp
       valid: gen.length ? gen.filter((t) => t.valid).length / gen.length : 0,
       turns: gen.length,
       toSuccess: firstCorrect === -1 ? r.maxTurns : firstCorrect + 1,
-      tokens: r.usage.promptTokens + r.usage.completionTokens,
+      tokens: totalTokens(r.usage),
       ...social,
     };
   });

@@ -15,6 +15,7 @@ import { buildSftExamples } from './sft';
 import { loadCoralTasks, type CoralTask } from './tasks';
 import { splitTaskReader } from '../task-file';
 import { agentDecoding } from './decoding';
+import { totalTokens } from '../../llm/usage';
 
 const readSplit = splitTaskReader(loadCoralTasks);
 const tasksFor = (cfg: CoralRecipeConfig, split: Split): CoralTask[] => readSplit(cfg, split, cfg.dataset);
@@ -40,7 +41,7 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
         seed,
         compat: cfg.compat,
       }),
-    recordTokens: ({ usage: u }) => u.promptTokens + u.completionTokens,
+    recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => ({ ...coralMetrics(records, cfg.compat) }),
     buildData: (convs) => {
       const opts = coralDataOptions(cfg, seed);

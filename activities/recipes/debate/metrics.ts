@@ -6,6 +6,7 @@ import { isCorrect } from './answers';
 import type { DebateRecord } from './debate';
 import type { DebateDataset } from './tasks';
 import { meanOf } from '../shared/mean';
+import { totalTokens } from '../../llm/usage';
 
 const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
 
@@ -31,7 +32,7 @@ export function debateMetrics(
     ),
     debates: records.length,
     answered: counted.length,
-    total_tokens: records.reduce((a, r) => a + r.usage.promptTokens + r.usage.completionTokens, 0),
+    total_tokens: records.reduce((a, r) => a + totalTokens(r.usage), 0),
   };
   m.avg_tokens_per_debate = records.length ? m.total_tokens / records.length : 0;
   const agents = Math.max(0, ...records.map((r) => r.agents.length));

@@ -11,6 +11,7 @@ import { recipePrompts } from '../prompt-file';
 import { debateConversationView } from './report-view';
 import { loadDebateTasks, type DebateTask } from './tasks';
 import { splitTaskReader } from '../task-file';
+import { totalTokens } from '../../llm/usage';
 
 const readSplit = splitTaskReader(loadDebateTasks);
 
@@ -40,7 +41,7 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
         seed,
       }),
-    recordTokens: ({ usage: u }) => u.promptTokens + u.completionTokens,
+    recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => debateMetrics(records, { dataset: cfg.dataset, compat: cfg.compat }),
     buildData: (records) => {
       const data = debateTrainingData(records, {

@@ -11,6 +11,7 @@
 // leave them out. Refine / aggregate calls cost more because their prompts are longer — that is the point of counting
 // prompt tokens.
 import type { TokenUsage } from '../../llm/types';
+import { totalTokens } from '../../llm/usage';
 
 export interface ModelCompute {
   /** Parameter count P (non-embedding, if you have it). */
@@ -48,7 +49,7 @@ export function callFlops(model: ModelCompute, usage: TokenUsage): number {
     ['completionTokens', usage.completionTokens],
   ] as const)
     if (!Number.isInteger(n) || n < 0) throw new Error(`flops: ${what} must be a non-negative integer, got ${n}`);
-  return flopsPerToken(model) * (usage.promptTokens + usage.completionTokens);
+  return flopsPerToken(model) * totalTokens(usage);
 }
 
 export interface PromptFlops {

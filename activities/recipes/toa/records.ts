@@ -4,6 +4,7 @@
 import type { TokenUsage } from '../../llm/types';
 import type { Method } from './baselines';
 import type { SearchRecord } from './run-search';
+import { totalTokens } from '../../llm/usage';
 
 /** A search without its responses' texts: what the evaluation compares. */
 export interface SearchSummary extends Omit<SearchRecord, 'results'> {
@@ -44,7 +45,9 @@ export function summarizeSearch(r: SearchRecord): SearchSummary {
 }
 
 export const recordTokens = (r: ToaEvalRecord | ToaBuildRecord): number => {
-  const u = (x: TokenUsage) => x.promptTokens + x.completionTokens;
-  if (r.kind === 'build') return u(r.search.policyUsage) + u(r.search.rewardUsage);
-  return u(r.student.usage) + Object.values(r.methods).reduce((a, m) => a + u(m!.policyUsage) + u(m!.rewardUsage), 0);
+  if (r.kind === 'build') return totalTokens(r.search.policyUsage) + totalTokens(r.search.rewardUsage);
+  return (
+    totalTokens(r.student.usage) +
+    Object.values(r.methods).reduce((a, m) => a + totalTokens(m!.policyUsage) + totalTokens(m!.rewardUsage), 0)
+  );
 };
