@@ -9,7 +9,7 @@ import type { RunStatus } from './runs';
 
 export { fmtNum, metricsTable };
 
-/** Which iteration, in the project's one numbering (workflows/iteration-label.ts). */
+/** Which iteration, in the project's one numbering (contracts/iteration-label.ts). */
 export const runIterationLabel = (s: RunStatus) =>
   iterationLabel({
     iteration: s.loop.iteration,

@@ -1,5 +1,5 @@
 // `collab-loop list`: the latest execution of every run, from the server's visibility store (no worker needed),
-// with the iteration said the way `status` and the UI say it (workflows/iteration-label.ts).
+// with the iteration said the way `status` and the UI say it (contracts/iteration-label.ts).
 import type { Client } from '@temporalio/client';
 import { iterationLabel } from '../contracts/iteration-label';
 import type { LoopResult } from '../workflows/loop';

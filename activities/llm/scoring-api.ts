@@ -1,4 +1,4 @@
-// The two scoring APIs a model role's endpoint may speak instead of chat completions (configs/fields.ts `api`), so a
+// The two scoring APIs a model role's endpoint may speak instead of chat completions (contracts/config-fields.ts `api`), so a
 // reward role can be a reward model or a scoring service. One request here is one score: createChat (client.ts)
 // puts it behind the same durable request cache, per-endpoint limiter, retries and usage accounting as a chat call.
 //

@@ -1,5 +1,5 @@
 // What a run's LLM calls spend, per model role: tokens (prompt + completion) and US dollars at the endpoint's
-// `price` (configs/fields.ts; per million tokens, input and output apart). A role served by the loop costs nothing;
+// `price` (contracts/config-fields.ts; per million tokens, input and output apart). A role served by the loop costs nothing;
 // a role behind an external endpoint costs what its endpoint's price says, and with `server.kind: external` the
 // served roles cost the server endpoint's price. Every call counts, answered from the cache or not: a cached answer
 // is a call of this run's work paid by an earlier attempt.

@@ -6,7 +6,7 @@
 //    prompt; a candidate's score is its mean token log-prob under that critic (reference + dialogue + candidate)
 //    minus its mean log-prob under the sampling policy without the reference — the implicit advantage, β dropped
 //    since it does not change the ranking. The log-probs come from log-prob Chats (activities/llm/logprob-api.ts,
-//    or script-logprobs.ts on a local checkpoint), trained and served by the iteration (workflows/iteration.ts).
+//    or script-logprobs.ts on a local checkpoint), trained and served by the iteration (workflows/stages/build-data.ts).
 //  - judge (judgeCritic): an instruction-tuned model reads the task, the reference, the dialogue and all candidates,
 //    and gives each a 0–10 score (CRITIC_SYSTEM_PROMPT in prompts.ts). It works from iteration 0 with any
 //    OpenAI-compatible endpoint and still uses SWEET-RL's asymmetric information (the critic sees the reference;
