@@ -71,10 +71,21 @@ export function renderStatus(s: RunStatus): string {
   const run = runSpend([...loop.done.map((d) => d.spend), s.workflowStatus === 'RUNNING' ? it?.spend : undefined]);
   if (run) lines.push(`  run spend: ${run.tokens} tokens${run.usd ? ` · $${run.usd.toFixed(4)}` : ''}`);
   if (loop.trackingError) lines.push(`  tracking failed (the run went on without it): ${loop.trackingError}`);
+  const changes = it?.configChanges ?? loop.configChanges;
+  if (changes?.length) lines.push(`  config changed by retry --set (this and later iterations): ${changes.join(' · ')}`);
   if (loop.done.length) lines.push('', metricsTable(loop.done));
   const roles = roleChainLines(loop.done);
   if (roles.length > 1) lines.push('', 'model roles:', ...roles.map((l) => `  ${l}`));
   return lines.join('\n');
+}
+
+/** The checkpoint the run's chain continues from once an iteration has trained (any role), else undefined. */
+export function trainedCheckpoint(done: IterationSummary[]): string | undefined {
+  for (const d of [...done].reverse()) {
+    const trained = d.nextCheckpoint ?? Object.values(d.models ?? {}).find((m) => m.nextCheckpoint)?.nextCheckpoint;
+    if (trained) return trained;
+  }
+  return undefined;
 }
 
 /** Which weights each iteration served and trained: the lineage chain in a few lines, then each model role's chain

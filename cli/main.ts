@@ -16,7 +16,7 @@ import { connectClient, ensureSearchAttributes } from './connection';
 import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
 import { cliAction, UserError } from './user-error';
 import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLoop, waitForRun } from './runs';
-import { lineageLines, metricsTable, renderStatus } from './format';
+import { lineageLines, metricsTable, renderStatus, trainedCheckpoint } from './format';
 import { listRuns } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
 import { recipeRuntime } from '../activities/recipes/runtime';
@@ -213,9 +213,12 @@ program
           `run "${name}" has no stage that needs attention (status: ${s.workflowStatus.toLowerCase()}${s.iteration ? `, stage ${s.iteration.stage}` : ''})`,
         );
       const child = client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration));
-      const config = o.set.length ? applyOverridesToConfig(await child.query(iterationConfigQuery), o.set) : undefined;
+      const trainedFrom = trainedCheckpoint(s.loop.done);
+      const config = o.set.length ? applyOverridesToConfig(await child.query(iterationConfigQuery), o.set, { trainedFrom }) : undefined;
       try {
-        const msg = await child.executeUpdate(retryStageUpdate, { args: [{ stage: o.stage, config }] });
+        const msg = await child.executeUpdate(retryStageUpdate, {
+          args: [{ stage: o.stage, config, ...(config ? { changes: o.set } : {}) }],
+        });
         console.log(`${name}: ${msg}`);
       } catch (err) {
         throw new UserError(

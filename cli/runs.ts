@@ -136,6 +136,7 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
       finished: true,
       stopped: result.stopped,
       trackingError: result.trackingError,
+      configChanges: result.iterations.at(-1)?.configChanges,
     };
   } else {
     loop = await handle.query(loopStatusQuery);

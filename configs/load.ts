@@ -9,6 +9,7 @@ import { PromptFileError, readPromptFile } from '../activities/recipes/prompt-fi
 import { unsupportedMethod } from '../activities/training/adapters';
 import { modelRoles, rolesOfKind } from '../activities/llm/roles';
 import { loopConfigSchema } from './schema';
+import { refusedFixedField, refusedRetryChange } from './retry-changes';
 import type { LoopConfig } from '../contracts/config';
 
 export class ConfigError extends Error {
@@ -193,15 +194,20 @@ export function loadConfig(file: string, opts: { overrides?: string[]; name?: st
   return { file, config, runName };
 }
 
-/** `retry --set`: applies overrides to a running iteration's (already resolved) config and validates the result. */
-export function applyOverridesToConfig(config: LoopConfig, overrides: string[]): LoopConfig {
+/** `retry --set`: applies overrides to a running iteration's (already resolved) config and validates the result;
+ *  a field a running loop cannot take a new value for is refused with the reason (retry-changes.ts). */
+export function applyOverridesToConfig(config: LoopConfig, overrides: string[], o: { trainedFrom?: string } = {}): LoopConfig {
   const where = 'retry --set';
   const raw = structuredClone(config) as unknown as Record<string, unknown>;
   for (const o of overrides) applyOverride(raw, o, where);
+  const fixed = refusedFixedField(config, raw);
+  if (fixed) throw new ConfigError(where, fixed.field, fixed.why);
   const result = loopConfigSchema.safeParse(raw);
   if (!result.success) {
     const { field, detail } = formatIssue(result.error.issues[0]);
     throw new ConfigError(where, field, detail);
   }
+  const refused = refusedRetryChange(config, result.data, o);
+  if (refused) throw new ConfigError(where, refused.field, refused.why);
   return resolveConfigPaths(result.data, path.join(process.cwd(), 'retry.yaml'));
 }

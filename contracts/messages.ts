@@ -13,8 +13,11 @@ export const pauseSignal = defineSignal<[boolean]>('setPaused');
 export interface RetryRequest {
   /** Stage to re-run from; default: the stage that needs attention. */
   stage?: Stage;
-  /** A replacement config (validated by the CLI, e.g. after --set overrides). */
+  /** A replacement config (validated by the CLI, e.g. after --set overrides): it applies to the retried iteration
+   *  and every later one. */
   config?: LoopConfig;
+  /** The `--set key=value` overrides that made `config`, as typed: status and the UI list them. */
+  changes?: string[];
 }
 /** Re-run a stage that needs attention (after fixing its cause). Rejected when nothing needs attention. */
 export const retryStageUpdate = defineUpdate<string, [RetryRequest]>('retryStage');

@@ -46,6 +46,11 @@ export interface IterationSummary {
   /** Every model role this iteration: what played it and, for trained roles, what trained it into what (absent in
    *  runs recorded before model roles; the top-level checkpoint fields are the primary role's). */
   models?: Record<string, RoleLineage>;
+  /** The config a `retry --set` gave this iteration, which the later iterations run with (absent: unchanged). The
+   *  loop keeps it in its state, not in the summaries it carries. */
+  config?: LoopConfig;
+  /** Every `retry --set` change the run's config has had up to the end of this iteration. */
+  configChanges?: string[];
 }
 
 export type RoleKind = 'trained' | 'frozen' | 'external';
@@ -93,8 +98,12 @@ export interface LoopState {
   /** Each trained role's current checkpoint, once an iteration has served it (absent before model roles). */
   checkpoints?: Record<string, string>;
   done: IterationSummary[];
-  /** The budget a `retry --set budget…` raised, for the iterations after it (absent: the config's). */
+  /** The budget a `retry --set budget…` raised, for the iterations after it (absent: the config's). Runs that carry
+   *  `config` keep the budget in it. */
   budget?: LoopConfig['budget'];
+  /** The config after the `retry --set` changes, which every later iteration runs with (absent: the run's own). */
+  config?: LoopConfig;
+  configChanges?: string[];
 }
 
 export interface IterationInput {
@@ -107,6 +116,8 @@ export interface IterationInput {
   evalOnly: boolean;
   /** What the run's earlier iterations spent, for `budget` (absent before budgets). */
   spentBefore?: Spend;
+  /** The `retry --set` changes earlier iterations made to the run's config (already in `config`). */
+  configChanges?: string[];
 }
 
 export interface Attention {
@@ -132,6 +143,8 @@ export interface IterationStatus {
   stages: Partial<Record<Stage, StageStats>>;
   /** LLM spend of this iteration so far (absent before budgets). */
   spend?: SpendReport;
+  /** Every `retry --set` change the run's config has had so far, oldest first. */
+  configChanges?: string[];
 }
 
 /** What an iteration tells its loop at each stage change, so the loop's UI page shows where the run is. */
@@ -156,6 +169,8 @@ export interface LoopStatus {
   stopped?: boolean;
   /** Why the last attempt to write the `tracking:` trackers failed; the loop goes on without them. */
   trackingError?: string;
+  /** Every `retry --set` change the run's config has had, oldest first. */
+  configChanges?: string[];
 }
 
 /** A unit of generation work: tasks [start, end) of one split, each sampled `samples` times. */

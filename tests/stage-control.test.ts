@@ -3,7 +3,7 @@
 // trainer's whole process tree; `pause`/`resume` hold a run at a stage boundary.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { trainingLoop } from '../workflows/loop';
 import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, pauseSignal } from '../contracts/messages';
@@ -11,7 +11,8 @@ import { TASK_QUEUES, type LoopConfig } from '../contracts/run';
 import { isAlive } from '../activities/subprocess/process-group';
 import { startDevServer } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
-import { STAND_IN_TRAINER, tempStateDir, testConfig } from './helpers/config';
+import { baseCheckpointIn, STAND_IN_TRAINER, tempStateDir, testConfig } from './helpers/config';
+import type { ActivityDeps } from '../activities';
 import { DEBATE_ROLES, debateTestRecipe } from './helpers/debate';
 import { cli } from './helpers/cli';
 import { waitUntil } from './helpers/wait';
@@ -234,4 +235,123 @@ describe('stage control', () => {
       expect(result.iterations).toHaveLength(1);
     });
   });
+
+  it('a trainer command fixed with retry --set holds for every later iteration; a field a loop cannot change is refused with its reason', async () => {
+    const stateDir = tempStateDir();
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 3;
+      c.trainer.command = [...STAND_IN_TRAINER, '--fail-first', '99', '--fail-marker', path.join(stateDir, 'fails')];
+      c.trainer.maximumAttempts = 1;
+    });
+    const runName = 'retry-set';
+    await withWorkers(env, async () => {
+      const handle = await startLoop(runName, config);
+      expect((await attentionOf(runName)).attention!.stage).toBe('train');
+
+      const refused = await cli(['retry', runName, '--set', 'recipe.name=debate'], cliEnv());
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toMatch(/recipe\.name.*cannot change in a running loop: the run's records, metrics and datasets/);
+
+      const fixed = await cli(['retry', runName, '--set', `trainer.command=${JSON.stringify(STAND_IN_TRAINER)}`], cliEnv());
+      expect(fixed.all).toContain('retrying from stage train');
+      const result = await handle.result(); // iterations 1 and 2 needed no retry: the fix held
+      expect(result.iterations.map((i) => !!i.nextCheckpoint)).toEqual([true, true, true]);
+      expect(readFileSync(path.join(stateDir, 'fails'), 'utf8')).toBe('1'); // the broken command ran once, in iteration 0
+      for (const k of [1, 2]) {
+        const it = await env.client.workflow.getHandle(iterationWorkflowId(runName, k)).query(iterationStatusQuery);
+        expect(it.configChanges).toEqual([`trainer.command=${JSON.stringify(STAND_IN_TRAINER)}`]);
+      }
+      const status = await cli(['status', runName], cliEnv());
+      expect(status.stdout).toContain('config changed by retry --set (this and later iterations): trainer.command=');
+
+      // Once an iteration has trained, the chain goes on from its checkpoint: the base cannot change.
+      const { refusedRetryChange } = await import('../configs/retry-changes');
+      expect(refusedRetryChange(config, { ...config, baseCheckpoint: '/elsewhere' }, { trainedFrom: result.finalCheckpoint })).toEqual({
+        field: 'baseCheckpoint',
+        why: expect.stringContaining(`the run goes on from ${result.finalCheckpoint}`),
+      });
+    });
+  });
+
+  it('retry --set baseCheckpoint before anything trained serves and trains from the new base', async () => {
+    const stateDir = tempStateDir();
+    const good = baseCheckpointIn(stateDir);
+    const bad = path.join(stateDir, 'not-a-simulator-checkpoint');
+    mkdirSync(bad);
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 2;
+      c.baseCheckpoint = bad;
+    });
+    const runName = 'retry-base';
+    await withWorkers(env, async () => {
+      const handle = await startLoop(runName, config);
+      const st = await attentionOf(runName);
+      expect(st.attention).toMatchObject({ stage: 'deploy', error: expect.stringContaining(bad) });
+      const retry = await cli(['retry', runName, '--set', `baseCheckpoint=${good}`], cliEnv());
+      expect(retry.all).toContain('retrying from stage deploy');
+      const result = await handle.result();
+      expect(result.iterations.map((i) => i.checkpoint)).toEqual([good, result.iterations[0].nextCheckpoint]);
+      expect(result.iterations[1].nextCheckpoint).toBeDefined();
+    });
+  });
+
+  it('pause releases the model servers; resume deploys again before the stage that needs them', async () => {
+    const stateDir = tempStateDir();
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      delete c.trainer;
+      delete c.recipe.trainTasks;
+    });
+    const runName = 'pause-release';
+    let deploys = 0;
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    // The first deploy waits for the test, so the pause lands while it runs, however fast the machine.
+    const wrap: ActivityDeps['wrap'] = (name, fn) =>
+      name === 'deployCheckpoint'
+        ? async (...a) => {
+            deploys++;
+            await gate;
+            return fn(...a);
+          }
+        : fn;
+    await withWorkers(
+      env,
+      async () => {
+        const handle = await env.client.workflow.start(trainingLoop, {
+          taskQueue: TASK_QUEUES.workflows,
+          workflowId: loopWorkflowId(runName),
+          args: [{ runName, config, evalOnly: true }],
+        });
+        const child = env.client.workflow.getHandle(iterationWorkflowId(runName, 0));
+        await waitUntil(async () => deploys === 1, 30_000, 'deploying');
+        await handle.signal(pauseSignal, true);
+        await waitUntil(async () => (await child.query(iterationStatusQuery)).paused, 30_000, 'iteration paused');
+        open();
+        await waitQuiescent(child); // deployed, then held before generate with its servers stopped
+        expect((await child.query(iterationStatusQuery)).stage).toBe('deploy');
+        expect(simulatorServers(stateDir)).toEqual([]);
+        expect((await cli(['resume', runName], cliEnv())).exitCode).toBe(0);
+        const result = await handle.result();
+        expect(deploys).toBe(2); // deployed again for generate
+        expect(result.iterations[0].metrics).toHaveProperty('agreement_correctness');
+        expect(simulatorServers(stateDir)).toEqual([]);
+      },
+      { wrap },
+    );
+  });
 });
+
+/** Live simulator servers of a run (their argv names the run's checkpoint under its state dir). */
+function simulatorServers(stateDir: string): string[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .flatMap((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+        return argv.includes('simulator-main') && argv.includes(stateDir) ? [pid] : [];
+      } catch {
+        return []; // exited meanwhile
+      }
+    });
+}

@@ -31,6 +31,10 @@ function attentionLines(runName: string, a: Attention, errorLines: number): stri
   ];
 }
 
+/** The run's config is the file's plus these `retry --set` changes, oldest first (verbatim: values hold paths). */
+const configChangeLines = (changes: string[] | undefined): string[] =>
+  changes?.length ? ['', 'config changed by `retry --set`:', '', ...changes.map((c) => `- \`${c.replace(/`/g, "'")}\``)] : [];
+
 /** `deploy 2.1 s · generate 14 s (120 calls, 30 cached) · …` for the stages that ran. */
 export function stageTimesLine(stages: Partial<Record<string, StageStats>> | undefined): string | undefined {
   const parts = STAGES.flatMap((name) => {
@@ -52,6 +56,7 @@ export function renderIterationDetails(runName: string, s: IterationStatus): str
     lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
   const times = stageTimesLine(s.stages);
   if (times) lines.push('', `stages: ${times}`);
+  lines.push(...configChangeLines(s.configChanges));
   if (s.metrics) lines.push('', ...Object.entries(s.metrics).map(([k, v]) => `- ${k}: ${fmt(v)}`));
   return lines.join('\n');
 }
@@ -71,6 +76,8 @@ export interface LoopView {
   trackingError?: string;
   /** Each model role's checkpoint chain (role-chains.ts), when the run has several roles. */
   models?: string[];
+  /** The `retry --set` changes the run's config has had. */
+  configChanges?: string[];
 }
 
 /** Metrics so far: the CLI's table, verbatim in a code block (the UI's markdown tables have no cell padding). */
@@ -91,6 +98,7 @@ export function renderLoopDetails(v: LoopView): string {
   }
   if (v.models && v.models.length > 1) lines.push('', 'model roles:', '', ...v.models.map((m) => `- ${m}`));
   if (v.trackingError) lines.push('', `⚠️ tracking: ${v.trackingError}`);
+  lines.push(...configChangeLines(v.configChanges));
   lines.push(...metricsBlock(v.done));
   return lines.join('\n');
 }

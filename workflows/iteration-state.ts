@@ -26,6 +26,9 @@ export interface IterationPatches {
   declaresNeeds: boolean;
   /** The run's `budget` (spend per stage and role, a stop at the next shard boundary). */
   budgets: boolean;
+  /** A retry's config holds for the later iterations too, and a changed baseCheckpoint is served while nothing
+   *  trained; before it, a retry's config held for the retried iteration only. */
+  retryConfig: boolean;
 }
 
 /** The generate stage's plan: its shards, and what the recipe needs from the other stages. */
@@ -38,12 +41,18 @@ export interface IterationState {
   readonly input: IterationInput;
   /** The config in effect: a `retry --set` replaces it. */
   config: LoopConfig;
+  /** The checkpoint this iteration serves and trains from (the loop's), and each trained role's: IterationInput's,
+   *  unless a retry changed the baseCheckpoint they still were. */
+  checkpoint: string;
+  checkpoints?: Record<string, string>;
   readonly patches: IterationPatches;
   readonly status: IterationStatus;
   /** Set by the `retryStage` update while a stage needs attention. */
   retry?: RetryRequest;
   deployed?: DeployResult;
   undeployed: boolean;
+  /** The servers were stopped while paused: the next stage that needs them deploys again first. */
+  released?: boolean;
   plan?: IterationPlan;
   /** By shardKey: kept across retries, so a retried generate runs only the shards still missing. */
   readonly shardResults: Map<string, ShardResult>;
@@ -61,10 +70,13 @@ export function newIterationState(input: IterationInput): IterationState {
   const visible = patched('ui-visibility-v1');
   const declaresNeeds = patched('recipe-needs-v1');
   const budgets = patched('budget-v1');
+  const retryConfig = patched('retry-config-v1');
   return {
     input,
     config: input.config,
-    patches: { modelRoles, visible, declaresNeeds, budgets },
+    checkpoint: input.checkpoint,
+    ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
+    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig },
     status: {
       iteration: input.iteration,
       stage: 'deploy',
@@ -73,6 +85,7 @@ export function newIterationState(input: IterationInput): IterationState {
       conversations: { done: 0, total: 0 },
       tokens: 0,
       stages: {},
+      ...(input.configChanges?.length ? { configChanges: input.configChanges } : {}),
     },
     undeployed: false,
     shardResults: new Map(),

@@ -8,7 +8,7 @@ export function iterationSummary(s: IterationState): IterationSummary {
   const { deployed, evaluation, data, trained, trainedRoles, config } = s;
   return {
     iteration: s.input.iteration,
-    checkpoint: s.input.checkpoint,
+    checkpoint: s.checkpoint,
     metrics: evaluation?.metrics ?? {},
     tokens: s.status.tokens,
     datasets: data ? { sft: data.sft, dpo: data.dpo } : undefined,
@@ -18,6 +18,8 @@ export function iterationSummary(s: IterationState): IterationSummary {
     stages: s.status.stages,
     ...(s.patches.budgets ? { spend: spendReport(s), ...(config.budget ? { budget: config.budget } : {}) } : {}),
     ...(deployed?.roles ? { models: roleLineage(deployed, data, trainedRoles, config) } : {}),
+    ...(config !== s.input.config && s.patches.retryConfig ? { config } : {}),
+    ...(s.status.configChanges?.length ? { configChanges: s.status.configChanges } : {}),
     manifests: {
       ...(deployed ? { deploy: deployed.manifest } : {}),
       ...(evaluation ? { evaluate: evaluation.manifest } : {}),

@@ -2,7 +2,7 @@
 // (stages/) over one typed state (iteration-state.ts). A stage that fails after its retries does not fail the
 // iteration: it waits, visible as "needs attention", until the user retries it (optionally with a changed config,
 // or from an earlier stage) or stops the run.
-import { CancellationScope, condition, isCancellation, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   iterationConfigQuery,
   iterationStatusQuery,
@@ -12,9 +12,10 @@ import {
   StageKey,
   type RetryRequest,
 } from '../contracts/messages';
+import type { LoopConfig } from '../contracts/config';
 import { STAGES, type IterationInput, type IterationSummary, type Stage, type StageStats } from '../contracts/run';
 import { publish, tellLoop } from './iteration-progress';
-import { newIterationState, type IterationState } from './iteration-state';
+import { newIterationState, wantsTrainData, type IterationState } from './iteration-state';
 import { iterationSummary } from './iteration-summary';
 import { describeFailure, RestartFrom } from './stage-failure';
 import { buildData } from './stages/build-data';
@@ -98,6 +99,7 @@ async function runStage(s: IterationState, stage: Stage): Promise<void> {
   for (;;) {
     if (s.status.paused) {
       publish(s);
+      await releaseServers(s);
       await condition(() => !s.status.paused);
     }
     s.status.stage = stage;
@@ -111,6 +113,7 @@ async function runStage(s: IterationState, stage: Stage): Promise<void> {
     publish(s);
     tellLoop(s);
     try {
+      if (s.released && needsServers(s, stage)) await deploy(s, (s.status.stages.deploy ??= { startedAt: stats.startedAt, ms: 0 }));
       await STAGE_BODIES[stage](s, stats);
       stats.ms += Date.now() - started;
       return;
@@ -118,7 +121,7 @@ async function runStage(s: IterationState, stage: Stage): Promise<void> {
       stats.ms += Date.now() - started;
       if (isCancellation(err)) throw err;
       const req = await needsAttention(s, stage, err);
-      if (req.config) s.config = req.config;
+      if (req.config) applyConfig(s, req.config, req.changes);
       if (req.stage && req.stage !== stage) throw new RestartFrom(req.stage);
     }
   }
@@ -137,6 +140,38 @@ async function needsAttention(s: IterationState, stage: Stage, err: unknown): Pr
   while (!req) await condition(() => (req = s.retry) !== undefined);
   s.status.attention = undefined;
   return req;
+}
+
+/** The stages that call the served models: generation, and a data build that asks models (SWEET-RL). */
+const needsServers = (s: IterationState, stage: Stage) =>
+  stage === 'generate' || (stage === 'build-data' && wantsTrainData(s) && !!s.plan?.needs.modelsForData);
+
+/** A paused iteration holds no GPU: its model servers stop, and the next stage that needs them deploys again
+ *  (iterations started before this patch kept them up while paused). */
+async function releaseServers(s: IterationState): Promise<void> {
+  if (!s.deployed || s.undeployed || !patched('pause-releases-servers-v1')) return;
+  try {
+    await stopServers(s);
+    s.undeployed = true;
+    s.released = true;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    log.warn('could not stop the model servers while paused; they stay up', { error: String(err) });
+  }
+}
+
+/** A retry's config: in force from now on (the loop carries it to the later iterations); a changed
+ *  baseCheckpoint replaces it wherever this iteration still serves the old one (the CLI allows that change only
+ *  while nothing has trained). */
+function applyConfig(s: IterationState, config: LoopConfig, changes: string[] = []): void {
+  if (s.patches.retryConfig) {
+    const from = s.config.baseCheckpoint;
+    const rebased = (c: string) => (c === from ? config.baseCheckpoint : c);
+    s.checkpoint = rebased(s.checkpoint);
+    if (s.checkpoints) s.checkpoints = Object.fromEntries(Object.entries(s.checkpoints).map(([r, c]) => [r, rebased(c)]));
+    if (changes.length) s.status.configChanges = [...(s.status.configChanges ?? []), ...changes];
+  }
+  s.config = config;
 }
 
 /** Never leave a model server behind, whether the iteration succeeded, failed or was stopped. */

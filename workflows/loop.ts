@@ -38,6 +38,7 @@ import {
   type LoopState,
   type LoopStatus,
 } from '../contracts/run';
+import type { LoopConfig } from '../contracts/config';
 import { sumSpend } from '../contracts/spend';
 import { HEARTBEAT_TIMEOUT } from './activity-proxies';
 import { renderLoopDetails } from './details';
@@ -102,7 +103,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
     throw err;
   }
   publish(run);
-  const last = run.state.iteration >= input.config.iterations || run.stopped;
+  const last = run.state.iteration >= configOf(run).iterations || run.stopped;
   await track(run, last);
   if (last) return result(run);
   await condition(allHandlersFinished);
@@ -149,24 +150,37 @@ async function runIteration(run: LoopRun): Promise<IterationSummary> {
   return run.childScope.run(() => child.result());
 }
 
-function iterationInput({ input, state }: LoopRun): IterationInput {
+/** The config the next iteration runs with: the run's, with every `retry --set` change made so far. */
+const configOf = ({ input, state }: LoopRun): LoopConfig =>
+  state.config ?? (state.budget ? { ...input.config, budget: state.budget } : input.config);
+
+function iterationInput(run: LoopRun): IterationInput {
+  const { input, state } = run;
   return {
     runName: input.runName,
-    config: state.budget ? { ...input.config, budget: state.budget } : input.config,
+    config: configOf(run),
     iteration: state.iteration,
     checkpoint: state.checkpoint,
     ...(state.checkpoints ? { checkpoints: state.checkpoints } : {}),
     evalOnly: !!input.evalOnly,
     // What the finished iterations spent, for the budget check.
     ...(state.done.some((d) => d.spend) ? { spentBefore: sumSpend(state.done.map((d) => d.spend?.total)) } : {}),
+    ...(state.configChanges ? { configChanges: state.configChanges } : {}),
   };
 }
 
 /** Takes a finished iteration into the state the next one starts from. */
 function advance(state: LoopState, summary: IterationSummary): void {
-  state.done.push(summary);
+  // A retry's config (and the checkpoint it rebased) holds for every later iteration; loops started before this
+  // patch carried only the budget.
+  const carries = patched('retry-config-v1');
+  const { config, ...done } = summary;
+  state.done.push(carries ? done : summary);
   if (summary.budget) state.budget = summary.budget;
+  if (carries && config) state.config = config;
+  if (carries && summary.configChanges) state.configChanges = summary.configChanges;
   if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
+  else if (carries) state.checkpoint = summary.checkpoint;
   // Each trained role's chain goes on from what it trained into (or what it served, when it had no examples).
   if (summary.models)
     state.checkpoints = Object.fromEntries(
@@ -183,7 +197,7 @@ async function track(run: LoopRun, final: boolean): Promise<void> {
   if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
   try {
     await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
-      { runName: input.runName, config: input.config, iterations: state.done, final },
+      { runName: input.runName, config: configOf(run), iterations: state.done, final },
     ]);
     run.trackingError = undefined;
   } catch (err) {
@@ -199,25 +213,31 @@ function failureMessage(err: unknown): string {
   return cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
 }
 
-const status = ({ input, state, stopped, trackingError }: LoopRun): LoopStatus => ({
-  runName: input.runName,
-  recipe: input.config.recipe.name,
-  iteration: state.iteration,
-  iterations: input.config.iterations,
-  paused: !!state.paused,
-  done: state.done,
-  finished: stopped || state.iteration >= input.config.iterations,
-  stopped,
-  trackingError,
-});
+const status = (run: LoopRun): LoopStatus => {
+  const { input, state, stopped, trackingError } = run;
+  const iterations = configOf(run).iterations;
+  return {
+    runName: input.runName,
+    recipe: input.config.recipe.name,
+    iteration: state.iteration,
+    iterations,
+    paused: !!state.paused,
+    done: state.done,
+    finished: stopped || state.iteration >= iterations,
+    stopped,
+    trackingError,
+    ...(state.configChanges ? { configChanges: state.configChanges } : {}),
+  };
+};
 
-function publish({ input, state, stopped, current, trackingError }: LoopRun): void {
+function publish(run: LoopRun): void {
+  const { input, state, stopped, current, trackingError } = run;
   setCurrentDetails(
     renderLoopDetails({
       runName: input.runName,
       recipe: input.config.recipe.name,
       iteration: state.iteration,
-      iterations: input.config.iterations,
+      iterations: configOf(run).iterations,
       checkpoint: state.checkpoint,
       paused: !!state.paused,
       models: state.done.length ? roleChainLines(state.done) : [],
@@ -225,6 +245,7 @@ function publish({ input, state, stopped, current, trackingError }: LoopRun): vo
       done: state.done,
       current,
       trackingError,
+      configChanges: state.configChanges,
     }),
   );
 }

@@ -29,7 +29,7 @@ export async function buildData(s: IterationState, stats: StageStats): Promise<v
   if (needs.modelsForData) checkBudget(s);
   const scorers = await trainedScorers(s, needs, shards);
   const { llm, cpu } = stageActivities(s.config);
-  const context = { ...stageContext(s), checkpoint: s.input.checkpoint, shards };
+  const context = { ...stageContext(s), checkpoint: s.checkpoint, shards };
   if (needs.modelsForData) {
     const deployed = earlier(s.deployed, 'the deployed servers');
     s.data = await scheduled(llm.buildTrainingData, summary(s, text), {
@@ -56,7 +56,7 @@ async function trainedScorers(
   const { cpu, train, deploy } = stageActivities(s.config);
   const rows = await scheduled(cpu.buildScorerData, summary(s, scorerDataSummary(roles, conversationsIn(shards))), {
     ...stageContext(s),
-    checkpoint: s.input.checkpoint,
+    checkpoint: s.checkpoint,
     shards,
   });
   await Promise.all(

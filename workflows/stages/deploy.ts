@@ -6,7 +6,7 @@ import { stageContext, type IterationState } from '../iteration-state';
 import { deploySummary, undeploySummary } from '../stage-summaries';
 
 export async function deploy(s: IterationState, stats: StageStats): Promise<void> {
-  const { checkpoint, checkpoints } = s.input;
+  const { checkpoint, checkpoints } = s;
   s.deployed = await scheduled(
     stageActivities(s.config).deploy.deployCheckpoint,
     summary(s, deploySummary(s.config, checkpoint, checkpoints)),
@@ -17,6 +17,7 @@ export async function deploy(s: IterationState, stats: StageStats): Promise<void
     },
   );
   s.undeployed = false;
+  s.released = false;
   const probe = s.deployed.served?.probe;
   if (probe) Object.assign(stats, { calls: probe.prompts, cachedCalls: 0, tokens: probe.completionTokens });
 }

@@ -9,7 +9,7 @@ export async function evaluate(s: IterationState, _stats: StageStats): Promise<v
   const shards = resultsOf(s, 'eval');
   s.evaluation = await scheduled(stageActivities(s.config).cpu.evaluateIteration, summary(s, evaluateSummary(conversationsIn(shards))), {
     ...stageContext(s),
-    checkpoint: s.input.checkpoint,
+    checkpoint: s.checkpoint,
     shards,
   });
   s.status.metrics = s.evaluation.metrics;

@@ -17,7 +17,7 @@ export async function train(s: IterationState, _stats: StageStats): Promise<void
     // Iterations recorded before model roles trained their one model.
     s.trained = await scheduled(proxy.trainCheckpoint, summary(s, trainSummary(s.config)), {
       ...stageContext(s),
-      checkpoint: s.input.checkpoint,
+      checkpoint: s.checkpoint,
       data,
     });
     return;
