@@ -31,6 +31,9 @@ describe('replay of recorded histories', () => {
         // the one failed role of debate's parallel training.
         'iteration-coral-retry-from-generate.json',
         'iteration-debate-retry-role.json',
+        // retry --set carried to later iterations (retry-config-v1); pause stopping the servers (pause-releases-servers-v1).
+        'iteration-coral-retry-config-v1.json',
+        'iteration-coral-pause-release-v1.json',
       ]),
     );
   });

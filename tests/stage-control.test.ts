@@ -17,6 +17,7 @@ import { DEBATE_ROLES, debateTestRecipe } from './helpers/debate';
 import { cli } from './helpers/cli';
 import { waitUntil } from './helpers/wait';
 import { waitQuiescent } from './helpers/quiescent';
+import { recordHistoriesIfAsked } from './helpers/run-loop';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -256,6 +257,7 @@ describe('stage control', () => {
       expect(fixed.all).toContain('retrying from stage train');
       const result = await handle.result(); // iterations 1 and 2 needed no retry: the fix held
       expect(result.iterations.map((i) => !!i.nextCheckpoint)).toEqual([true, true, true]);
+      await recordHistoriesIfAsked(env, runName, 'coral-retry-config'); // RECORD_HISTORIES=<tag>, for tests/replay
       expect(readFileSync(path.join(stateDir, 'fails'), 'utf8')).toBe('1'); // the broken command ran once, in iteration 0
       for (const k of [1, 2]) {
         const it = await env.client.workflow.getHandle(iterationWorkflowId(runName, k)).query(iterationStatusQuery);
@@ -334,6 +336,7 @@ describe('stage control', () => {
         expect((await cli(['resume', runName], cliEnv())).exitCode).toBe(0);
         const result = await handle.result();
         expect(deploys).toBe(2); // deployed again for generate
+        await recordHistoriesIfAsked(env, runName, 'coral-pause-release');
         expect(result.iterations[0].metrics).toHaveProperty('agreement_correctness');
         expect(simulatorServers(stateDir)).toEqual([]);
       },
