@@ -1,5 +1,6 @@
 // collab-loop: start, watch and steer durable self-improvement loops. One file per concern under cli/.
 import { Command, Option } from 'commander';
+import { stringify as stringifyYaml } from 'yaml';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -137,9 +138,20 @@ program
   .command('status <name>')
   .description('iteration, stage, progress counts, tokens and metrics of a run')
   .option('--json', 'machine-readable')
+  .option('--config', 'the config the run goes on with (the file, plus every `retry --set` change), as YAML')
   .action(
-    cliAction(async (name: string, o: { json?: boolean }) => {
-      const s = await getRunStatusRetrying(await connectClientRetrying('status'), name);
+    cliAction(async (name: string, o: { json?: boolean; config?: boolean }) => {
+      const client = await connectClientRetrying('status');
+      const s = await getRunStatusRetrying(client, name);
+      if (o.config) {
+        // A running iteration's config holds its own retry's change before the loop carries it on.
+        const running = s.workflowStatus === 'RUNNING' && s.iteration;
+        const config = running
+          ? await client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration)).query(iterationConfigQuery)
+          : await runConfig(client, name);
+        console.log(stringifyYaml(config ?? null).trimEnd());
+        return;
+      }
       console.log(o.json ? JSON.stringify(s, null, 2) : renderStatus(s));
     }),
   );

@@ -12,7 +12,8 @@ import {
   RunNameKey,
   IterationKey,
 } from '../contracts/messages';
-import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopStatus } from '../contracts/run';
+import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopState, type LoopStatus } from '../contracts/run';
+import { effectiveConfig } from '../contracts/effective-config';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
 import { isLocalStorage, objectStoreFor } from '../activities/storage/run-storage';
@@ -205,8 +206,15 @@ export async function requireRunning(client: Client, runName: string): Promise<v
 }
 
 /** The config a run was started with, from its latest execution's input (no worker needed, unlike a query). */
+/** The config the run goes on with: its own plus the `retry --set` changes carried so far (the current loop
+ *  execution's start input: LoopInput, then the LoopState continue-as-new carried). */
 export async function runConfig(client: Client, runName: string): Promise<LoopConfig | undefined> {
   const history = await client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory();
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  return payload ? defaultPayloadConverter.fromPayload<LoopInput>(payload as never).config : undefined;
+  const [input, state] = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+  if (!input) return undefined;
+  const loop = defaultPayloadConverter.fromPayload<LoopInput>(input as never);
+  return effectiveConfig(
+    loop.config,
+    state ? (defaultPayloadConverter.fromPayload<LoopState | null>(state as never) ?? undefined) : undefined,
+  );
 }

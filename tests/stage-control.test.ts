@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import path from 'node:path';
 import { trainingLoop } from '../workflows/loop';
 import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, loopWorkflowId, pauseSignal } from '../contracts/messages';
@@ -265,6 +266,9 @@ describe('stage control', () => {
       }
       const status = await cli(['status', runName], cliEnv());
       expect(status.stdout).toContain('config changed by retry --set (this and later iterations): trainer.command=');
+      const effective = parseYaml((await cli(['status', runName, '--config'], cliEnv())).stdout);
+      expect(effective.trainer.command).toEqual(STAND_IN_TRAINER);
+      expect(effective.recipe.name).toBe('coral');
 
       // Once an iteration has trained, the chain goes on from its checkpoint: the base cannot change.
       const { refusedRetryChange } = await import('../configs/retry-changes');

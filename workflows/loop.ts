@@ -40,6 +40,7 @@ import {
 } from '../contracts/run';
 import type { LoopConfig } from '../contracts/config';
 import { sumSpend } from '../contracts/spend';
+import { effectiveConfig } from '../contracts/effective-config';
 import { HEARTBEAT_TIMEOUT } from './activity-proxies';
 import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
@@ -151,8 +152,7 @@ async function runIteration(run: LoopRun): Promise<IterationSummary> {
 }
 
 /** The config the next iteration runs with: the run's, with every `retry --set` change made so far. */
-const configOf = ({ input, state }: LoopRun): LoopConfig =>
-  state.config ?? (state.budget ? { ...input.config, budget: state.budget } : input.config);
+const configOf = ({ input, state }: LoopRun): LoopConfig => effectiveConfig(input.config, state);
 
 function iterationInput(run: LoopRun): IterationInput {
   const { input, state } = run;
