@@ -52,6 +52,7 @@ describe('checkpoints in an S3 bucket', () => {
     endpoint: s3.endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
+    outageToleranceSeconds: 600,
   });
 
   it('another host fetches exactly what was published, once; a retried publish uploads nothing again', async () => {
