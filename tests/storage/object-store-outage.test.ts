@@ -10,27 +10,24 @@ import { S3ObjectStore } from '../../activities/storage/s3-object-store';
 import { s3StorageSchema } from '../../activities/storage/storage-config';
 import { StorageError } from '../../activities/storage/storage-error';
 import { tempStateDir } from '../helpers/config';
-import { startS3Server, type S3Server } from '../helpers/s3-server';
+import { useS3Server } from '../helpers/s3-server';
 
 const MiB = 1024 * 1024;
 const OUTAGE_MS = 6_000;
 
-let s3: S3Server;
+const server = useS3Server();
 let scratch: string;
-beforeAll(async () => {
-  s3 = await startS3Server();
-  Object.assign(process.env, s3.env);
+beforeAll(() => {
   scratch = tempStateDir('s3-outage-');
 });
-afterAll(async () => {
-  await s3?.stop();
+afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const store = (over: Record<string, unknown> = {}) =>
   new S3ObjectStore(
-    s3StorageSchema.parse({ kind: 's3', bucket: s3.bucket, prefix: `runs/${randomUUID()}`, endpoint: s3.endpoint, ...over }),
+    s3StorageSchema.parse({ kind: 's3', bucket: server().bucket, prefix: `runs/${randomUUID()}`, endpoint: server().endpoint, ...over }),
     { partSizeBytes: 5 * MiB },
   );
 
@@ -41,11 +38,11 @@ describe('an S3 store whose server is down for a few seconds', () => {
     const file = path.join(scratch, 'model.bin');
     writeFileSync(file, randomBytes(12 * MiB)); // three parts
 
-    await s3.halt();
+    await server().halt();
     const ops = Promise.all([s.put('during.json', '{"written":"during"}'), s.get('before.json'), s.list(''), s.putFile('model.bin', file)]);
     const failFast = await s.put('fast.json', 'x', { failFast: true }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, OUTAGE_MS));
-    await s3.resume();
+    await server().resume();
     const [, before, keys] = await ops;
 
     expect(failFast).toBeInstanceOf(StorageError);
@@ -58,14 +55,14 @@ describe('an S3 store whose server is down for a few seconds', () => {
 
   it('gives up after storage.outageToleranceSeconds with the message that says what to check', async () => {
     const s = store({ outageToleranceSeconds: 1 });
-    await s3.halt();
+    await server().halt();
     try {
       const e = await s.get('k').catch((err: unknown) => err);
       expect(e).toBeInstanceOf(StorageError);
       expect((e as Error).message).toMatch(/cannot reach the endpoint \(ECONNREFUSED\); check storage\.endpoint/);
       expect((e as Error).message).toMatch(/still failing after \d+ s; storage\.outageToleranceSeconds is 1/);
     } finally {
-      await s3.resume();
+      await server().resume();
     }
   }, 120_000);
 
