@@ -84,3 +84,13 @@ export function startHeartbeat<T>(initial: T): Heartbeater<T> {
 export function previousHeartbeat<T>(): T | undefined {
   return Context.current().info.heartbeatDetails as T | undefined;
 }
+
+/** The running activity's cancellation signal, or undefined outside an activity (a script, a test): what a long
+ *  wait inside an activity listens to so that a cancelled stage stops waiting. */
+export function activityCancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}

@@ -38,11 +38,14 @@ export async function loadRunConfig(file: string, opts: { overrides?: string[]; 
 }
 
 /** With an object store, the bucket must answer (credentials, endpoint, bucket) before a run starts that would
- *  otherwise fail its first stage on every host. */
+ *  otherwise fail its first stage on every host. At once: the user is waiting, and an endpoint that does not answer
+ *  now is more likely mistyped than restarting (the stages wait out outages, storage.outageToleranceSeconds). */
 async function checkStorage(loaded: LoadedConfig): Promise<void> {
-  if (isLocalStorage(loaded.config)) return;
+  const storage = loaded.config.storage;
+  if (isLocalStorage(loaded.config) || storage?.kind !== 's3') return;
   try {
-    await objectStoreFor(loaded.config).list(`artifacts/runs/${loaded.runName}/`);
+    const now = { ...loaded.config, storage: { ...storage, outageToleranceSeconds: 0 } };
+    await objectStoreFor(now).list(`artifacts/runs/${loaded.runName}/`);
   } catch (err) {
     if (err instanceof StorageError) throw new UserError(`${loaded.file}: storage: ${err.message}`);
     throw err;

@@ -23,6 +23,7 @@ import { sympyStats } from '../activities/recipes/shared/symbolic-equal';
 import { temporalCliPath } from '../cli/temporal-cli';
 import { cliAction, UserError } from '../cli/user-error';
 import { clipCheckpointProblem } from '../activities/render/clip-checkpoint';
+import type { S3Server } from './seaweedfs-server';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
@@ -211,30 +212,84 @@ math grading — the symbolic step (activities/recipes/shared/sympy_equal.py, on
   console.log(`  the same 1,000 again     ${memo.toFixed(1)} ms (memoised)`);
 }
 
-/** One dry-run iteration of CoRal (configs/coral.dry-run.yaml: generation, evaluation, data, the stand-in trainer,
- *  deploy) with the run's bytes in this machine's state dir, then in an S3 bucket on a local SeaweedFS: artifacts,
- *  manifests, every cached answer (one object each) and the checkpoint's upload and fetch. */
-async function benchS3Overhead(env: TestWorkflowEnvironment): Promise<void> {
+/** A SeaweedFS server on this machine for `work`, with this process's AWS_* variables pointing at it meanwhile. */
+async function withS3Server<T>(work: (s3: S3Server) => Promise<T>): Promise<T> {
   const { startS3Server } = await import('./seaweedfs-server');
   const s3 = await startS3Server();
   const saved = { ...process.env };
   Object.assign(process.env, s3.env);
   try {
+    return await work(s3);
+  } finally {
+    process.env = saved;
+    await s3.stop();
+  }
+}
+
+const s3Overrides = (s3: S3Server, prefix = '') => [
+  'storage.kind=s3',
+  `storage.bucket=${s3.bucket}`,
+  `storage.endpoint=${s3.endpoint}`,
+  ...(prefix ? [`storage.prefix=${prefix}`] : []),
+];
+
+/** One dry-run iteration of CoRal (configs/coral.dry-run.yaml: generation, evaluation, data, the stand-in trainer,
+ *  deploy) with the run's bytes in this machine's state dir, then in an S3 bucket on a local SeaweedFS: artifacts,
+ *  manifests, every cached answer (one object each) and the checkpoint's upload and fetch. */
+async function benchS3Overhead(env: TestWorkflowEnvironment): Promise<void> {
+  await withS3Server(async (s3) => {
     const file = 'configs/coral.dry-run.yaml';
     const base = ['iterations=2'];
-    const s3Set = [...base, 'storage.kind=s3', `storage.bucket=${s3.bucket}`, `storage.endpoint=${s3.endpoint}`];
     await runConfig(env, file, base); // warm-up: module loading, the first simulator start
     const local = await runConfig(env, file, base);
-    const remote = await runConfig(env, file, s3Set);
+    const remote = await runConfig(env, file, [...base, ...s3Overrides(s3)]);
     const tokens = local.result.iterations.reduce((a, it) => a + it.tokens, 0);
     console.log(`
 s3 overhead — ${file}, ${local.result.iterations.length} iterations (${tokens} tokens of LLM calls, stand-in trainer, checkpoint upload and fetch), SeaweedFS on this machine`);
     console.log(`  local state dir          ${local.wall.toFixed(1)} s`);
     console.log(`  S3 bucket                ${remote.wall.toFixed(1)} s   ratio ${(remote.wall / local.wall).toFixed(2)} to local`);
-  } finally {
-    process.env = saved;
-    await s3.stop();
-  }
+  });
+}
+
+const STORAGE_OUTAGE_MS = 30_000;
+
+/** The CoRal dry run on S3 twice: undisturbed, then with SeaweedFS killed a quarter of the way in (during
+ *  generation), kept down 30 s and started again on the same data and port. What the outage adds to the wall time
+ *  against how long the store was unavailable (the 30 s plus SeaweedFS's own restart): the rest is what the run
+ *  loses to noticing the store is back (outage-retry.ts backs off up to 2 s) and to work redone. */
+async function benchStorageOutage(env: TestWorkflowEnvironment): Promise<void> {
+  await withS3Server(async (s3) => {
+    const file = 'configs/coral.dry-run.yaml';
+    const base = ['iterations=2'];
+    await runConfig(env, file, [...base, ...s3Overrides(s3, 'warm-up')]); // module loading, the first simulator start
+    const calm = await runConfig(env, file, [...base, ...s3Overrides(s3, 'calm')]);
+    let unavailableS = 0;
+    let outage: Promise<void> | undefined;
+    const timer = setTimeout(
+      () => {
+        outage = (async () => {
+          const t0 = performance.now();
+          await s3.halt();
+          await new Promise((r) => setTimeout(r, STORAGE_OUTAGE_MS));
+          await s3.resume();
+          unavailableS = (performance.now() - t0) / 1000;
+        })();
+      },
+      (calm.wall * 1000) / 4,
+    );
+    const stormy = await runConfig(env, file, [...base, ...s3Overrides(s3, 'outage')]);
+    clearTimeout(timer);
+    await outage;
+    console.log(`
+storage outage — ${file}, ${calm.result.iterations.length} iterations on S3 (SeaweedFS on this machine), the store killed ${STORAGE_OUTAGE_MS / 1000} s a quarter of the way in`);
+    console.log(`  without an outage        ${calm.wall.toFixed(1)} s`);
+    console.log(
+      `  with the outage          ${stormy.wall.toFixed(1)} s   ratio ${(stormy.wall / calm.wall).toFixed(2)}, +${(stormy.wall - calm.wall).toFixed(1)} s`,
+    );
+    console.log(
+      `  store unavailable        ${unavailableS.toFixed(1)} s (${STORAGE_OUTAGE_MS / 1000} s down + SeaweedFS restart); the run needed no one`,
+    );
+  });
 }
 
 /** The sections `npm run bench` prints, in order; `npm run bench -- <name…>` runs only those named. */
@@ -301,6 +356,7 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
   'math-grading': benchMathGrading,
   'model-roles': benchModelRoles,
   's3-overhead': benchS3Overhead,
+  'storage-outage': benchStorageOutage,
 };
 
 /** Sections that need no shared Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores),

@@ -29,6 +29,10 @@ export interface S3Server {
   env: Record<string, string>;
   /** Data directory and the server's log (`weed.log`). */
   dir: string;
+  /** Kills the server (an outage), keeping its data directory and ports. */
+  halt(): Promise<void>;
+  /** Starts it again on the same data directory and ports, and waits until it takes writes. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,7 +60,8 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
   // A free port can be taken between our probe and the server's bind: start again on fresh ports.
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const port = await freePort();
-    const { child, sockets } = await launch(dir, configFile, port);
+    const ports = await otherPorts(port);
+    let { child, sockets } = await launch(dir, configFile, port, ports);
     const endpoint = `http://127.0.0.1:${port}`;
     const stop = async () => {
       await killAndWait(child);
@@ -65,6 +70,11 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
     try {
       await untilWritable(child, endpoint, bucket, creds, dir);
       return {
+        halt: stop,
+        async resume() {
+          ({ child, sockets } = await launch(dir, configFile, port, ports));
+          await untilWritable(child, endpoint, bucket, creds, dir);
+        },
         endpoint,
         bucket,
         region: 'us-east-1',
@@ -85,13 +95,24 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
   throw lastError;
 }
 
-/** The server, and the unix sockets it leaves in /tmp (its gRPC sockets ignore TMPDIR). */
-async function launch(dir: string, configFile: string, s3Port: number): Promise<{ child: ChildProcess; sockets: string[] }> {
+/** The ports of the master, volume, filer and gRPC services: kept across a halt and resume, as a restarted server
+ *  finds its volumes by the addresses it recorded. */
+async function otherPorts(s3Port: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < 7) {
     const p = await freePort();
     if (p !== s3Port && !ports.includes(p)) ports.push(p);
   }
+  return ports;
+}
+
+/** The server, and the unix sockets it leaves in /tmp (its gRPC sockets ignore TMPDIR). */
+async function launch(
+  dir: string,
+  configFile: string,
+  s3Port: number,
+  ports: number[],
+): Promise<{ child: ChildProcess; sockets: string[] }> {
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3Grpc] = ports;
   const data = path.join(dir, 'data');
   mkdirSync(data, { recursive: true });

@@ -53,6 +53,12 @@ export class JournalRequestCache implements RequestCache {
     return this.legacy && this.older ? this.older.get(key).catch(() => undefined) : undefined;
   }
 
+  /** Every key in the directory's journals (this process's and the others' as far as they are written). */
+  async keys(): Promise<string[]> {
+    await this.refresh();
+    return [...this.index.keys()];
+  }
+
   /** Resolves once the answer is written: callers hand the answer on only after this. */
   put(key: string, answer: CachedAnswer): Promise<void> {
     const line = Buffer.from(`${JSON.stringify({ k: key, a: answer })}\n`);

@@ -2,6 +2,10 @@
 // ObjectStore, so the same stages run against a local directory (one machine) or an S3 bucket (several hosts).
 // Keys are '/'-separated paths relative to the store's root (e.g. "artifacts/objects/ab/<sha>.jsonl").
 
+export interface PutOptions {
+  failFast?: boolean;
+}
+
 export interface ObjectStore {
   /** The store's root as a URI, for messages: file:///abs/dir or s3://bucket/prefix. */
   readonly location: string;
@@ -10,8 +14,10 @@ export interface ObjectStore {
   /** The key a URI names in this store, or undefined when the URI is not in it. */
   keyOf(uri: string): string | undefined;
   exists(key: string): Promise<boolean>;
-  /** Writes an object whole: a reader never sees part of it, a writer killed midway leaves nothing under the key. */
-  put(key: string, data: Buffer | string): Promise<void>;
+  /** Writes an object whole: a reader never sees part of it, a writer killed midway leaves nothing under the key.
+   *  Like every operation, it waits out a store that is briefly unreachable (storage.outageToleranceSeconds) unless
+   *  `failFast`: then the first transient failure is thrown, for a caller that can keep the bytes elsewhere. */
+  put(key: string, data: Buffer | string, opts?: PutOptions): Promise<void>;
   /** The object's bytes, or undefined when there is no such object. */
   get(key: string): Promise<Buffer | undefined>;
   /** Stores a local file (large ones in parts: an interrupted upload of the same key and file resumes). */

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { LocalObjectStore } from './local-object-store';
 import { s3KeyOf, s3Location, s3Uri } from './s3-names';
-import type { ObjectStore } from './object-store';
+import type { ObjectStore, PutOptions } from './object-store';
 import type { S3StorageConfig, StorageConfig } from './storage-config';
 import { STATE_DIR_ENV } from '../host-env';
 
@@ -47,7 +47,7 @@ class LazyS3Store implements ObjectStore {
   uriOf = (key: string) => s3Uri(this.config, key);
   keyOf = (uri: string) => s3KeyOf(this.config, uri);
   exists = async (key: string) => (await this.s3()).exists(key);
-  put = async (key: string, data: Buffer | string) => (await this.s3()).put(key, data);
+  put = async (key: string, data: Buffer | string, opts?: PutOptions) => (await this.s3()).put(key, data, opts);
   get = async (key: string) => (await this.s3()).get(key);
   putFile: ObjectStore['putFile'] = async (key, file, opts) => (await this.s3()).putFile(key, file, opts);
   getFile = async (key: string, dest: string) => (await this.s3()).getFile(key, dest);

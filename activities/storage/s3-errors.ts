@@ -21,6 +21,9 @@ const NETWORK_CODES = new Set([
   'ENETUNREACH',
   'EPIPE',
 ]);
+/** What S3 answers when it is overloaded or restarting: retry after a pause (the S3 API reference, "Error responses";
+ *  the SDK's own retry treats the same codes as throttling or transient). */
+const BUSY_CODES = new Set(['SlowDown', 'ServiceUnavailable', 'InternalError', 'RequestTimeout']);
 const DENIED_CODES = new Set(['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'Forbidden', 'InvalidToken', 'ExpiredToken']);
 
 interface SdkLikeError {
@@ -52,9 +55,14 @@ export function s3Failure(e: unknown, place: S3Place, doing: string): unknown {
     return new StorageError(
       `${at}: cannot reach the endpoint (${netCode}); check storage.endpoint and that the server is running`,
       netCode,
+      true,
     );
   if (err.$metadata)
-    return new StorageError(`${at}: ${code ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${oneLine(err.message)}`, code);
+    return new StorageError(
+      `${at}: ${code ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${oneLine(err.message)}`,
+      code,
+      (status !== undefined && status >= 500) || (code !== undefined && BUSY_CODES.has(code)),
+    );
   return e;
 }
 

@@ -9,10 +9,11 @@ import { rm, stat, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { writeAtomic } from './local-object-store';
-import type { ObjectStore } from './object-store';
+import type { ObjectStore, PutOptions } from './object-store';
+import { rideOutOutage } from './outage-retry';
 import { s3Failure, type S3Place } from './s3-errors';
 import { MIN_PART_BYTES, uploadFileInParts } from './s3-multipart-upload';
-import type { S3StorageConfig } from './storage-config';
+import { outageToleranceMs, type S3StorageConfig } from './storage-config';
 import { StorageError } from './storage-error';
 import { s3FullKey, s3KeyOf, s3Location, s3Uri } from './s3-names';
 
@@ -70,6 +71,12 @@ export class S3ObjectStore implements ObjectStore {
     return s3KeyOf(this.config, uri);
   }
 
+  /** One whole operation, tried again while the store is unreachable (outage-retry.ts). Whole operations, not SDK
+   *  calls: a retried getFile starts its download again, a retried putFile resumes its multipart upload. */
+  private patient<T>(op: () => Promise<T>): Promise<T> {
+    return rideOutOutage(op, { toleranceMs: outageToleranceMs(this.config) });
+  }
+
   /** Runs one SDK call; its failure becomes the store's error. */
   private async call<T>(doing: string, f: () => Promise<T>): Promise<T> {
     try {
@@ -79,7 +86,11 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async exists(key: string): Promise<boolean> {
+  exists(key: string): Promise<boolean> {
+    return this.patient(() => this.existsOnce(key));
+  }
+
+  private existsOnce(key: string): Promise<boolean> {
     return this.call(`check ${key}`, () =>
       this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) })).then(
         () => true,
@@ -91,8 +102,12 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  async put(key: string, data: Buffer | string): Promise<void> {
+  put(key: string, data: Buffer | string, opts: PutOptions = {}): Promise<void> {
     const body = typeof data === 'string' ? Buffer.from(data) : data;
+    return opts.failFast ? this.putOnce(key, body) : this.patient(() => this.putOnce(key, body));
+  }
+
+  private async putOnce(key: string, body: Buffer): Promise<void> {
     await this.call(`put ${key}`, () =>
       this.client.send(
         new PutObjectCommand({
@@ -116,7 +131,11 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  async get(key: string): Promise<Buffer | undefined> {
+  get(key: string): Promise<Buffer | undefined> {
+    return this.patient(() => this.getOnce(key));
+  }
+
+  private async getOnce(key: string): Promise<Buffer | undefined> {
     const doing = `get ${key}`;
     const res = await this.getObject(key, doing);
     if (!res?.Body) return undefined;
@@ -124,10 +143,14 @@ export class S3ObjectStore implements ObjectStore {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  async putFile(key: string, file: string, opts: { onProgress?: (bytesDone: number) => void } = {}): Promise<void> {
+  putFile(key: string, file: string, opts: { onProgress?: (bytesDone: number) => void } = {}): Promise<void> {
+    return this.patient(() => this.putFileOnce(key, file, opts));
+  }
+
+  private async putFileOnce(key: string, file: string, opts: { onProgress?: (bytesDone: number) => void }): Promise<void> {
     const { size } = await stat(file);
     if (size <= this.partBytes) {
-      await this.put(key, await readFile(file));
+      await this.putOnce(key, await readFile(file));
       opts.onProgress?.(size);
       return;
     }
@@ -139,7 +162,11 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  async getFile(key: string, dest: string): Promise<boolean> {
+  getFile(key: string, dest: string): Promise<boolean> {
+    return this.patient(() => this.getFileOnce(key, dest));
+  }
+
+  private async getFileOnce(key: string, dest: string): Promise<boolean> {
     const doing = `download ${key}`;
     const res = await this.getObject(key, doing);
     if (!res?.Body) return false;
@@ -151,7 +178,7 @@ export class S3ObjectStore implements ObjectStore {
           await this.call(doing, () => pipeline(body, createWriteStream(tmp)));
           const got = (await stat(tmp)).size;
           if (res.ContentLength !== undefined && got !== res.ContentLength)
-            throw new StorageError(`object store ${this.location}: ${doing}: got ${got} of ${res.ContentLength} bytes`);
+            throw new StorageError(`object store ${this.location}: ${doing}: got ${got} of ${res.ContentLength} bytes`, undefined, true);
         } catch (e) {
           await rm(tmp, { force: true });
           throw e;
@@ -164,7 +191,11 @@ export class S3ObjectStore implements ObjectStore {
     return true;
   }
 
-  async list(prefix: string): Promise<string[]> {
+  list(prefix: string): Promise<string[]> {
+    return this.patient(() => this.listOnce(prefix));
+  }
+
+  private async listOnce(prefix: string): Promise<string[]> {
     const strip = this.config.prefix ? this.config.prefix.length + 1 : 0;
     const out: string[] = [];
     let ContinuationToken: string | undefined;

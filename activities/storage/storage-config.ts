@@ -15,9 +15,15 @@ export const s3StorageSchema = z.strictObject({
   region: z.string().default('us-east-1'),
   /** Bucket in the path rather than the host name: what most self-hosted servers need. */
   forcePathStyle: z.boolean().default(true),
+  /** How long a store operation keeps retrying a store it cannot reach (or that answers 5xx / SlowDown) before the
+   *  stage fails: an outage shorter than this costs the run its length, not a retry by hand (outage-retry.ts). */
+  outageToleranceSeconds: z.number().int().min(0).default(600),
 });
 
 export const storageSchema = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('local') }), s3StorageSchema]);
 
 export type StorageConfig = z.infer<typeof storageSchema>;
 export type S3StorageConfig = z.infer<typeof s3StorageSchema>;
+
+/** Runs started before the field existed carry s3 configs without it: they get the default. */
+export const outageToleranceMs = (c: S3StorageConfig): number => (c.outageToleranceSeconds ?? 600) * 1000;

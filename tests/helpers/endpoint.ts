@@ -5,13 +5,22 @@ import { startOpenAICompatibleServer, type FaultOptions, type RunningServer } fr
 import { createCoralSimulatedPolicy, loadCoralTasks } from '../../activities/recipes/coral';
 import { CONFIGS } from './config';
 
+/** @param opts.onAnswer called as the endpoint produces its n-th answer (from 1): how a durability test makes its
+ *  fault land mid-generation by count, however fast or slow the machine */
 export function startCountingEndpoint(
-  opts: { latencyMs?: number; capacity?: number; faults?: FaultOptions; skill?: number } = {},
+  opts: { latencyMs?: number; capacity?: number; faults?: FaultOptions; skill?: number; onAnswer?: (n: number) => void } = {},
 ): Promise<RunningServer> {
   const tasks = loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro');
+  const policy = createCoralSimulatedPolicy({ tasks, skill: opts.skill ?? 0.6 });
+  let answers = 0;
   return startOpenAICompatibleServer({
     modelName: 'counted-model',
-    policy: createCoralSimulatedPolicy({ tasks, skill: opts.skill ?? 0.6 }),
+    policy: opts.onAnswer
+      ? (req) => {
+          opts.onAnswer?.(++answers);
+          return policy(req);
+        }
+      : policy,
     latencyMs: opts.latencyMs,
     capacity: opts.capacity,
     faults: opts.faults,
@@ -22,3 +31,14 @@ export const externalDeploy = (server: RunningServer, maxConcurrency = 16) => ({
   kind: 'external',
   endpoint: { baseUrl: `${server.url}/v1`, model: 'counted-model', maxConcurrency },
 });
+
+/** An evaluation-only run of 32 conversations (16 questions × 2 samples) against the counting endpoint, at most
+ *  `maxConcurrency` requests outstanding: the run the durability tests interrupt. */
+export function evaluateOn(server: RunningServer, c: Record<string, any>, maxConcurrency = 8): void {
+  c.iterations = 1;
+  delete c.trainer;
+  delete c.recipe.trainTasks;
+  c.recipe.limit = 16;
+  c.recipe.evalSamples = 2;
+  c.server = externalDeploy(server, maxConcurrency);
+}

@@ -1,2 +1,22 @@
 // A real SeaweedFS S3 server per test file (started by scripts/seaweedfs-server.ts, shared with the bench).
-export { startS3Server, type S3Server } from '../../scripts/seaweedfs-server';
+import { afterAll, beforeAll } from 'vitest';
+import { type S3Server, startS3Server } from '../../scripts/seaweedfs-server';
+
+export { startS3Server, type S3Server };
+
+/** Starts the file's server before its tests, with this process's AWS_* variables pointing at it (the stores read
+ *  credentials the way a user's worker does), and stops it after them. Call at the top level; read it in tests. */
+export function useS3Server(): () => S3Server {
+  let s3: S3Server | undefined;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    Object.assign(process.env, s3.env);
+  });
+  afterAll(async () => {
+    await s3?.stop();
+  });
+  return () => {
+    if (!s3) throw new Error('the S3 server is not started yet (read it inside a test)');
+    return s3;
+  };
+}

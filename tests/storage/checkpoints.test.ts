@@ -4,7 +4,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { localCheckpoint, publishCheckpoint } from '../../activities/storage/checkpoints';
 import { objectStoreFor } from '../../activities/storage/run-storage';
 import { storeFor } from '../../activities/artifacts/store';
@@ -13,16 +13,9 @@ import type { StorageConfig } from '../../activities/storage/storage-config';
 import { stringify } from 'yaml';
 import { cli } from '../helpers/cli';
 import { tempStateDir, testConfig, testConfigRaw } from '../helpers/config';
-import { startS3Server, type S3Server } from '../helpers/s3-server';
+import { useS3Server } from '../helpers/s3-server';
 
-let s3: S3Server;
-beforeAll(async () => {
-  s3 = await startS3Server();
-  Object.assign(process.env, s3.env);
-});
-afterAll(async () => {
-  await s3?.stop();
-});
+const server = useS3Server();
 
 const inActivity = <T>(f: () => Promise<T>): Promise<T> => new MockActivityEnvironment().run(f);
 
@@ -47,18 +40,19 @@ const files = (dir: string, rel = ''): Record<string, string> =>
 describe('checkpoints in an S3 bucket', () => {
   const storage = (prefix: string): StorageConfig => ({
     kind: 's3',
-    bucket: s3.bucket,
+    bucket: server().bucket,
     prefix,
-    endpoint: s3.endpoint,
+    endpoint: server().endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
+    outageToleranceSeconds: 600,
   });
 
   it('another host fetches exactly what was published, once; a retried publish uploads nothing again', async () => {
     const trained = checkpointDir();
     const gpuHost = { stateDir: tempStateDir('gpu-host-'), storage: storage('ckpt-a') };
     const uri = await inActivity(() => publishCheckpoint(gpuHost, trained, 'run/iter-1'));
-    expect(uri).toBe(`s3://${s3.bucket}/ckpt-a/checkpoints/run/iter-1`);
+    expect(uri).toBe(`s3://${server().bucket}/ckpt-a/checkpoints/run/iter-1`);
 
     const putFile = vi.spyOn(objectStoreFor(gpuHost), 'putFile');
     expect(await inActivity(() => publishCheckpoint(gpuHost, trained, 'run/iter-1'))).toBe(uri);
@@ -88,7 +82,7 @@ describe('checkpoints in an S3 bucket', () => {
     const dpo = await storeFor(config).putJsonl([{ prompt: 'p', chosen: 'a', rejected: 'b' }]);
     const input = { runName: 'moved', iteration: 0, config, checkpoint: config.baseCheckpoint, data: { dpo } };
     const first = (await new MockActivityEnvironment().run(trainCheckpoint, input)) as Awaited<ReturnType<typeof trainCheckpoint>>;
-    expect(first.checkpoint).toBe(`s3://${s3.bucket}/ckpt-train/checkpoints/moved/iter-1`);
+    expect(first.checkpoint).toBe(`s3://${server().bucket}/ckpt-train/checkpoints/moved/iter-1`);
     // Its result was lost; the retry runs on host B, whose disk has none of host A's files.
     const hostB = tempStateDir('train-b-');
     const retried = await new MockActivityEnvironment().run(trainCheckpoint, { ...input, config: { ...config, stateDir: hostB } });
@@ -112,7 +106,7 @@ describe('checkpoints in an S3 bucket', () => {
 
   it('a name that was never published is one error naming it; local storage moves nothing', async () => {
     const config = { stateDir: tempStateDir('host-'), storage: storage('ckpt-c') };
-    const missing = `s3://${s3.bucket}/ckpt-c/checkpoints/run/iter-9`;
+    const missing = `s3://${server().bucket}/ckpt-c/checkpoints/run/iter-9`;
     await expect(inActivity(() => localCheckpoint(config, missing))).rejects.toThrow(`checkpoint ${missing}: no checkpoint-index.json`);
     const trained = checkpointDir();
     const local = { stateDir: tempStateDir('host-') };
@@ -126,18 +120,18 @@ describe('collab-loop start with an S3 store it cannot use', () => {
   const start = async (patch: Record<string, unknown>, env: Record<string, string>) => {
     const stateDir = tempStateDir('start-s3-');
     const file = path.join(stateDir, 'run.yaml');
-    const storage = { kind: 's3', bucket: s3.bucket, endpoint: s3.endpoint, ...patch };
+    const storage = { kind: 's3', bucket: server().bucket, endpoint: server().endpoint, ...patch };
     writeFileSync(file, stringify(testConfigRaw(stateDir, (raw) => Object.assign(raw, { storage }))));
     // No Temporal server on this address: the check comes first, before any connection.
     return { file, r: await cli(['start', file], { ...env, TEMPORAL_ADDRESS: '127.0.0.1:1' }) };
   };
 
   it('a wrong secret or a missing bucket is one line naming the file, the section and what to fix', async () => {
-    const wrong = await start({}, { ...s3.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    const wrong = await start({}, { ...server().env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
     expect(wrong.r.exitCode).not.toBe(0);
     expect(wrong.r.all).toContain(`${wrong.file}: storage:`);
     expect(wrong.r.all).toContain('AWS_SECRET_ACCESS_KEY');
-    const missing = await start({ bucket: 'no-such-bucket' }, s3.env);
+    const missing = await start({ bucket: 'no-such-bucket' }, server().env);
     expect(missing.r.exitCode).not.toBe(0);
     expect(missing.r.all).toMatch(/storage:.*no-such-bucket/);
     for (const r of [wrong.r, missing.r]) expect(r.all).not.toMatch(/^\s+at /m); // no stack trace

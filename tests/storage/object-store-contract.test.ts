@@ -236,7 +236,8 @@ describe('S3ObjectStore', () => {
   });
 
   it('an endpoint nobody listens on is a StorageError pointing at storage.endpoint', async () => {
-    const store = s3Store({ endpoint: `http://127.0.0.1:${await freePort()}` });
+    // No tolerance: otherwise the store would wait for this endpoint to come up (see the outage test).
+    const store = s3Store({ endpoint: `http://127.0.0.1:${await freePort()}`, outageToleranceSeconds: 0 });
     const e = await store.get('k').catch((err: unknown) => err);
     expect(e).toBeInstanceOf(StorageError);
     expect((e as Error).message).toMatch(/cannot reach the endpoint \(ECONNREFUSED\); check storage\.endpoint/);
