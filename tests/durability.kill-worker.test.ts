@@ -7,12 +7,10 @@ import { trainingLoop } from '../workflows/loop';
 import { loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 import { evaluatedRecords, recordKeys } from './helpers/records';
-import path from 'node:path';
-import { startOpenAICompatibleServer, type RunningServer } from '../activities/serving/openai-compatible-server';
-import { createCoralSimulatedPolicy, loadCoralTasks } from '../activities/recipes/coral';
+import type { RunningServer } from '../activities/serving/openai-compatible-server';
 import { startDevServer } from './helpers/temporal';
-import { CONFIGS, tempStateDir, testConfig } from './helpers/config';
-import { externalDeploy } from './helpers/endpoint';
+import { tempStateDir, testConfig } from './helpers/config';
+import { externalDeploy, startCountingEndpoint } from './helpers/endpoint';
 import { cliProcess } from './helpers/cli';
 
 const KILL_AT_ANSWER = 40;
@@ -22,19 +20,12 @@ let server: RunningServer;
 let atKillPoint: (() => void) | undefined;
 beforeAll(async () => {
   env = await startDevServer();
-  // The counting endpoint of tests/helpers/endpoint.ts, plus a hook on the answers it produces.
-  const policy = createCoralSimulatedPolicy({
-    tasks: loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro'),
-    skill: 0.6,
-  });
   let answers = 0;
-  server = await startOpenAICompatibleServer({
-    modelName: 'counted-model',
+  server = await startCountingEndpoint({
     latencyMs: 150,
     capacity: 8,
-    policy: (req) => {
+    onAnswer: () => {
       if (++answers === KILL_AT_ANSWER) atKillPoint?.();
-      return policy(req);
     },
   });
 });

@@ -29,6 +29,7 @@ import {
   stopSignal,
 } from '../contracts/messages';
 import { roleChainLines } from '../contracts/role-chains';
+import { runDataName } from '../contracts/run-data-name';
 import {
   TASK_QUEUES,
   type IterationInput,
@@ -42,6 +43,7 @@ import { sumSpend } from '../contracts/spend';
 import { HEARTBEAT_TIMEOUT } from './activity-proxies';
 import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
+import { advance } from './loop-state';
 import { trackSummary } from './stage-summaries';
 
 export interface LoopResult {
@@ -157,24 +159,10 @@ function iterationInput({ input, state }: LoopRun): IterationInput {
     checkpoint: state.checkpoint,
     ...(state.checkpoints ? { checkpoints: state.checkpoints } : {}),
     evalOnly: !!input.evalOnly,
+    ...(input.restart ? { restart: input.restart } : {}),
     // What the finished iterations spent, for the budget check.
     ...(state.done.some((d) => d.spend) ? { spentBefore: sumSpend(state.done.map((d) => d.spend?.total)) } : {}),
   };
-}
-
-/** Takes a finished iteration into the state the next one starts from. */
-function advance(state: LoopState, summary: IterationSummary): void {
-  state.done.push(summary);
-  if (summary.budget) state.budget = summary.budget;
-  if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
-  // Each trained role's chain goes on from what it trained into (or what it served, when it had no examples).
-  if (summary.models)
-    state.checkpoints = Object.fromEntries(
-      Object.entries(summary.models).flatMap(([role, m]) =>
-        m.kind === 'trained' && m.checkpoint ? [[role, m.nextCheckpoint ?? m.checkpoint]] : [],
-      ),
-    );
-  state.iteration++;
 }
 
 /** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
@@ -183,7 +171,8 @@ async function track(run: LoopRun, final: boolean): Promise<void> {
   if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
   try {
     await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
-      { runName: input.runName, config: input.config, iterations: state.done, final },
+      // A restart is its own run in the trackers too, as in the state dir.
+      { runName: runDataName(input), config: input.config, iterations: state.done, final },
     ]);
     run.trackingError = undefined;
   } catch (err) {

@@ -5,13 +5,18 @@ import { startOpenAICompatibleServer, type FaultOptions, type RunningServer } fr
 import { createCoralSimulatedPolicy, loadCoralTasks } from '../../activities/recipes/coral';
 import { CONFIGS } from './config';
 
+/** `onAnswer` is called as each answer is produced: tests act on a run (kill its worker, pause it) by count. */
 export function startCountingEndpoint(
-  opts: { latencyMs?: number; capacity?: number; faults?: FaultOptions; skill?: number } = {},
+  opts: { latencyMs?: number; capacity?: number; faults?: FaultOptions; skill?: number; onAnswer?: () => void } = {},
 ): Promise<RunningServer> {
   const tasks = loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro');
+  const policy = createCoralSimulatedPolicy({ tasks, skill: opts.skill ?? 0.6 });
   return startOpenAICompatibleServer({
     modelName: 'counted-model',
-    policy: createCoralSimulatedPolicy({ tasks, skill: opts.skill ?? 0.6 }),
+    policy: (req) => {
+      opts.onAnswer?.();
+      return policy(req);
+    },
     latencyMs: opts.latencyMs,
     capacity: opts.capacity,
     faults: opts.faults,
