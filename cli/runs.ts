@@ -92,10 +92,14 @@ export async function startLoop(
     throw new UserError(
       `run "${runName}" is running (collab-loop status ${runName}); stop it first (collab-loop stop ${runName}) or pick another --name`,
     );
-  if (existing && !opts.restart)
+  if (existing && !opts.restart) {
+    const state = await runState(client, existing);
+    // A run with every iteration done has nothing to continue (cli/continue-run.ts refuses it too).
+    const resume = state === 'completed' ? '' : `\`collab-loop continue ${runName}\` resumes it, `;
     throw new UserError(
-      `run "${runName}" already exists (${await runState(client, existing)}): \`collab-loop continue ${runName}\` resumes it, \`collab-loop start --restart\` begins it anew, or pick another --name`,
+      `run "${runName}" already exists (${state}): ${resume}\`collab-loop start --restart\` begins it anew, or pick another --name`,
     );
+  }
   if (existing) restart = ((await lastStart(client, runName)).input.restart ?? 0) + 1;
   const input: LoopInput = {
     runName,

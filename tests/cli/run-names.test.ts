@@ -50,27 +50,35 @@ function hashes(dir: string): Record<string, string> {
   return out;
 }
 
+/** Two iterations of 32 conversations against the counting endpoint (whose answers don't depend on the checkpoint). */
+const countedRunFile = () =>
+  configFile(tempStateDir(), (raw) => {
+    raw.iterations = 2;
+    raw.recipe.limit = 16;
+    raw.recipe.evalSamples = 2;
+    raw.server = externalDeploy(endpoint, 8);
+    raw.generation = { shardSize: 4, concurrency: 8, heartbeatTimeoutSeconds: 5 };
+  });
+
+/** Acts as the endpoint produces its n-th answer from now on: on a run, by count rather than by time. */
+function atAnswer(n: number, act: () => void): void {
+  let answered = 0;
+  onAnswer = () => {
+    if (++answered === n) act();
+  };
+}
+
 const runIdOf = async (runName: string) => (await env.client.workflow.getHandle(loopWorkflowId(runName)).describe()).runId;
 
 describe('run names', () => {
   it('continue after stop finishes the run and pays no request twice; start with the name is refused', async () => {
-    const stateDir = tempStateDir();
-    const file = configFile(stateDir, (raw) => {
-      raw.iterations = 2;
-      raw.recipe.limit = 16;
-      raw.recipe.evalSamples = 2;
-      raw.server = externalDeploy(endpoint, 8);
-      raw.generation = { shardSize: 4, concurrency: 8, heartbeatTimeoutSeconds: 5 };
-    });
+    const file = countedRunFile();
     const runName = 'continued';
     const loop = env.client.workflow.getHandle(loopWorkflowId(runName));
     endpoint.resetStats();
     await withWorkers(env, async () => {
-      let answered = 0;
       // Paused once the endpoint has answered 20 requests of this run: the run stops with iteration 0 part done.
-      onAnswer = () => {
-        if (++answered === 20) void loop.signal(pauseSignal, true);
-      };
+      atAnswer(20, () => void loop.signal(pauseSignal, true));
       const start = await cli(['start', file, '--name', runName], cliEnv());
       expect(start.exitCode, start.all).toBe(0);
       const held = await waitUntil(
@@ -123,9 +131,38 @@ describe('run names', () => {
       );
       const completed = await cli(['start', file, '--name', runName], cliEnv());
       expect(completed.exitCode).toBe(2);
-      expect(completed.stderr).toContain(`run "${runName}" already exists (completed)`);
+      expect(completed.stderr.trim()).toBe(
+        `collab-loop: run "${runName}" already exists (completed): \`collab-loop start --restart\` begins it anew, or pick another --name`,
+      );
     });
     onAnswer = undefined;
+  });
+
+  it('continue after the loop was terminated mid-generation starts the iteration again and finishes the run', async () => {
+    const file = countedRunFile();
+    const runName = 'terminated';
+    const loop = env.client.workflow.getHandle(loopWorkflowId(runName));
+    endpoint.resetStats();
+    await withWorkers(env, async () => {
+      let terminated: Promise<unknown> | undefined;
+      atAnswer(20, () => {
+        terminated = loop.terminate('test: the run is cut off mid-generation');
+      });
+      const start = await cli(['start', file, '--name', runName], cliEnv());
+      expect(start.exitCode, start.all).toBe(0);
+      await waitUntil(async () => terminated, 90_000, 'the endpoint to answer 20 requests');
+      await terminated;
+      expect((await loop.describe()).status.name).toBe('TERMINATED');
+      onAnswer = undefined;
+
+      const cont = await cli(['continue', runName, '--wait'], cliEnv());
+      expect(cont.exitCode, cont.all).toBe(0);
+      expect(cont.stdout).toContain(`run ${runName}: continuing at iteration 0 of 2`);
+      const result = (await loop.result()) as LoopResult;
+      expect(result.iterations.map((i) => i.iteration)).toEqual([0, 1]);
+      // Only requests in flight when the run was cut off may be paid again: at most the endpoint's concurrency.
+      expect(endpoint.stats().duplicates).toBeLessThanOrEqual(8);
+    });
   });
 
   it('continue of a name never used is one clear line', async () => {
@@ -157,5 +194,23 @@ describe('run names', () => {
       expect(existsSync(path.join(result.finalCheckpoint, 'collab-loop-checkpoint.json'))).toBe(true);
       expect(hashes(oldCheckpoints)).toEqual(before);
     });
+  });
+
+  it('eval without --name runs again under the next free name; with a used --name it is refused', async () => {
+    const stateDir = tempStateDir();
+    const file = configFile(stateDir, (raw) => {
+      raw.iterations = 1;
+    });
+    const first = await cli(['eval', file], cliEnv());
+    expect(first.exitCode, first.all).toBe(0);
+    expect(first.stdout).toContain('run run-eval: evaluation of coral');
+    const second = await cli(['eval', file], cliEnv());
+    expect(second.exitCode, second.all).toBe(0);
+    expect(second.stdout).toContain('run run-eval-2: evaluation of coral');
+    const named = await cli(['eval', file, '--name', 'run-eval'], cliEnv());
+    expect(named.exitCode).toBe(2);
+    expect(named.stderr.trim()).toBe(
+      'collab-loop: run "run-eval" already exists (completed): `collab-loop start --restart` begins it anew, or pick another --name',
+    );
   });
 });
