@@ -94,6 +94,15 @@ describe('run names', () => {
       await waitUntil(async () => (await child.query(iterationStatusQuery)).paused, 30_000, 'the iteration paused');
       await waitQuiescent(child);
       expect(held.done.length).toBeLessThan(2);
+      // A running run (paused counts) is neither continued nor restarted.
+      const running = await cli(['continue', runName], cliEnv());
+      expect(running.exitCode).toBe(2);
+      expect(running.stderr.trim()).toBe(`collab-loop: run "${runName}" is running; nothing to continue (collab-loop status ${runName})`);
+      const restartRunning = await cli(['start', file, '--name', runName, '--restart'], cliEnv());
+      expect(restartRunning.exitCode).toBe(2);
+      expect(restartRunning.stderr.trim()).toBe(
+        `collab-loop: run "${runName}" is running (collab-loop status ${runName}); stop it first (collab-loop stop ${runName}) or pick another --name`,
+      );
       const stop = await cli(['stop', runName], cliEnv());
       expect(stop.exitCode, stop.all).toBe(0);
       const stopped = (await loop.result()) as LoopResult;
