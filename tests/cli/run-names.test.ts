@@ -192,8 +192,17 @@ describe('run names', () => {
       const oldCheckpoints = path.join(stateDir, 'checkpoints', runName);
       const before = hashes(oldCheckpoints);
       expect(Object.keys(before)).toContain(path.join('iter-1', 'collab-loop-checkpoint.json'));
+      // The first run's manifest pointers and trainer logs stay as they were too.
+      const oldRecords = () => ({
+        pointers: hashes(path.join(stateDir, 'artifacts', 'runs', runName)),
+        logs: hashes(path.join(stateDir, 'logs', runName)),
+      });
+      const recordsBefore = oldRecords();
+      expect(Object.keys(recordsBefore.pointers)).toContain(path.join('iter-0', 'train.json'));
 
-      const restart = await cli(['start', file, '--name', runName, '--restart', '--wait'], cliEnv());
+      // Begun anew with another seed, as after changing the experiment: its checkpoint differs from the first run's,
+      // so a write into the first run's folders would show in the hashes.
+      const restart = await cli(['start', file, '--name', runName, '--restart', '--wait', '--set', 'seed=11'], cliEnv());
       expect(restart.exitCode, restart.all).toBe(0);
       expect(restart.stdout).toContain(`restart 1: its files go under ${runName}@restart-1/`);
       const result = (await env.client.workflow.getHandle(loopWorkflowId(runName)).result()) as LoopResult;
@@ -202,6 +211,8 @@ describe('run names', () => {
       expect(result.finalCheckpoint).toBe(path.join(stateDir, 'checkpoints', `${runName}@restart-1`, 'iter-1'));
       expect(existsSync(path.join(result.finalCheckpoint, 'collab-loop-checkpoint.json'))).toBe(true);
       expect(hashes(oldCheckpoints)).toEqual(before);
+      expect(oldRecords()).toEqual(recordsBefore);
+      expect(existsSync(path.join(stateDir, 'artifacts', 'runs', `${runName}@restart-1`, 'iter-0', 'train.json'))).toBe(true);
     });
   });
 
