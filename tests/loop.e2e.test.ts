@@ -4,15 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { trainingLoop } from '../workflows/loop';
 import { iterationWorkflowId, loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 import { startDevServer, workflowBundle } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
+import { recordHistories } from './helpers/histories';
 import { tempStateDir, testConfig } from './helpers/config';
 import { cli } from './helpers/cli';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
@@ -77,21 +76,9 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     };
     const bundle = await workflowBundle();
     await Worker.runReplayHistory({ workflowBundle: bundle }, histories.iteration, iterationWorkflowId(runName, 0));
-    // RECORD_HISTORIES=<tag> adds `*-coral-<tag>.json` beside the older recordings, which stay: each one stands
-    // for loops that may still be running on the code that recorded it.
+    // RECORD_HISTORIES=<tag> adds `*-coral-<tag>.json` beside the older recordings.
     const tag = process.env.RECORD_HISTORIES;
-    if (tag) {
-      const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(
-        path.join(dir, `iteration-coral-${tag}.json`),
-        `{"workflowId": ${JSON.stringify(iterationWorkflowId(runName, 0))}, "history": ${historyToJSON(histories.iteration)}}`,
-      );
-      writeFileSync(
-        path.join(dir, `loop-coral-${tag}.json`),
-        `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(histories.loop)}}`,
-      );
-    }
+    if (tag) await recordHistories(env, runName, `coral-${tag}`);
     // History stays small: the data lives in the artifact store.
     expect(histories.iteration.events!.length).toBeLessThan(200);
 

@@ -31,6 +31,9 @@ describe('replay of recorded histories', () => {
         // the one failed role of debate's parallel training.
         'iteration-coral-retry-from-generate.json',
         'iteration-debate-retry-role.json',
+        // `start --restart`: the loop's input carries `restart`, the stages are told the restart's run folder.
+        'iteration-coral-restart.json',
+        'loop-coral-restart.json',
       ]),
     );
   });

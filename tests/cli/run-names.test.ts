@@ -16,6 +16,7 @@ import { externalDeploy, startCountingEndpoint } from '../helpers/endpoint';
 import { waitQuiescent } from '../helpers/quiescent';
 import { startDevServer } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { recordHistories } from '../helpers/histories';
 import { withWorkers } from '../helpers/workers';
 
 let env: TestWorkflowEnvironment;
@@ -213,6 +214,8 @@ describe('run names', () => {
       expect(hashes(oldCheckpoints)).toEqual(before);
       expect(oldRecords()).toEqual(recordsBefore);
       expect(existsSync(path.join(stateDir, 'artifacts', 'runs', `${runName}@restart-1`, 'iter-0', 'train.json'))).toBe(true);
+      // RECORD_HISTORIES=<tag> saves the restart's histories (its input carries `restart`) for the replay test.
+      if (process.env.RECORD_HISTORIES) await recordHistories(env, runName, 'coral-restart');
     });
   });
 
