@@ -32,8 +32,8 @@ describe('replay of recorded histories', () => {
         'iteration-coral-retry-from-generate.json',
         'iteration-debate-retry-role.json',
         // `start --restart`: the loop's input carries `restart`, the stages are told the restart's run folder.
-        'iteration-coral-restart.json',
-        'loop-coral-restart.json',
+        'iteration-coral-restart-v1.json',
+        'loop-coral-restart-v1.json',
       ]),
     );
   });

@@ -16,7 +16,7 @@ import { externalDeploy, startCountingEndpoint } from '../helpers/endpoint';
 import { waitQuiescent } from '../helpers/quiescent';
 import { startDevServer } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { recordHistories } from '../helpers/histories';
+import { recordHistoriesIfAsked } from '../helpers/run-loop';
 import { withWorkers } from '../helpers/workers';
 
 let env: TestWorkflowEnvironment;
@@ -215,7 +215,7 @@ describe('run names', () => {
       expect(oldRecords()).toEqual(recordsBefore);
       expect(existsSync(path.join(stateDir, 'artifacts', 'runs', `${runName}@restart-1`, 'iter-0', 'train.json'))).toBe(true);
       // RECORD_HISTORIES=<tag> saves the restart's histories (its input carries `restart`) for the replay test.
-      if (process.env.RECORD_HISTORIES) await recordHistories(env, runName, 'coral-restart');
+      await recordHistoriesIfAsked(env, runName, 'coral-restart');
     });
   });
 
