@@ -1,4 +1,5 @@
 // collab-loop: start, watch and steer durable self-improvement loops. One file per concern under cli/.
+import type { Client } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { stringify as stringifyYaml } from 'yaml';
 import { writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ import { connectClient, ensureSearchAttributes } from './connection';
 import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
 import { cliAction, UserError } from './user-error';
 import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLoop, waitForRun } from './runs';
+import { continueLoop } from './continue-run';
+import { runDataName } from '../contracts/run-data-name';
 import { lineageLines, metricsTable, renderStatus, trainedCheckpoint } from './format';
 import { listRuns } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
@@ -27,6 +30,9 @@ import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
+/** `--wait` of the commands that start a loop: its status once it has closed. */
+const printWhenDone = async (client: Client, runName: string) =>
+  console.log(renderStatus(await waitForRun(client, runName, () => undefined)));
 const program = new Command('collab-loop')
   .description('Durable self-improvement loops for collaborative and multi-agent LLMs (Temporal workflows)')
   .showHelpAfterError();
@@ -116,21 +122,35 @@ program
 
 program
   .command('start <config>')
-  .description('start a loop (workers must be running: collab-loop worker)')
+  .description('start a loop (workers must be running: collab-loop worker); a name already used is refused')
   .option('--name <name>', 'run name (default: config name or file name)')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
+  .option('--restart', "begin a used name's run anew; the earlier run's files stay where they are")
   .option('--wait', 'wait for the run to finish and print its metrics')
   .action(
-    cliAction(async (file: string, o: { name?: string; set: string[]; wait?: boolean }) => {
+    cliAction(async (file: string, o: { name?: string; set: string[]; restart?: boolean; wait?: boolean }) => {
       const loaded = await loadRunConfig(file, { overrides: o.set, name: o.name });
       const client = await connectClient();
       await ensureSearchAttributes(client);
-      const handle = await startLoop(client, loaded);
-      console.log(`started run ${loaded.runName} (workflow ${handle.workflowId})`);
-      if (o.wait) {
-        const s = await waitForRun(client, loaded.runName, () => undefined);
-        console.log(renderStatus(s));
-      }
+      const { handle, input } = await startLoop(client, loaded, { restart: o.restart });
+      const files = input.restart ? `, restart ${input.restart}: its files go under ${runDataName(input)}/ in the state dir` : '';
+      console.log(`started run ${loaded.runName} (workflow ${handle.workflowId})${files}`);
+      if (o.wait) await printWhenDone(client, loaded.runName);
+    }),
+  );
+
+program
+  .command('continue <name>')
+  .description('go on with a stopped, failed, terminated or timed-out run from its last finished iteration')
+  .option('--wait', 'wait for the run to finish and print its metrics')
+  .action(
+    cliAction(async (name: string, o: { wait?: boolean }) => {
+      const client = await connectClient();
+      const { input, state } = await continueLoop(client, name);
+      console.log(
+        `run ${name}: continuing at iteration ${state.iteration} of ${input.config.iterations} from checkpoint ${state.checkpoint}`,
+      );
+      if (o.wait) await printWhenDone(client, name);
     }),
   );
 
@@ -268,12 +288,13 @@ program
 program
   .command('eval <config>')
   .description('one evaluation pass, no training (CoRal `validate`); runs its own workers')
-  .option('--name <name>', 'run name')
+  .option('--name <name>', 'run name (refused when used; default: <file>-eval, or the next free <file>-eval-2, …)')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[] }) => {
       await runEval(
         await loadRunConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }),
+        { freshName: !o.name },
       );
     }),
   );
@@ -281,12 +302,12 @@ program
 program
   .command('demo <config>')
   .description('start (or reuse) the dev server, run the loop with in-process workers, print metrics')
-  .option('--name <name>', 'run name')
+  .option('--name <name>', 'run name (refused when used; default: the config name, or the next free <name>-2, …)')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .option('--stop-server', 'stop the dev server at the end if the demo started it')
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[]; stopServer?: boolean }) => {
-      await runDemo(await loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer });
+      await runDemo(await loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer, freshName: !o.name });
     }),
   );
 

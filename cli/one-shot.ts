@@ -3,7 +3,8 @@ import type { LoadedConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes } from './connection';
 import { ensureDevServer } from './server-control';
 import { withInProcessWorkers } from './in-process-worker';
-import { startLoop, waitForRun, type RunStatus } from './runs';
+import type { Client } from '@temporalio/client';
+import { describeRun, startLoop, waitForRun, type RunStatus } from './runs';
 import { lineageLines, metricsTable, renderStatus, runIterationLabel } from './format';
 import { loopWorkflowId } from '../contracts/messages';
 
@@ -23,15 +24,30 @@ function progressPrinter(): (s: RunStatus) => void {
 const uiLink = (ui: string, namespace: string, workflowId: string) =>
   `${ui}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 
+/** Without --name, a one-shot command runs again under the first free `<name>`, `<name>-2`, …: each demo is a
+ *  new run, where `start` would refuse a name already used. */
+export interface OneShotOptions {
+  freshName: boolean;
+}
+
+async function freeRunName(client: Client, base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    if (!(await describeRun(client, name))) return name;
+  }
+}
+
 async function runToEnd(
-  loaded: LoadedConfig,
+  given: LoadedConfig,
   evalOnly: boolean,
-): Promise<{ status: RunStatus; link?: string; started: boolean; pid?: number }> {
-  const server = await ensureDevServer(loaded.config.stateDir);
+  opts: OneShotOptions,
+): Promise<{ loaded: LoadedConfig; status: RunStatus; link?: string; started: boolean; pid?: number }> {
+  const server = await ensureDevServer(given.config.stateDir);
   if (server.started)
-    console.log(`started the Temporal dev server (pid ${server.pid}, state ${loaded.config.stateDir}/temporal.sqlite, log ${server.log})`);
+    console.log(`started the Temporal dev server (pid ${server.pid}, state ${given.config.stateDir}/temporal.sqlite, log ${server.log})`);
   const client = await connectClient();
   await ensureSearchAttributes(client);
+  const loaded = opts.freshName ? { ...given, runName: await freeRunName(client, given.runName) } : given;
   const status = await withInProcessWorkers(async () => {
     await startLoop(client, loaded, { evalOnly });
     console.log(
@@ -40,12 +56,12 @@ async function runToEnd(
     return waitForRun(client, loaded.runName, progressPrinter(), 500, { returnOnAttention: true });
   });
   const link = server.uiUrl && uiLink(server.uiUrl, client.options.namespace, loopWorkflowId(loaded.runName));
-  return { status, link, started: server.started, pid: server.pid };
+  return { loaded, status, link, started: server.started, pid: server.pid };
 }
 
-export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean }): Promise<void> {
+export async function runDemo(given: LoadedConfig, opts: OneShotOptions & { stopServer: boolean }): Promise<void> {
   const t0 = Date.now();
-  const { status, link, started, pid } = await runToEnd(loaded, false);
+  const { loaded, status, link, started, pid } = await runToEnd(given, false, opts);
   console.log(
     `\n${status.workflowStatus === 'COMPLETED' ? 'finished' : status.workflowStatus.toLowerCase()} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`,
   );
@@ -66,8 +82,8 @@ export async function runDemo(loaded: LoadedConfig, opts: { stopServer: boolean 
   }
 }
 
-export async function runEval(loaded: LoadedConfig): Promise<void> {
-  const { status, link } = await runToEnd(loaded, true);
+export async function runEval(given: LoadedConfig, opts: OneShotOptions): Promise<void> {
+  const { status, link } = await runToEnd(given, true, opts);
   console.log('');
   console.log(metricsTable(status.loop.done));
   if (link) console.log(`\nTemporal UI: ${link}`);

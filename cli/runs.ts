@@ -1,5 +1,11 @@
 // Run-level operations shared by CLI commands: start a loop, read its status, wait for it.
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { loadConfig, type LoadedConfig } from '../configs/load';
 import { recipeRuntime } from '../activities/recipes/runtime';
@@ -57,35 +63,98 @@ export interface LoopMemo {
   iterations: number;
 }
 
-/** Call `loadRunConfig` first (it preflights). */
+/** A run's state as a user reads it: "stopped" for a loop that completed on `stop`, else its workflow status
+ *  ("completed", "failed", "timed out", …). */
+export async function runState(client: Client, d: WorkflowExecutionDescription): Promise<string> {
+  if (d.status.name === 'COMPLETED' && ((await client.workflow.getHandle(d.workflowId).result()) as LoopResult).stopped) return 'stopped';
+  return d.status.name.toLowerCase().replace(/_/g, ' ');
+}
+
+/** The loop workflow of a name, in whatever state, or undefined when the name was never used. */
+export async function describeRun(client: Client, runName: string) {
+  try {
+    return await client.workflow.getHandle(loopWorkflowId(runName)).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/** Call `loadRunConfig` first (it preflights). A name already used is refused — whatever its run's state — unless
+ *  `restart`: then the run begins anew as the name's next restart, its files under their own folder
+ *  (contracts/run-data-name.ts), leaving the earlier run's checkpoints as they are. */
 export async function startLoop(
   client: Client,
   loaded: LoadedConfig,
-  opts: { evalOnly?: boolean } = {},
-): Promise<WorkflowHandle<typeof trainingLoop>> {
+  opts: { evalOnly?: boolean; restart?: boolean } = {},
+): Promise<{ handle: WorkflowHandle<typeof trainingLoop>; input: LoopInput }> {
   const { config, runName } = loaded;
   const iterations = opts.evalOnly ? 1 : config.iterations;
-  const workflowId = loopWorkflowId(runName);
-  try {
-    const d = await client.workflow.getHandle(workflowId).describe();
-    if (d.status.name === 'RUNNING')
-      throw new UserError(`run "${runName}" is already running (collab-loop status ${runName}); pick another --name`);
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  const existing = await describeRun(client, runName);
+  let restart: number | undefined;
+  if (existing?.status.name === 'RUNNING')
+    throw new UserError(
+      `run "${runName}" is running (collab-loop status ${runName}); stop it first (collab-loop stop ${runName}) or pick another --name`,
+    );
+  if (existing && !opts.restart) {
+    const state = await runState(client, existing);
+    // A run with every iteration done has nothing to continue (cli/continue-run.ts refuses it too).
+    const resume = state === 'completed' ? '' : `\`collab-loop continue ${runName}\` resumes it, `;
+    throw new UserError(
+      `run "${runName}" already exists (${state}): ${resume}\`collab-loop start --restart\` begins it anew, or pick another --name`,
+    );
   }
-  return client.workflow.start<typeof trainingLoop>('trainingLoop', {
-    taskQueue: TASK_QUEUES.workflows,
-    workflowId,
-    args: [{ runName, config: opts.evalOnly ? { ...config, iterations: 1 } : config, evalOnly: opts.evalOnly }],
-    memo: { iterations } satisfies LoopMemo,
-    staticSummary: `${config.recipe.name} loop **${runName}** · ${opts.evalOnly ? 'evaluation only' : `iterations 0–${iterations - 1}`}`,
-    staticDetails: `config: \`${loaded.file}\`\n\nbase checkpoint: \`${config.baseCheckpoint}\`\n\nstate: \`${config.stateDir}\``,
-    typedSearchAttributes: [
-      { key: RunNameKey, value: runName },
-      { key: RecipeKey, value: config.recipe.name },
-      { key: IterationKey, value: 0 },
-    ],
+  if (existing) restart = ((await lastStart(client, runName)).input.restart ?? 0) + 1;
+  const input: LoopInput = {
+    runName,
+    config: opts.evalOnly ? { ...config, iterations: 1 } : config,
+    evalOnly: opts.evalOnly,
+    ...(restart ? { restart } : {}),
+  };
+  const handle = await startExecution(client, {
+    input,
+    memo: { iterations },
+    summary: `${config.recipe.name} loop **${runName}**${restart ? ` (restart ${restart})` : ''} · ${opts.evalOnly ? 'evaluation only' : `iterations 0–${iterations - 1}`}`,
+    details: `config: \`${loaded.file}\`\n\nbase checkpoint: \`${config.baseCheckpoint}\`\n\nstate: \`${config.stateDir}\``,
+    // A fresh name must stay fresh between the check above and the start; a restart replaces a closed run.
+    reuse: existing ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
   });
+  return { handle, input };
+}
+
+/** Starts the loop workflow of a run: fresh (no state) or from the state after its last finished iteration. */
+export async function startExecution(
+  client: Client,
+  o: {
+    input: LoopInput;
+    state?: LoopState & { paused?: boolean };
+    memo: LoopMemo;
+    summary: string;
+    details: string;
+    reuse: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE';
+  },
+): Promise<WorkflowHandle<typeof trainingLoop>> {
+  const { runName } = o.input;
+  try {
+    return await client.workflow.start<typeof trainingLoop>('trainingLoop', {
+      taskQueue: TASK_QUEUES.workflows,
+      workflowId: loopWorkflowId(runName),
+      args: o.state ? [o.input, o.state] : [o.input],
+      workflowIdReusePolicy: o.reuse,
+      memo: { ...o.memo },
+      staticSummary: o.summary,
+      staticDetails: o.details,
+      typedSearchAttributes: [
+        { key: RunNameKey, value: runName },
+        { key: RecipeKey, value: o.input.config.recipe.name },
+        { key: IterationKey, value: o.state?.iteration ?? 0 },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      throw new UserError(`run "${runName}" was started by someone else just now (collab-loop status ${runName})`);
+    throw err;
+  }
 }
 
 export interface ShardInFlight {
@@ -112,7 +181,7 @@ export interface RunStatus {
 }
 
 /** The namespace is named: a run started under another TEMPORAL_NAMESPACE or profile is the usual cause. */
-const noSuchRun = (client: Client, runName: string) =>
+export const noSuchRun = (client: Client, runName: string) =>
   new UserError(`no run named "${runName}" in namespace ${client.options.namespace} (see collab-loop list)`);
 
 export async function getRunStatus(client: Client, runName: string): Promise<RunStatus> {
@@ -208,16 +277,20 @@ export async function requireRunning(client: Client, runName: string): Promise<v
   }
 }
 
-/** The config a run was started with, from its latest execution's input (no worker needed, unlike a query). */
+/** What the latest execution of a run's loop was started with: the input, and the state after the iterations
+ *  finished before it (absent for a run's first execution). Read from its history, so no worker is needed. */
+export async function lastStart(client: Client, runName: string): Promise<{ input: LoopInput; state?: LoopState }> {
+  const history = await client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory();
+  const [input, state] = (history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []).map((p) =>
+    defaultPayloadConverter.fromPayload<unknown>(p as never),
+  );
+  if (!input) throw new Error(`the history of run ${runName} has no start input`);
+  return { input: input as LoopInput, state: state as LoopState | undefined };
+}
+
 /** The config the run goes on with: its own plus the `retry --set` changes carried so far (the current loop
  *  execution's start input: LoopInput, then the LoopState continue-as-new carried). */
 export async function runConfig(client: Client, runName: string): Promise<LoopConfig | undefined> {
-  const history = await client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory();
-  const [input, state] = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
-  if (!input) return undefined;
-  const loop = defaultPayloadConverter.fromPayload<LoopInput>(input as never);
-  return effectiveConfig(
-    loop.config,
-    state ? (defaultPayloadConverter.fromPayload<LoopState | null>(state as never) ?? undefined) : undefined,
-  );
+  const { input, state } = await lastStart(client, runName);
+  return effectiveConfig(input.config, state ?? undefined);
 }

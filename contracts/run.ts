@@ -23,6 +23,9 @@ export interface LoopInput {
   config: LoopConfig;
   /** Only evaluate (CoRal's `validate`): no sampling, no data, no training. */
   evalOnly?: boolean;
+  /** Which `start --restart` of this name the run is (absent: the name's first run). Its files go under
+   *  runDataName (contracts/run-data-name.ts), so a restart never writes over an earlier run's checkpoints. */
+  restart?: number;
 }
 
 export interface IterationSummary {
@@ -118,6 +121,8 @@ export interface IterationInput {
   spentBefore?: Spend;
   /** The `retry --set` changes earlier iterations made to the run's config (already in `config`). */
   configChanges?: string[];
+  /** LoopInput.restart, for where the stages put the run's files. */
+  restart?: number;
 }
 
 export interface Attention {

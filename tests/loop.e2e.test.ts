@@ -4,15 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { trainingLoop } from '../workflows/loop';
 import { iterationWorkflowId, loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 import { startDevServer, workflowBundle } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
+import { recordHistoriesIfAsked } from './helpers/run-loop';
 import { tempStateDir, testConfig } from './helpers/config';
 import { cli } from './helpers/cli';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
@@ -70,30 +69,15 @@ describe('training loop (CoRal, simulator deploy, stand-in trainer)', () => {
     expect(deployed.params.port).toBeTypeOf('number');
     await expect(fetch(`http://127.0.0.1:${deployed.params.port}/health`)).rejects.toThrow();
 
-    // Record the histories; the replay test (tests/replay.test.ts) guards determinism with them.
-    const histories = {
-      loop: await env.client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory(),
-      iteration: await env.client.workflow.getHandle(iterationWorkflowId(runName, 0)).fetchHistory(),
-    };
+    // The iteration's history replays; recorded, the replay test (tests/replay.test.ts) guards determinism with it.
+    const iterationHistory = await env.client.workflow.getHandle(iterationWorkflowId(runName, 0)).fetchHistory();
     const bundle = await workflowBundle();
-    await Worker.runReplayHistory({ workflowBundle: bundle }, histories.iteration, iterationWorkflowId(runName, 0));
+    await Worker.runReplayHistory({ workflowBundle: bundle }, iterationHistory, iterationWorkflowId(runName, 0));
     // RECORD_HISTORIES=<tag> adds `*-coral-<tag>.json` beside the older recordings, which stay: each one stands
     // for loops that may still be running on the code that recorded it.
-    const tag = process.env.RECORD_HISTORIES;
-    if (tag) {
-      const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(
-        path.join(dir, `iteration-coral-${tag}.json`),
-        `{"workflowId": ${JSON.stringify(iterationWorkflowId(runName, 0))}, "history": ${historyToJSON(histories.iteration)}}`,
-      );
-      writeFileSync(
-        path.join(dir, `loop-coral-${tag}.json`),
-        `{"workflowId": ${JSON.stringify(loopWorkflowId(runName))}, "history": ${historyToJSON(histories.loop)}}`,
-      );
-    }
+    await recordHistoriesIfAsked(env, runName, 'coral');
     // History stays small: the data lives in the artifact store.
-    expect(histories.iteration.events!.length).toBeLessThan(200);
+    expect(iterationHistory.events!.length).toBeLessThan(200);
 
     // The user's view of the finished run through the CLI: list, status, report (table + HTML with a plot).
     const cliEnv = { TEMPORAL_ADDRESS: env.address };

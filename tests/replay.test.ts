@@ -34,6 +34,9 @@ describe('replay of recorded histories', () => {
         // retry --set carried to later iterations (retry-config-v1); pause stopping the servers (pause-releases-servers-v1).
         'iteration-coral-retry-config-v1.json',
         'iteration-coral-pause-release-v1.json',
+        // `start --restart`: the loop's input carries `restart`, the stages are told the restart's run folder.
+        'iteration-coral-restart-v1.json',
+        'loop-coral-restart-v1.json',
       ]),
     );
   });

@@ -1,5 +1,6 @@
 // What one iteration keeps across its stages and their retries: each finished stage's result (so a retry never
 // redoes finished work), the config in effect, and the status the UI, `status` and the loop read.
+import { runDataName } from '../contracts/run-data-name';
 import { patched } from '@temporalio/workflow';
 import type { RecipeNeeds } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
@@ -93,8 +94,9 @@ export function newIterationState(input: IterationInput): IterationState {
   };
 }
 
-/** What every stage activity is told: which run, which iteration, the config in effect. */
-export const stageContext = (s: IterationState) => ({ runName: s.input.runName, iteration: s.input.iteration, config: s.config });
+/** What every stage activity is told: which run, which iteration, the config in effect. The stages name files by
+ *  the run, so a restarted run is told its data name (contracts/run-data-name.ts); a first run, its plain name. */
+export const stageContext = (s: IterationState) => ({ runName: runDataName(s.input), iteration: s.input.iteration, config: s.config });
 
 /** Training data is built only for loops that train, from a train split (as the iteration started: a retry's
  *  config does not change it). */

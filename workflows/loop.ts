@@ -29,6 +29,7 @@ import {
   stopSignal,
 } from '../contracts/messages';
 import { roleChainLines } from '../contracts/role-chains';
+import { runDataName } from '../contracts/run-data-name';
 import {
   TASK_QUEUES,
   type IterationInput,
@@ -44,6 +45,7 @@ import { effectiveConfig } from '../contracts/effective-config';
 import { HEARTBEAT_TIMEOUT } from './activity-proxies';
 import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
+import { advance } from './loop-state';
 import { trackSummary } from './stage-summaries';
 
 export interface LoopResult {
@@ -94,7 +96,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   await condition(() => !run.state.paused || run.stopped);
   if (run.stopped) return result(run);
   try {
-    advance(run.state, await runIteration(run));
+    advance(run.state, await runIteration(run), patched('retry-config-v1'));
   } catch (err) {
     if (run.stopped && isCancellation(err)) {
       publish(run);
@@ -163,32 +165,11 @@ function iterationInput(run: LoopRun): IterationInput {
     checkpoint: state.checkpoint,
     ...(state.checkpoints ? { checkpoints: state.checkpoints } : {}),
     evalOnly: !!input.evalOnly,
+    ...(input.restart ? { restart: input.restart } : {}),
     // What the finished iterations spent, for the budget check.
     ...(state.done.some((d) => d.spend) ? { spentBefore: sumSpend(state.done.map((d) => d.spend?.total)) } : {}),
     ...(state.configChanges ? { configChanges: state.configChanges } : {}),
   };
-}
-
-/** Takes a finished iteration into the state the next one starts from. */
-function advance(state: LoopState, summary: IterationSummary): void {
-  // A retry's config (and the checkpoint it rebased) holds for every later iteration; loops started before this
-  // patch carried only the budget.
-  const carries = patched('retry-config-v1');
-  const { config, ...done } = summary;
-  state.done.push(carries ? done : summary);
-  if (summary.budget) state.budget = summary.budget;
-  if (carries && config) state.config = config;
-  if (carries && summary.configChanges) state.configChanges = summary.configChanges;
-  if (summary.nextCheckpoint) state.checkpoint = summary.nextCheckpoint;
-  else if (carries) state.checkpoint = summary.checkpoint;
-  // Each trained role's chain goes on from what it trained into (or what it served, when it had no examples).
-  if (summary.models)
-    state.checkpoints = Object.fromEntries(
-      Object.entries(summary.models).flatMap(([role, m]) =>
-        m.kind === 'trained' && m.checkpoint ? [[role, m.nextCheckpoint ?? m.checkpoint]] : [],
-      ),
-    );
-  state.iteration++;
 }
 
 /** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
@@ -197,7 +178,8 @@ async function track(run: LoopRun, final: boolean): Promise<void> {
   if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
   try {
     await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
-      { runName: input.runName, config: configOf(run), iterations: state.done, final },
+      // A restart is its own run in the trackers too, as in the state dir.
+      { runName: runDataName(input), config: configOf(run), iterations: state.done, final },
     ]);
     run.trackingError = undefined;
   } catch (err) {
