@@ -13,7 +13,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-function groupAlive(pid: number): boolean {
+export function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
     return true;
@@ -62,11 +62,12 @@ export function readPidFile(file: string): PidRecord | undefined {
   }
 }
 
-/** Kills whatever process group a pid file names (left by an earlier attempt) and removes the file. */
-export async function reapPidFile(file: string): Promise<boolean> {
+/** Kills whatever process group a pid file names (left by an earlier attempt) and removes the file; the record of
+ *  the group it killed, if one was running. */
+export async function reapPidFile(file: string): Promise<PidRecord | undefined> {
   const rec = readPidFile(file);
   rmSync(file, { force: true });
-  if (!rec || !(isAlive(rec.pid) || groupAlive(rec.pid))) return false;
+  if (!rec || !(isAlive(rec.pid) || groupAlive(rec.pid))) return undefined;
   await killProcessGroup(rec.pid);
-  return true;
+  return rec;
 }

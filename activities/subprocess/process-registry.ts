@@ -1,0 +1,103 @@
+// The host's record of every process group a worker started (model servers, trainers): one small JSON file per group
+// in <state dir>/processes/<pid>.json, naming the group, its kind, the port it listens on and the worker that owns
+// it. A worker that exits gracefully stops its own groups (stopOwnGroups); one killed with SIGKILL cannot, so the
+// next worker start and every stage that starts a group reap the groups whose owner is gone (reapOrphans).
+// A pid is trusted only while the process still has the start time recorded with it (/proc/<pid>/stat, field 22:
+// proc(5)), so a pid the kernel handed to an unrelated process since is never signalled.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../artifacts/store';
+import { groupAlive, isAlive, killProcessGroup } from './process-group';
+
+export interface GroupRecord {
+  /** The group leader's pid, which is also the process group id (groups start detached). */
+  pid: number;
+  kind: 'server' | 'trainer';
+  port?: number;
+  run?: string;
+  argv: string[];
+  /** The leader's start time (clock ticks since boot), when /proc has it. */
+  start?: string;
+  owner: number;
+  ownerStart?: string;
+}
+
+export const registryDir = (stateDir: string) => path.join(stateDir, 'processes');
+const recordFile = (stateDir: string, pid: number) => path.join(registryDir(stateDir), `${pid}.json`);
+
+/** The state dirs this process has recorded groups in (a worker serves runs with different state dirs). */
+const usedDirs = new Set<string>();
+
+/** When the process started, in clock ticks since boot; undefined when it is gone or the host has no /proc. */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same process as when recorded: alive, and (where /proc tells) started at the recorded time. */
+function sameProcess(pid: number, start: string | undefined): boolean {
+  if (!isAlive(pid)) return false;
+  const now = processStartTime(pid);
+  return start === undefined || now === undefined || now === start;
+}
+
+export function recordGroup(stateDir: string, rec: Omit<GroupRecord, 'start' | 'owner' | 'ownerStart'>): void {
+  mkdirSync(registryDir(stateDir), { recursive: true });
+  usedDirs.add(stateDir);
+  const full: GroupRecord = {
+    ...rec,
+    start: processStartTime(rec.pid),
+    owner: process.pid,
+    ownerStart: processStartTime(process.pid),
+  };
+  writeFileAtomic(recordFile(stateDir, rec.pid), JSON.stringify(full));
+}
+
+export function forgetGroup(stateDir: string, pid: number): void {
+  rmSync(recordFile(stateDir, pid), { force: true });
+}
+
+function records(stateDir: string): GroupRecord[] {
+  const dir = registryDir(stateDir);
+  if (!existsSync(dir)) return [];
+  const out: GroupRecord[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+    try {
+      out.push(JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as GroupRecord);
+    } catch {
+      rmSync(path.join(dir, f), { force: true }); // half-written by a killed worker: nothing to trust in it
+    }
+  }
+  return out;
+}
+
+/** Kills the group if it is still the one recorded: its leader unchanged, or the leader gone but members left (a
+ *  group id is not handed out again while any member lives). Removes the record either way. */
+async function stopRecorded(stateDir: string, rec: GroupRecord): Promise<boolean> {
+  const leaderGone = !isAlive(rec.pid);
+  const ours = leaderGone ? groupAlive(rec.pid) : sameProcess(rec.pid, rec.start);
+  if (ours) await killProcessGroup(rec.pid);
+  forgetGroup(stateDir, rec.pid);
+  return ours;
+}
+
+/** Kills the groups whose owning worker is gone (SIGKILLed, crashed, or its pid reused). */
+export async function reapOrphans(stateDir: string): Promise<GroupRecord[]> {
+  const orphans = records(stateDir).filter((r) => !sameProcess(r.owner, r.ownerStart));
+  const reaped: GroupRecord[] = [];
+  for (const r of orphans) if (await stopRecorded(stateDir, r)) reaped.push(r);
+  return reaped;
+}
+
+/** Kills every group this process started and has not stopped yet (a worker shutting down). */
+export async function stopOwnGroups(): Promise<GroupRecord[]> {
+  const stopped: GroupRecord[] = [];
+  for (const dir of usedDirs)
+    for (const r of records(dir).filter((x) => x.owner === process.pid)) if (await stopRecorded(dir, r)) stopped.push(r);
+  return stopped;
+}
