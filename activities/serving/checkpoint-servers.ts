@@ -7,7 +7,7 @@
 //            the model server is still started, health-checked and probed, so trained weights really are served.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProbeResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
@@ -131,17 +131,20 @@ async function startServer(
   await stopServer(c, file);
   mkdirSync(logDir, { recursive: true });
   const [cmd, ...args] = launch.argv;
-  const log = { file: logFile, append: true } as const;
+  // The server writes its log file itself: with execa's { file } target its output would pass through this worker
+  // (execa/lib/stdio/handle-async.js pipes it into a write stream here), and a server outliving a killed worker
+  // would lose its log, or die of the broken pipe.
+  // (execa's option types accept a file descriptor only as a literal number, hence the cast.)
+  const log = openSync(logFile, 'a') as 3;
   const child = execa(cmd, args, {
     detached: true,
-    stdin: 'ignore',
-    stdout: log,
-    stderr: log,
+    stdio: ['ignore', log, log],
     cleanup: false,
     reject: false,
     env: launch.env,
   });
   child.unref();
+  closeSync(log);
   const exited = child.then((r) => r);
   if (!child.pid) {
     const r = await exited;

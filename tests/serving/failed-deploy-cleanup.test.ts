@@ -10,11 +10,11 @@ import path from 'node:path';
 import { trainingLoop } from '../../workflows/loop';
 import { loopWorkflowId, stopSignal } from '../../contracts/messages';
 import { TASK_QUEUES } from '../../contracts/run';
-import { nodeScriptArgv } from '../../activities/subprocess/node-script';
+import { simulatorCommand } from '../helpers/simulator-command';
 import { getRunStatus } from '../../cli/runs';
 import { startDevServer } from '../helpers/temporal';
 import { withWorkers } from '../helpers/workers';
-import { CONFIGS, tempStateDir, testConfig } from '../helpers/config';
+import { tempStateDir, testConfig } from '../helpers/config';
 import { processesWith, stillListening, watchProcesses } from '../helpers/host-processes';
 import { waitUntil } from '../helpers/wait';
 
@@ -29,26 +29,11 @@ afterAll(async () => {
 describe('a deploy whose second server cannot start', () => {
   it('leaves no server and no port behind, while the run needs attention and after stop', async () => {
     const stateDir = tempStateDir();
-    const tasks = path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl');
-    const [node, args] = nodeScriptArgv('activities/serving/simulator-main.ts', [
-      '--port',
-      '{port}',
-      '--model',
-      '{model}',
-      '--policy',
-      'coral',
-      '--policy-file',
-      '{checkpoint}/simulated-policy.json',
-      '--tasks',
-      `${tasks}:mmlu_pro`,
-      '--host',
-      '{host}',
-    ]);
     const config = testConfig(stateDir, (c) => {
       c.iterations = 1;
       delete c.trainer;
       delete c.recipe.trainTasks;
-      c.server = { kind: 'command', command: [node, ...args], servedModel: 'sim', healthPath: '/health' };
+      c.server = { kind: 'command', command: simulatorCommand(), servedModel: 'sim', healthPath: '/health' };
       // The extractor's checkpoint: a copy of the base without the policy file its server needs.
       const broken = path.join(stateDir, 'broken-checkpoint');
       cpSync(c.baseCheckpoint, broken, { recursive: true });

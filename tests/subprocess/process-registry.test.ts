@@ -1,0 +1,87 @@
+// The host's process registry (activities/subprocess/process-registry.ts) with real process groups: a group whose
+// owning worker is gone is killed; one whose owner lives, or whose pid now belongs to another process (its start
+// time differs from the recorded one), is left alone.
+import { afterEach, describe, expect, it } from 'vitest';
+import { execa, type ResultPromise } from 'execa';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { groupAlive, isAlive, killProcessGroup } from '../../activities/subprocess/process-group';
+import {
+  type GroupRecord,
+  processStartTime,
+  reapOrphans,
+  recordGroup,
+  registryDir,
+  stopOwnGroups,
+} from '../../activities/subprocess/process-registry';
+import { tempStateDir } from '../helpers/config';
+
+const started: ResultPromise[] = [];
+afterEach(async () => {
+  for (const p of started.splice(0)) if (p.pid && groupAlive(p.pid)) await killProcessGroup(p.pid, 1000);
+});
+
+/** A process group that runs until killed (a stand-in server or trainer). */
+function group(): number {
+  const p = execa('sleep', ['600'], { detached: true, reject: false, stdio: 'ignore' });
+  started.push(p);
+  return p.pid!;
+}
+
+/** The pid of a worker that has exited. */
+async function deadWorker(): Promise<number> {
+  const p = execa('true', { reject: false });
+  await p;
+  return p.pid!;
+}
+
+function writeRecord(stateDir: string, rec: GroupRecord): string {
+  const file = path.join(registryDir(stateDir), `${rec.pid}.json`);
+  recordGroup(stateDir, { pid: rec.pid, kind: rec.kind, argv: rec.argv }); // creates the directory
+  writeFileSync(file, JSON.stringify(rec));
+  return file;
+}
+
+describe('process registry', () => {
+  it('kills a group whose owner is gone, and forgets it', async () => {
+    const stateDir = tempStateDir();
+    const pid = group();
+    const file = writeRecord(stateDir, {
+      pid,
+      kind: 'server',
+      port: 1,
+      argv: ['sleep'],
+      start: processStartTime(pid),
+      owner: await deadWorker(),
+    });
+    const reaped = await reapOrphans(stateDir);
+    expect(reaped.map((r) => r.pid)).toEqual([pid]);
+    expect(isAlive(pid)).toBe(false);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('never signals a pid that now belongs to another process', async () => {
+    const stateDir = tempStateDir();
+    const pid = group();
+    const file = writeRecord(stateDir, {
+      pid,
+      kind: 'trainer',
+      argv: ['sleep'],
+      start: String(Number(processStartTime(pid)) - 1), // the recorded process started earlier: not this one
+      owner: await deadWorker(),
+    });
+    expect(await reapOrphans(stateDir)).toEqual([]);
+    expect(isAlive(pid)).toBe(true);
+    expect(existsSync(file)).toBe(false); // the record named a process that is gone
+  });
+
+  it('leaves the groups of a live worker to it, which stops them at its shutdown', async () => {
+    const stateDir = tempStateDir();
+    const pid = group();
+    recordGroup(stateDir, { pid, kind: 'server', argv: ['sleep'] }); // owned by this process, which lives
+    expect(await reapOrphans(stateDir)).toEqual([]);
+    expect(isAlive(pid)).toBe(true);
+    expect((await stopOwnGroups()).map((r) => r.pid)).toEqual([pid]);
+    expect(isAlive(pid)).toBe(false);
+  });
+});
