@@ -5,6 +5,7 @@
 // A pid is trusted only while the process still has the start time recorded with it (/proc/<pid>/stat, field 22:
 // proc(5)), so a pid the kernel handed to an unrelated process since is never signalled.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../artifacts/store';
 import { groupAlive, isAlive, killProcessGroup } from './process-group';
@@ -20,6 +21,8 @@ export interface GroupRecord {
   start?: string;
   owner: number;
   ownerStart?: string;
+  /** The host the owner runs on: pids mean nothing elsewhere, should hosts share a state dir on a network mount. */
+  host: string;
 }
 
 export const registryDir = (stateDir: string) => path.join(stateDir, 'processes');
@@ -46,7 +49,7 @@ function sameProcess(pid: number, start: string | undefined): boolean {
   return start === undefined || now === undefined || now === start;
 }
 
-export function recordGroup(stateDir: string, rec: Omit<GroupRecord, 'start' | 'owner' | 'ownerStart'>): void {
+export function recordGroup(stateDir: string, rec: Omit<GroupRecord, 'start' | 'owner' | 'ownerStart' | 'host'>): void {
   mkdirSync(registryDir(stateDir), { recursive: true });
   usedDirs.add(stateDir);
   const full: GroupRecord = {
@@ -54,6 +57,7 @@ export function recordGroup(stateDir: string, rec: Omit<GroupRecord, 'start' | '
     start: processStartTime(rec.pid),
     owner: process.pid,
     ownerStart: processStartTime(process.pid),
+    host: os.hostname(),
   };
   writeFileAtomic(recordFile(stateDir, rec.pid), JSON.stringify(full));
 }
@@ -62,15 +66,17 @@ export function forgetGroup(stateDir: string, pid: number): void {
   rmSync(recordFile(stateDir, pid), { force: true });
 }
 
+/** This host's records in the registry. */
 function records(stateDir: string): GroupRecord[] {
   const dir = registryDir(stateDir);
   if (!existsSync(dir)) return [];
   const out: GroupRecord[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
     try {
-      out.push(JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as GroupRecord);
+      const rec = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as GroupRecord;
+      if (rec.host === os.hostname()) out.push(rec);
     } catch {
-      rmSync(path.join(dir, f), { force: true }); // half-written by a killed worker: nothing to trust in it
+      rmSync(path.join(dir, f), { force: true }); // unreadable: nothing in it to trust
     }
   }
   return out;

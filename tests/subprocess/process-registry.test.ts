@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { groupAlive, isAlive, killProcessGroup } from '../../activities/subprocess/process-group';
 import {
@@ -53,6 +54,7 @@ describe('process registry', () => {
       argv: ['sleep'],
       start: processStartTime(pid),
       owner: await deadWorker(),
+      host: os.hostname(),
     });
     const reaped = await reapOrphans(stateDir);
     expect(reaped.map((r) => r.pid)).toEqual([pid]);
@@ -69,10 +71,27 @@ describe('process registry', () => {
       argv: ['sleep'],
       start: String(Number(processStartTime(pid)) - 1), // the recorded process started earlier: not this one
       owner: await deadWorker(),
+      host: os.hostname(),
     });
     expect(await reapOrphans(stateDir)).toEqual([]);
     expect(isAlive(pid)).toBe(true);
     expect(existsSync(file)).toBe(false); // the record named a process that is gone
+  });
+
+  it("leaves another host's records alone (a state dir on a shared mount)", async () => {
+    const stateDir = tempStateDir();
+    const pid = group();
+    const file = writeRecord(stateDir, {
+      pid,
+      kind: 'server',
+      argv: ['sleep'],
+      start: processStartTime(pid),
+      owner: await deadWorker(),
+      host: `not-${os.hostname()}`,
+    });
+    expect(await reapOrphans(stateDir)).toEqual([]);
+    expect(isAlive(pid)).toBe(true);
+    expect(existsSync(file)).toBe(true);
   });
 
   it('leaves the groups of a live worker to it, which stops them at its shutdown', async () => {
