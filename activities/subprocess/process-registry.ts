@@ -2,13 +2,12 @@
 // in <state dir>/processes/<pid>.json, naming the group, its kind, the port it listens on and the worker that owns
 // it. A worker that exits gracefully stops its own groups (stopOwnGroups); one killed with SIGKILL cannot, so the
 // next worker start and every stage that starts a group reap the groups whose owner is gone (reapOrphans).
-// A pid is trusted only while the process still has the start time recorded with it (/proc/<pid>/stat, field 22:
-// proc(5)), so a pid the kernel handed to an unrelated process since is never signalled.
+// Pids are checked against their recorded start times (process-group.ts), so a reused pid is never signalled.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../artifacts/store';
-import { groupAlive, isAlive, killProcessGroup } from './process-group';
+import { isAlive, killProcessGroup, processStartTime, stillRunning } from './process-group';
 
 export interface GroupRecord {
   /** The group leader's pid, which is also the process group id (groups start detached). */
@@ -31,22 +30,9 @@ const recordFile = (stateDir: string, pid: number) => path.join(registryDir(stat
 /** The state dirs this process has recorded groups in (a worker serves runs with different state dirs). */
 const usedDirs = new Set<string>();
 
-/** When the process started, in clock ticks since boot; undefined when it is gone or the host has no /proc. */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
 /** The same process as when recorded: alive, and (where /proc tells) started at the recorded time. */
 function sameProcess(pid: number, start: string | undefined): boolean {
-  if (!isAlive(pid)) return false;
-  const now = processStartTime(pid);
-  return start === undefined || now === undefined || now === start;
+  return isAlive(pid) && stillRunning(pid, start);
 }
 
 export function recordGroup(stateDir: string, rec: Omit<GroupRecord, 'start' | 'owner' | 'ownerStart' | 'host'>): void {
@@ -82,11 +68,9 @@ function records(stateDir: string): GroupRecord[] {
   return out;
 }
 
-/** Kills the group if it is still the one recorded: its leader unchanged, or the leader gone but members left (a
- *  group id is not handed out again while any member lives). Removes the record either way. */
+/** Kills the group if it is still the one recorded (process-group.ts stillRunning); removes the record either way. */
 async function stopRecorded(stateDir: string, rec: GroupRecord): Promise<boolean> {
-  const leaderGone = !isAlive(rec.pid);
-  const ours = leaderGone ? groupAlive(rec.pid) : sameProcess(rec.pid, rec.start);
+  const ours = stillRunning(rec.pid, rec.start);
   if (ours) await killProcessGroup(rec.pid);
   forgetGroup(stateDir, rec.pid);
   return ours;

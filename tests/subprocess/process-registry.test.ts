@@ -2,32 +2,18 @@
 // owning worker is gone is killed; one whose owner lives, or whose pid now belongs to another process (its start
 // time differs from the recorded one), is left alone.
 import { afterEach, describe, expect, it } from 'vitest';
-import { execa, type ResultPromise } from 'execa';
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { groupAlive, isAlive, killProcessGroup } from '../../activities/subprocess/process-group';
-import {
-  type GroupRecord,
-  processStartTime,
-  reapOrphans,
-  recordGroup,
-  registryDir,
-  stopOwnGroups,
-} from '../../activities/subprocess/process-registry';
+import { execa } from 'execa';
+import { isAlive, processStartTime } from '../../activities/subprocess/process-group';
+import { type GroupRecord, reapOrphans, recordGroup, registryDir, stopOwnGroups } from '../../activities/subprocess/process-registry';
 import { tempStateDir } from '../helpers/config';
+import { sleepingGroups } from '../helpers/sleeping-groups';
 
-const started: ResultPromise[] = [];
-afterEach(async () => {
-  for (const p of started.splice(0)) if (p.pid && groupAlive(p.pid)) await killProcessGroup(p.pid, 1000);
-});
-
-/** A process group that runs until killed (a stand-in server or trainer). */
-function group(): number {
-  const p = execa('sleep', ['600'], { detached: true, reject: false, stdio: 'ignore' });
-  started.push(p);
-  return p.pid!;
-}
+const groups = sleepingGroups();
+afterEach(() => groups.killAll());
+const group = () => groups.start();
 
 /** The pid of a worker that has exited. */
 async function deadWorker(): Promise<number> {
