@@ -69,12 +69,14 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
 
 /** Runs the workers until `until` settles (or forever, until a shutdown signal: SIGINT, SIGTERM — the SDK's Runtime
  *  shuts them down and cancels their activities), then shuts them down together and stops every server and trainer
- *  this process started, so none outlives its worker. */
-export async function runWorkers<T>(workers: Worker[], until?: Promise<T>): Promise<T | undefined> {
+ *  this process started, so none outlives its worker. `keepServers`: leave the model servers running for the workers
+ *  that take over (a restart with a new build mid-iteration: the running iteration still uses their endpoints). */
+export async function runWorkers<T>(workers: Worker[], until?: Promise<T>, opts: { keepServers?: boolean } = {}): Promise<T | undefined> {
   try {
     return await runUntil(workers, until);
   } finally {
-    for (const r of await stopOwnGroups()) console.warn(`collab-loop worker: stopped ${describe(r)} at shutdown`);
+    const stopped = await stopOwnGroups(opts.keepServers ? { keep: 'server' } : {});
+    for (const r of stopped) console.warn(`collab-loop worker: stopped ${describe(r)} at shutdown`);
   }
 }
 

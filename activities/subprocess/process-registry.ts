@@ -84,10 +84,15 @@ export async function reapOrphans(stateDir: string): Promise<GroupRecord[]> {
   return reaped;
 }
 
-/** Kills every group this process started and has not stopped yet (a worker shutting down). */
-export async function stopOwnGroups(): Promise<GroupRecord[]> {
+/** Kills every group this process started and has not stopped yet (a worker shutting down). Groups of a `keep`
+ *  kind are left running and dropped from the registry instead: no later worker start reaps them, and the stage that
+ *  owns them (undeploy, a run's stop) stops them through their pid files. */
+export async function stopOwnGroups(opts: { keep?: GroupRecord['kind'] } = {}): Promise<GroupRecord[]> {
   const stopped: GroupRecord[] = [];
   for (const dir of usedDirs)
-    for (const r of records(dir).filter((x) => x.owner === process.pid)) if (await stopRecorded(dir, r)) stopped.push(r);
+    for (const r of records(dir).filter((x) => x.owner === process.pid)) {
+      if (r.kind === opts.keep) forgetGroup(dir, r.pid);
+      else if (await stopRecorded(dir, r)) stopped.push(r);
+    }
   return stopped;
 }

@@ -89,4 +89,16 @@ describe('process registry', () => {
     expect((await stopOwnGroups()).map((r) => r.pid)).toEqual([pid]);
     expect(isAlive(pid)).toBe(false);
   });
+
+  it('keeps servers at shutdown when asked (a restart mid-iteration), and no later reap touches them', async () => {
+    const stateDir = tempStateDir();
+    const server = group();
+    const trainer = group();
+    recordGroup(stateDir, { pid: server, kind: 'server', argv: ['sleep'] });
+    recordGroup(stateDir, { pid: trainer, kind: 'trainer', argv: ['sleep'] });
+    expect((await stopOwnGroups({ keep: 'server' })).map((r) => r.pid)).toEqual([trainer]);
+    expect(isAlive(trainer)).toBe(false);
+    expect(isAlive(server)).toBe(true);
+    expect(existsSync(path.join(registryDir(stateDir), `${server}.json`))).toBe(false);
+  });
 });
