@@ -16,6 +16,7 @@ import { startDevServer } from '../helpers/temporal';
 import { withWorkers } from '../helpers/workers';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { processesWith, stillListening, watchProcesses } from '../helpers/host-processes';
+import { recordedGroups } from '../helpers/loop-groups';
 import { waitUntil } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
@@ -67,6 +68,7 @@ describe('a deploy whose second server cannot start', () => {
         // …and nothing of the run is left while it waits for the user.
         expect(processesWith(stateDir)).toEqual([]);
         expect(stillListening(seen.ports)).toEqual([]);
+        expect(recordedGroups(stateDir)).toEqual([]); // stopped, so nothing for a later worker to reap either
 
         await handle.signal(stopSignal, 'test');
         await handle.result();
