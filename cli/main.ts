@@ -77,6 +77,10 @@ program
     'gpu hosts: the name other hosts reach the model servers this worker starts by (they then listen on all interfaces)',
   )
   .option(
+    '--keep-servers',
+    'on exit, leave the model servers this worker started running for the workers that take over (restarting with a new build mid-iteration); otherwise they stop with it',
+  )
+  .option(
     '--state-dir <dir>',
     "this host's directory for logs, trainer work dirs and fetched checkpoints (and, with local storage, the run's artifacts); default: the run config's stateDir",
   )
@@ -90,7 +94,15 @@ program
   )
   .action(
     cliAction(
-      async (o: { queues?: string; logLevel: string; gpuSlots: string; metricsPort?: number; stateDir?: string; serveHost?: string }) => {
+      async (o: {
+        queues?: string;
+        logLevel: string;
+        gpuSlots: string;
+        metricsPort?: number;
+        stateDir?: string;
+        serveHost?: string;
+        keepServers?: boolean;
+      }) => {
         // Read by every stage this process runs (activities/storage/run-storage.ts, serving/server-launch.ts).
         if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
         if (o.serveHost) process.env[SERVE_HOST_ENV] = o.serveHost;
@@ -114,7 +126,7 @@ program
         const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
         const metricsAt = o.metricsPort ? `, metrics on :${o.metricsPort}/metrics` : '';
         console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`);
-        await runWorkers(workers);
+        await runWorkers(workers, undefined, { keepServers: o.keepServers });
         await connection.close();
       },
     ),

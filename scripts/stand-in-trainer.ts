@@ -25,8 +25,13 @@ const { values: a } = parseArgs({
     role: { type: 'string', default: '' },
     'fail-role': { type: 'string' },
     'hold-until': { type: 'string' },
+    'survive-lost-output': { type: 'boolean', default: false },
   },
 });
+
+// Test hook: keep training when the reader of our output (the worker) is gone, as a GPU job whose logging swallows
+// the broken pipe does, instead of dying of EPIPE at the next line: the orphan a worker killed with SIGKILL leaves.
+if (a['survive-lost-output']) for (const s of [process.stdout, process.stderr]) s.on('error', () => {});
 
 function die(msg: string): never {
   console.error(`stand-in-trainer: ${msg}`);

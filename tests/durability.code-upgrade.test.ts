@@ -35,7 +35,8 @@ describe('new workflow code during a long run', () => {
       args: [{ runName, config }],
     });
 
-    // Build 1 runs until iteration 0 is past deployment, then its workers stop (as for a redeploy).
+    // Build 1 runs until iteration 0 is past deployment, then its workers stop (as for a redeploy, with
+    // `worker --keep-servers`).
     const oldWorkers = await createWorkers({
       connection: env.nativeConnection,
       workflowBundle: await workflowBundle(),
@@ -54,6 +55,8 @@ describe('new workflow code during a long run', () => {
         60_000,
         'iteration 0 past deploy',
       ),
+      // As the README's "Shipping a fix" says for gpu workers: iteration 0's server stays up for the new build.
+      { keepServers: true },
     );
 
     // Build 2: the shipped fix.

@@ -3,6 +3,8 @@
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
+import { STATE_DIR_ENV } from '../activities/host-env';
+import { reapOrphans, registryDir, stopOwnGroups, type GroupRecord } from '../activities/subprocess/process-registry';
 import { TASK_QUEUES, type QueueClass } from '../contracts/run';
 import { bundlerLogger } from './logging';
 import { runLabelInterceptor } from './metric-labels';
@@ -28,7 +30,19 @@ export interface WorkerSetOptions {
   gpuSlots?: number;
 }
 
+const describe = (r: GroupRecord) => `${r.kind} pid ${r.pid}${r.port ? ` (port ${r.port})` : ''}${r.run ? ` of run ${r.run}` : ''}`;
+
+/** Kills the servers and trainers a killed worker left on this host (the registry of the host's state dir, when the
+ *  worker was given one; otherwise each stage reaps the state dir of its run's config before it starts a group). */
+async function reapLeftBehind(): Promise<void> {
+  const stateDir = process.env[STATE_DIR_ENV];
+  if (!stateDir) return;
+  for (const r of await reapOrphans(stateDir))
+    console.warn(`collab-loop worker: stopped ${describe(r)} left by worker pid ${r.owner} (${registryDir(stateDir)})`);
+}
+
 export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
+  await reapLeftBehind();
   const activities = createActivities(opts.activityDeps);
   const queues = opts.queues ?? ALL_QUEUES;
   // Bundled here rather than by Worker.create, so that webpack's statistics go to the DEBUG level.
@@ -53,8 +67,20 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   );
 }
 
-/** Runs the workers until `until` settles (or forever), then shuts them down together. */
-export async function runWorkers<T>(workers: Worker[], until?: Promise<T>): Promise<T | undefined> {
+/** Runs the workers until `until` settles (or forever, until a shutdown signal: SIGINT, SIGTERM — the SDK's Runtime
+ *  shuts them down and cancels their activities), then shuts them down together and stops every server and trainer
+ *  this process started, so none outlives its worker. `keepServers`: leave the model servers running for the workers
+ *  that take over (a restart with a new build mid-iteration: the running iteration still uses their endpoints). */
+export async function runWorkers<T>(workers: Worker[], until?: Promise<T>, opts: { keepServers?: boolean } = {}): Promise<T | undefined> {
+  try {
+    return await runUntil(workers, until);
+  } finally {
+    const stopped = await stopOwnGroups(opts.keepServers ? { keep: 'server' } : {});
+    for (const r of stopped) console.warn(`collab-loop worker: stopped ${describe(r)} at shutdown`);
+  }
+}
+
+async function runUntil<T>(workers: Worker[], until?: Promise<T>): Promise<T | undefined> {
   if (!until) {
     await Promise.all(workers.map((w) => w.run()));
     return undefined;

@@ -7,7 +7,7 @@
 //            the model server is still started, health-checked and probed, so trained weights really are served.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProbeResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
@@ -18,6 +18,7 @@ import type { ChatMessage } from '../llm/types';
 import { localCheckpoint } from '../storage/checkpoints';
 import { localStateDir } from '../storage/run-storage';
 import { isAlive, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
+import { forgetGroup, reapOrphans, recordGroup } from '../subprocess/process-registry';
 import { TemplateError } from '../subprocess/template';
 import { startHeartbeat } from '../heartbeat';
 import { checkpointIdentity } from './checkpoint-identity';
@@ -92,6 +93,25 @@ async function waitReady(launch: ServerLaunch, pid: number, timeoutS: number, lo
   });
 }
 
+/** Stops the server a pid file names (left by an earlier attempt, or failing now) and forgets it. */
+async function stopServer(c: StageContext, file: string): Promise<boolean> {
+  const rec = readPidFile(file);
+  const killed = await reapPidFile(file);
+  if (rec) forgetGroup(localStateDir(c.config), rec.pid);
+  return !!killed;
+}
+
+/** Stops every server of the iteration (undeploy, and a deploy that failed partway) and removes their pid files.
+ *  True when one was running. */
+export async function stopIterationServers(c: StageContext): Promise<boolean> {
+  const dir = serversDir(c);
+  if (!existsSync(dir)) return false;
+  const mine = readdirSync(dir).filter((f) => f.startsWith(`iter-${c.iteration}.`));
+  let any = false;
+  for (const f of mine) if (await stopServer(c, path.join(dir, f))) any = true;
+  return any;
+}
+
 /** Starts (or reuses) the server of one role and waits until it answers. */
 async function startServer(
   c: StageContext,
@@ -101,25 +121,30 @@ async function startServer(
   readyTimeoutS: number,
 ): Promise<{ endpoint: EndpointRef; pid: number; logFile: string; reused: boolean }> {
   const file = serverFile(c, role);
+  // Servers a killed worker left on this host hold ports and GPU memory; its own would not be reused anyway.
+  await reapOrphans(localStateDir(c.config));
   const existing = readPidFile(file) as ServerRecord | undefined;
   const logDir = path.join(localStateDir(c.config), 'logs', c.runName);
   const logFile = path.join(logDir, `server-iter-${c.iteration}-${role}.log`);
   if (existing && isAlive(existing.pid) && (await healthy(existing.healthUrl)))
     return { endpoint: existing.endpoint, pid: existing.pid, logFile, reused: true };
-  await reapPidFile(file);
+  await stopServer(c, file);
   mkdirSync(logDir, { recursive: true });
   const [cmd, ...args] = launch.argv;
-  const log = { file: logFile, append: true } as const;
+  // The server writes its log file itself: with execa's { file } target its output would pass through this worker
+  // (execa/lib/stdio/handle-async.js pipes it into a write stream here), and a server outliving a killed worker
+  // would lose its log, or die of the broken pipe.
+  // (execa's option types accept a file descriptor only as a literal number, hence the cast.)
+  const log = openSync(logFile, 'a') as 3;
   const child = execa(cmd, args, {
     detached: true,
-    stdin: 'ignore',
-    stdout: log,
-    stderr: log,
+    stdio: ['ignore', log, log],
     cleanup: false,
     reject: false,
     env: launch.env,
   });
   child.unref();
+  closeSync(log);
   const exited = child.then((r) => r);
   if (!child.pid) {
     const r = await exited;
@@ -130,11 +155,18 @@ async function startServer(
   }
   const endpoint: EndpointRef = { ...launch.endpoint, cacheId };
   writePidFile(file, { pid: child.pid, healthUrl: launch.healthUrl, endpoint } satisfies ServerRecord);
+  recordGroup(localStateDir(c.config), {
+    pid: child.pid,
+    kind: 'server',
+    port: Number(new URL(launch.healthUrl).port),
+    run: c.runName,
+    argv: launch.argv,
+  });
   const hb = startHeartbeat({ role, pid: child.pid, baseUrl: endpoint.baseUrl });
   try {
     await waitReady(launch, child.pid, readyTimeoutS, logFile);
   } catch (err) {
-    await reapPidFile(file);
+    await stopServer(c, file);
     throw err;
   } finally {
     hb.stop();

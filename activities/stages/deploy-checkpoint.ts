@@ -10,7 +10,7 @@ import { externalEndpointRef } from '../llm/client';
 import { modelRoles, primaryRole } from '../llm/roles';
 import { writeStageManifest } from '../manifest';
 import { recipeOf } from '../recipes/runtime';
-import { serveCheckpoint, serverKey, type Served } from '../serving/checkpoint-servers';
+import { serveCheckpoint, serverKey, stopIterationServers, type Served } from '../serving/checkpoint-servers';
 import { servedRecipe } from './served-recipe';
 
 export async function deployCheckpoint(
@@ -34,8 +34,15 @@ export async function deployCheckpoint(
   else if (!roles || servedRoles.length) {
     const keys = distinct.map((c) => (c === primaryCheckpoint ? '' : serverKey(c)));
     const recipe = servedRecipe(config);
-    const started = await Promise.all(distinct.map((c, i) => serveCheckpoint(input, c, keys[i], recipe)));
-    servers = new Map(distinct.map((c, i) => [c, started[i]]));
+    const started = await Promise.allSettled(distinct.map((c, i) => serveCheckpoint(input, c, keys[i], recipe)));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
+      // The workflow stops only what a finished deploy reports; the servers that did start must not outlive this
+      // attempt (holding ports and GPU memory while the run waits, and after it stops).
+      await stopIterationServers(input);
+      throw failed.reason;
+    }
+    servers = new Map(distinct.map((c, i) => [c, (started[i] as PromiseFulfilledResult<Served>).value]));
   }
   const servedEndpoint = (c: string) => external ?? servers!.get(c)!.endpoint;
   const deployedRoles = roles

@@ -1,11 +1,13 @@
 // Runs one trainer subprocess (a prepare, train or export step) in its own process group: every output line goes
 // to the stage log and through the adapter's parser; cancellation kills the whole group (torchrun, accelerate and
-// DeepSpeed spawn children); a pid file lets the next attempt reap a trainer orphaned by a killed worker.
+// DeepSpeed spawn children); a pid file lets the next attempt reap a trainer orphaned by a killed worker, and the
+// host's process registry lets the next worker start (or a worker's shutdown) find it.
 import { Context } from '@temporalio/activity';
 import { execa } from 'execa';
 import type { WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { killProcessGroup, reapPidFile, writePidFile } from '../subprocess/process-group';
+import { forgetGroup, recordGroup } from '../subprocess/process-registry';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 
 export interface StepOutcome {
@@ -21,6 +23,8 @@ export async function runTrainerStep(opts: {
   env?: Record<string, string>;
   log: WriteStream;
   pidFile: string;
+  /** This host's state dir, where the process registry lives. */
+  stateDir: string;
   onLine: (line: string) => void;
 }): Promise<StepOutcome> {
   const ctx = Context.current();
@@ -36,7 +40,10 @@ export async function runTrainerStep(opts: {
     env: { PYTHONUNBUFFERED: '1', ...opts.env },
     cwd: PROJECT_ROOT,
   });
-  if (child.pid) writePidFile(opts.pidFile, { pid: child.pid, argv: opts.argv });
+  if (child.pid) {
+    writePidFile(opts.pidFile, { pid: child.pid, argv: opts.argv });
+    recordGroup(opts.stateDir, { pid: child.pid, kind: 'trainer', argv: opts.argv });
+  }
   const onAbort = () => {
     if (child.pid) void killProcessGroup(child.pid, 10_000);
   };
@@ -56,5 +63,6 @@ export async function runTrainerStep(opts: {
   } finally {
     ctx.cancellationSignal.removeEventListener('abort', onAbort);
     await reapPidFile(opts.pidFile); // a group member left behind (a daemonised child) dies with the step
+    if (child.pid) forgetGroup(opts.stateDir, child.pid);
   }
 }

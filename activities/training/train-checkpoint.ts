@@ -26,6 +26,7 @@ import { SIMULATED_POLICY_FILE } from '../serving/checkpoint-servers';
 import { trainedSimulatedPolicy, type SimulatedPolicyFile } from '../serving/simulated-skill';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 import { reapPidFile } from '../subprocess/process-group';
+import { reapOrphans } from '../subprocess/process-registry';
 import { renderCommand, TemplateError } from '../subprocess/template';
 import { planTraining, TRAINER_ADAPTERS, unsupportedMethod } from './adapters';
 import type { TrainJob, TrainStep } from './adapters/types';
@@ -152,7 +153,9 @@ export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe)
   const lineageAt = (): Lineage => JSON.parse(readFileSync(done, 'utf8'));
   const finished = async () => resultOf(lineageAt(), await publishCheckpoint(input.config, output, checkpointName(input)));
   for (const d of [root, path.dirname(output), path.dirname(logFile)]) mkdirSync(d, { recursive: true });
-  // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt.
+  // A trainer orphaned by a killed worker must not keep writing checkpoints beside (or under) this attempt, nor
+  // hold the GPU it needs (nor may anything else a dead worker left on this host).
+  await reapOrphans(stateDir);
   await reapPidFile(pidFile);
 
   const primary = input.data[DATASET_OF[t.method]];
@@ -281,6 +284,7 @@ async function trainWith(
         env: step.env,
         log,
         pidFile,
+        stateDir: localStateDir(input.config),
         onLine: (line) => {
           const parsed = planned.parse(line);
           if (Object.keys(parsed).length) {
