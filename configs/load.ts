@@ -9,7 +9,7 @@ import { PromptFileError, readPromptFile } from '../activities/recipes/prompt-fi
 import { unsupportedMethod } from '../activities/training/adapters';
 import { modelRoles, rolesOfKind } from '../activities/llm/roles';
 import { loopConfigSchema } from './schema';
-import { refusedFixedField, refusedRetryChange } from './retry-changes';
+import { refusedFixedField, refusedRebase } from './retry-changes';
 import type { LoopConfig } from '../contracts/config';
 
 export class ConfigError extends Error {
@@ -207,7 +207,7 @@ export function applyOverridesToConfig(config: LoopConfig, overrides: string[], 
     const { field, detail } = formatIssue(result.error.issues[0]);
     throw new ConfigError(where, field, detail);
   }
-  const refused = refusedRetryChange(config, result.data, o);
+  const refused = refusedRebase(config, result.data, o);
   if (refused) throw new ConfigError(where, refused.field, refused.why);
   return resolveConfigPaths(result.data, path.join(process.cwd(), 'retry.yaml'));
 }

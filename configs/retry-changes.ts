@@ -34,11 +34,9 @@ export function refusedFixedField(before: LoopConfig, after: RawConfig): Refused
   return fixed && { field: fixed.field, why: `cannot change in a running loop: ${fixed.why}` };
 }
 
-/** `trainedFrom`: the checkpoint the run's chain already continues from, once an iteration has trained — the base
- *  can then no longer change. */
-export function refusedRetryChange(before: LoopConfig, after: LoopConfig, o: { trainedFrom?: string }): RefusedChange | undefined {
-  const fixed = refusedFixedField(before, after as unknown as RawConfig);
-  if (fixed) return fixed;
+/** A new baseCheckpoint once an iteration has trained (`trainedFrom`: the checkpoint the run's chain already continues
+ *  from), which the loop could no longer honour. */
+export function refusedRebase(before: LoopConfig, after: LoopConfig, o: { trainedFrom?: string }): RefusedChange | undefined {
   if (o.trainedFrom && before.baseCheckpoint !== after.baseCheckpoint)
     return {
       field: 'baseCheckpoint',

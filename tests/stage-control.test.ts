@@ -3,7 +3,7 @@
 // trainer's whole process tree; `pause`/`resume` hold a run at a stage boundary.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import path from 'node:path';
 import { trainingLoop } from '../workflows/loop';
@@ -18,6 +18,7 @@ import { DEBATE_ROLES, debateTestRecipe } from './helpers/debate';
 import { cli } from './helpers/cli';
 import { waitUntil } from './helpers/wait';
 import { waitQuiescent } from './helpers/quiescent';
+import { processesWith } from './helpers/host-processes';
 import { recordHistoriesIfAsked } from './helpers/run-loop';
 
 let env: TestWorkflowEnvironment;
@@ -271,8 +272,8 @@ describe('stage control', () => {
       expect(effective.recipe.name).toBe('coral');
 
       // Once an iteration has trained, the chain goes on from its checkpoint: the base cannot change.
-      const { refusedRetryChange } = await import('../configs/retry-changes');
-      expect(refusedRetryChange(config, { ...config, baseCheckpoint: '/elsewhere' }, { trainedFrom: result.finalCheckpoint })).toEqual({
+      const { refusedRebase } = await import('../configs/retry-changes');
+      expect(refusedRebase(config, { ...config, baseCheckpoint: '/elsewhere' }, { trainedFrom: result.finalCheckpoint })).toEqual({
         field: 'baseCheckpoint',
         why: expect.stringContaining(`the run goes on from ${result.finalCheckpoint}`),
       });
@@ -350,15 +351,7 @@ describe('stage control', () => {
 });
 
 /** Live simulator servers of a run (their argv names the run's checkpoint under its state dir). */
-function simulatorServers(stateDir: string): string[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .flatMap((pid) => {
-      try {
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-        return argv.includes('simulator-main') && argv.includes(stateDir) ? [pid] : [];
-      } catch {
-        return []; // exited meanwhile
-      }
-    });
-}
+const simulatorServers = (stateDir: string) =>
+  processesWith(stateDir)
+    .filter((p) => p.argv.some((a) => a.includes('simulator-main')))
+    .map((p) => p.pid);
