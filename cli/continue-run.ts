@@ -4,6 +4,7 @@
 // The unfinished iteration runs again as a child with its old id, and its stages pay nothing already answered:
 // the request cache is keyed by request content (activities/llm/).
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { effectiveConfig } from '../contracts/effective-config';
 import { iterationWorkflowId } from '../contracts/messages';
 import type { LoopInput, LoopState } from '../contracts/run';
 import type { LoopResult, trainingLoop } from '../workflows/loop';
@@ -29,7 +30,8 @@ export async function continueLoop(client: Client, runName: string): Promise<Con
     const result = (await client.workflow.getHandle(existing.workflowId).result()) as LoopResult;
     for (const summary of result.iterations.slice(state.done.length)) advance(state, summary, true);
   }
-  const total = input.config.iterations;
+  // A `retry --set iterations=…` the loop carried counts, as it does for the loop itself.
+  const total = effectiveConfig(input.config, state).iterations;
   if (state.iteration >= total)
     throw new UserError(
       `run "${runName}" is ${await runState(client, existing)} with all ${total} iterations done; \`collab-loop start --restart\` begins it anew`,
