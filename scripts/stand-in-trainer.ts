@@ -26,6 +26,8 @@ const { values: a } = parseArgs({
     'fail-role': { type: 'string' },
     'hold-until': { type: 'string' },
     'survive-lost-output': { type: 'boolean', default: false },
+    'save-every': { type: 'string', default: '4' },
+    'crash-after-step': { type: 'string' },
   },
 });
 
@@ -77,12 +79,15 @@ for (let step = start + 1; step <= steps; step++) {
   await sleep(Number(a['step-ms']));
   loss = 2.5 * Math.exp(-step / Math.max(1, steps)) + 0.01 * (rows % 7);
   console.log(`step ${step}/${steps} loss ${loss.toFixed(4)} rows ${rows}`);
-  if (step % 4 === 0 || step === steps) {
+  if (step % Number(a['save-every']) === 0 || step === steps) {
     const ck = path.join(`${a.output}.partial`, `step-${step}`);
     mkdirSync(ck, { recursive: true });
     writeFileSync(path.join(ck, 'state.json'), JSON.stringify({ step, loss }));
     console.log(`saved checkpoint: ${ck}`);
   }
+  // Test hook: die right after this step (its checkpoint saved), as a trainer whose GPU failed; a run resumed at or
+  // past it goes on.
+  if (step === Number(a['crash-after-step'])) die(`simulated crash after step ${step}`);
 }
 
 // Test hook: after the last step, wait for a file before writing the checkpoint, so a test can make the trainer

@@ -53,13 +53,14 @@ async function filesUnder(dir: string, rel = ''): Promise<string[]> {
  * store, the folder URI after every file is uploaded (multipart and resumable inside a file, skipped when its
  * blob exists) and the index written last, so a half-published checkpoint is never visible.
  */
-export async function publishCheckpoint(config: StorageOf, dir: string, name: string): Promise<string> {
+export async function publishCheckpoint(config: StorageOf, dir: string, name: string, opts: { heartbeat?: boolean } = {}): Promise<string> {
   if (isLocalStorage(config)) return dir;
   const objects = objectStoreFor(config);
   const files = await filesUnder(dir);
   const index: CheckpointIndex = { files: [] };
   const progress = { ...keptDetails(), publishing: name, files: files.length, filesDone: 0, bytesDone: 0 };
-  const hb = startHeartbeat(progress);
+  // heartbeat: false — published beside a running trainer, whose own progress must stay in the details.
+  const hb = opts.heartbeat === false ? { update() {}, stop() {} } : startHeartbeat(progress);
   try {
     for (const rel of files) {
       const file = path.join(dir, ...rel.split('/'));
@@ -101,14 +102,7 @@ export async function publishedFile(config: StorageOf, name: string, file: strin
  */
 export async function localCheckpoint(config: StorageOf, checkpoint: string): Promise<string> {
   if (!/^[a-z][a-z0-9+.-]*:\/\//.test(checkpoint) || checkpoint.startsWith('file:')) return checkpoint;
-  const objects = objectStoreFor(config);
-  const folder = objects.keyOf(checkpoint);
-  const indexBytes = folder === undefined ? undefined : await indexOf(objects, folder);
-  if (!indexBytes)
-    throw ApplicationFailure.nonRetryable(
-      `checkpoint ${checkpoint}: no ${INDEX} in ${objects.location} (was it published by a train stage of a run with this storage?)`,
-      'ConfigError',
-    );
+  const indexBytes = await publishedIndex(config, checkpoint);
   const dir = path.join(localStateDir(config), 'checkpoint-cache', sha256Hex(indexBytes));
   if (await exists(dir)) return dir;
   // Stages of one worker that need the same checkpoint at once (deploy's servers, a critic's scorer) share a fetch.
@@ -121,6 +115,24 @@ export async function localCheckpoint(config: StorageOf, checkpoint: string): Pr
 }
 
 const fetching = new Map<string, Promise<string>>();
+
+/** A published checkpoint fetched into `dir` itself (not the cache): for a trainer that resumes from a directory
+ *  of its own and may write beside it or rotate it away. */
+export async function fetchCheckpoint(config: StorageOf, checkpoint: string, dir: string): Promise<string> {
+  return fetchInto(config, checkpoint, await publishedIndex(config, checkpoint), dir);
+}
+
+async function publishedIndex(config: StorageOf, checkpoint: string): Promise<Buffer> {
+  const objects = objectStoreFor(config);
+  const folder = objects.keyOf(checkpoint);
+  const indexBytes = folder === undefined ? undefined : await indexOf(objects, folder);
+  if (!indexBytes)
+    throw ApplicationFailure.nonRetryable(
+      `checkpoint ${checkpoint}: no ${INDEX} in ${objects.location} (was it published by a train stage of a run with this storage?)`,
+      'ConfigError',
+    );
+  return indexBytes;
+}
 
 async function fetchInto(config: StorageOf, checkpoint: string, indexBytes: Buffer, dir: string): Promise<string> {
   const objects = objectStoreFor(config);

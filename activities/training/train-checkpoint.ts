@@ -4,11 +4,24 @@
 //       export to a Hugging Face directory), parses progress, and finds the last COMPLETE checkpoint in the
 //       trainer's work dir, which is stable across attempts: a retry after a killed worker resumes from it.
 //   command — any trainer from a template; a retry gets the last announced checkpoint as {resume_from}.
+// With an object store, each new complete checkpoint is published beside the trainer (./published-steps.ts), and an
+// attempt on any host resumes from the newest published step when its own disk has nothing as new: fetched into the
+// work dir (adapters) or a local directory handed as {resume_from} (command) — never a path on another host's disk.
 // Progress (step, loss, last checkpoint) rides in heartbeat details; cancellation kills each step's process group;
 // the new checkpoint carries its lineage (dataset sha256, base, argv, trainer version, final loss).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { appendFileSync, copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { RoleDatasets, TrainResult } from '../../contracts/run';
 import { DATASET_OF } from '../../contracts/train-methods';
@@ -29,8 +42,10 @@ import { reapPidFile } from '../subprocess/process-group';
 import { reapOrphans } from '../subprocess/process-registry';
 import { renderCommand, TemplateError } from '../subprocess/template';
 import { planTraining, TRAINER_ADAPTERS, unsupportedMethod } from './adapters';
-import type { TrainJob, TrainStep } from './adapters/types';
+import type { ResumePoint, TrainJob, TrainStep } from './adapters/types';
 import { startOnlineReward } from './online-reward';
+import { forgetTrainerFinished, recordTrainerFinished, type TrainerFinished, trainerFinishedBefore } from './trainer-finished';
+import { fetchNewerStep, PUBLISH_POLL_MS, type SavedStep, startStepPublisher } from './published-steps';
 import { lossCurveFromLog } from './loss-curve';
 import { runTrainerStep } from './run-step';
 import { venvExecutable } from '../subprocess/venv';
@@ -41,8 +56,12 @@ import type { LoopRecipe } from '../recipes/types';
 export interface TrainProgress {
   step?: number;
   loss?: number;
-  /** Last checkpoint the trainer announced (or the one this attempt resumed from). */
+  /** Last checkpoint the trainer announced (or the one this attempt resumed from), on this host's disk. */
   checkpoint?: string;
+  /** The step it was saved at. */
+  checkpointStep?: number;
+  /** The newest step published to the run's object store (./published-steps.ts): what a retry on any host resumes from. */
+  published?: { step: number; uri: string };
   resumedFromStep?: number;
   attempt: number;
   /** The model role it trains (iterations that train several). */
@@ -78,11 +97,11 @@ interface Planned {
 function planCommand(
   t: Extract<TrainerConfig, { kind: 'command' }>,
   values: Record<string, string | number>,
-  prevCheckpoint?: string,
+  resume?: ResumePoint,
 ): Planned {
   let argv: string[];
   try {
-    argv = renderCommand(t.command, { ...values, resume_from: prevCheckpoint ?? '' });
+    argv = renderCommand(t.command, { ...values, resume_from: resume?.path ?? '' });
   } catch (err) {
     if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`trainer.command: ${err.message}`, 'ConfigError');
     throw err;
@@ -92,15 +111,13 @@ function planCommand(
   return {
     steps: [{ name: 'train', argv, env: t.env }],
     parse: (l) => parseTrainerLine(l, progressRe, checkpointRe),
-    resumeFrom: prevCheckpoint || undefined,
+    resumedFromStep: resume?.step,
+    resumeFrom: resume?.path,
   };
 }
 
-function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJob): Planned {
+function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJob, resume?: ResumePoint): Planned {
   const adapter = TRAINER_ADAPTERS[t.kind];
-  const unsupported = unsupportedMethod(t.kind, t.method);
-  if (unsupported) throw ApplicationFailure.nonRetryable(`trainer.method: ${unsupported}`, 'ConfigError');
-  const resume = adapter.findResumePoint(job.workDir);
   const steps = planTraining(t.kind, job, t, resume).map((s) => ({ ...s, env: withUserEnv(s.env, t.env) }));
   return {
     steps,
@@ -167,7 +184,13 @@ export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe)
   const elsewhere = await publishedFile(input.config, checkpointName(input), CHECKPOINT_MANIFEST);
   const lineage: Lineage | undefined = elsewhere && JSON.parse(elsewhere.bytes.toString('utf8'));
   if (trainedOnThis(lineage)) return resultOf(lineage!, elsewhere!.uri);
-  rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
+  if (t.kind !== 'command') {
+    const unsupported = unsupportedMethod(t.kind, t.method);
+    if (unsupported) throw ApplicationFailure.nonRetryable(`trainer.method: ${unsupported}`, 'ConfigError');
+  }
+  // The trainer finished here but the stage failed after it: record that output instead of training again.
+  const finishedBefore = trainerFinishedBefore<TrainProgress>(root, output, primary.sha256, t);
+  if (!finishedBefore) rmSync(output, { recursive: true, force: true }); // half-finished output of a killed attempt
 
   const dataDir = path.join(root, 'data');
   mkdirSync(dataDir, { recursive: true });
@@ -191,7 +214,16 @@ export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe)
   const reward = t.method === 'grpo' ? await startOnlineReward(input, recipe, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
   try {
     if (reward) job.onlineRl = { rewardUrl: reward.url, ...reward.rollout };
-    await trainWith(input, t, job, { output, done, logFile, pidFile, primary, roles: recipe.roles(input.config.recipe) });
+    await trainWith(input, t, job, {
+      root,
+      output,
+      done,
+      logFile,
+      pidFile,
+      primary,
+      roles: recipe.roles(input.config.recipe),
+      finishedBefore,
+    });
   } finally {
     await reward?.close();
   }
@@ -223,23 +255,25 @@ function resultOf(lineage: Lineage, checkpoint: string): TrainResult {
 /** Where a role's next checkpoint is published: the same names as the local layout (checkpoints/<run>/iter-<k+1>). */
 const checkpointName = (input: TrainInput) => [input.runName, `iter-${input.iteration + 1}`, ...(input.role ? [input.role] : [])].join('/');
 
-async function trainWith(
-  input: TrainInput,
-  t: TrainerConfig,
-  job: TrainJob,
-  {
-    output,
-    done,
-    logFile,
-    pidFile,
-    primary,
-    roles,
-  }: { output: string; done: string; logFile: string; pidFile: string; primary: ArtifactRef; roles: DeclaredRoles },
-): Promise<void> {
+interface TrainPaths {
+  root: string;
+  output: string;
+  done: string;
+  logFile: string;
+  pidFile: string;
+  primary: ArtifactRef;
+  roles: DeclaredRoles;
+  /** The trainer already finished in an earlier attempt on this host (trainer-finished.json). */
+  finishedBefore?: TrainerFinished<TrainProgress>;
+}
+
+async function trainWith(input: TrainInput, t: TrainerConfig, job: TrainJob, paths: TrainPaths): Promise<void> {
+  const { root, output, done, logFile, pidFile, primary, roles, finishedBefore } = paths;
   const ctx = Context.current();
   const store = storeFor(input.config);
   const dataDir = job.dataDir;
   const prev = previousHeartbeat<TrainProgress>();
+  const resume = finishedBefore ? finishedBefore.resume : await resumePoint(input, t, job, root, primary.sha256);
   const planned =
     t.kind === 'command'
       ? planCommand(
@@ -259,71 +293,28 @@ async function trainWith(
             python: job.python,
             role: input.role ?? '',
           },
-          prev?.checkpoint,
+          resume,
         )
-      : planAdapter(t, job);
+      : planAdapter(t, job, resume);
 
-  const progress: TrainProgress = {
+  const progress: TrainProgress = finishedBefore?.progress ?? {
     attempt: ctx.info.attempt,
     ...(input.role ? { role: input.role } : {}),
     checkpoint: planned.resumeFrom ?? prev?.checkpoint,
+    checkpointStep: planned.resumedFromStep ?? (planned.resumeFrom ? undefined : prev?.checkpointStep),
     resumedFromStep: planned.resumedFromStep,
+    published: prev?.published,
   };
-  const hb = startHeartbeat(progress);
-  const trainedRole = input.role ?? primaryRole(modelRoles(input.config, roles, input.checkpoint)) ?? '';
-  const log = createWriteStream(logFile, { flags: 'a' });
-  let failed: string | undefined;
-  let badInput = false;
-  if (planned.resumeFrom) log.write(`\n--- attempt ${ctx.info.attempt} resumes from ${planned.resumeFrom}\n`);
-  try {
-    for (const step of planned.steps) {
-      for (const [file, text] of Object.entries(step.files ?? {})) writeFileAtomic(file, text);
-      const r = await runTrainerStep({
-        name: step.name,
-        argv: step.argv,
-        env: step.env,
-        log,
-        pidFile,
-        stateDir: localStateDir(input.config),
-        onLine: (line) => {
-          const parsed = planned.parse(line);
-          if (Object.keys(parsed).length) {
-            // Steps this attempt advanced (a resumed trainer restarts its count at the resume point, not at 0).
-            const from = progress.step ?? progress.resumedFromStep ?? 0;
-            if (parsed.step !== undefined) count('trainerSteps', parsed.step - from, { role: trainedRole });
-            Object.assign(progress, parsed);
-            hb.update({ ...progress });
-          }
-        },
+  if (!finishedBefore) {
+    forgetTrainerFinished(root);
+    await runTrainer(input, t, job, { planned, progress, logFile, pidFile, roles, dataset: primary.sha256, root });
+    if (!existsSync(output))
+      throw ApplicationFailure.create({
+        message: `trainer finished but wrote no checkpoint at ${output}${t.kind === 'command' ? ' (does trainer.command use {output}?)' : ''}. Last lines of ${logFile}:\n${tail(logFile)}`,
+        type: 'TrainerFailed',
       });
-      if (r.notFound)
-        throw ApplicationFailure.nonRetryable(
-          `trainer (${t.kind}): executable "${step.argv[0]}" not found — is the trainer installed here (trainer.python / trainer.launcher)?`,
-          'TrainerConfigError',
-        );
-      if (r.exitCode !== 0) {
-        failed = `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt})`;
-        badInput = r.exitCode === step.badInputExitCode;
-        break;
-      }
-    }
-  } finally {
-    hb.stop();
-    await new Promise((r) => log.end(r));
+    recordTrainerFinished(root, t, { dataset: primary.sha256, progress, resume });
   }
-  // Read the log's tail only once the stream is closed: its last lines (often the error) may still be buffered.
-  // Bad input (rows, options) fails the same way on every attempt: stop at once, with the trainer's own words.
-  if (failed)
-    throw ApplicationFailure.create({
-      message: `${failed}. Last lines of ${logFile}:\n${tail(logFile)}`,
-      type: badInput ? 'TrainerConfigError' : 'TrainerFailed',
-      nonRetryable: badInput,
-    });
-  if (!existsSync(output))
-    throw ApplicationFailure.create({
-      message: `trainer finished but wrote no checkpoint at ${output}${t.kind === 'command' ? ' (does trainer.command use {output}?)' : ''}. Last lines of ${logFile}:\n${tail(logFile)}`,
-      type: 'TrainerFailed',
-    });
 
   // SIMULATION (only with `agents:`): the simulated agents of the next iteration get the skill this data buys.
   if (input.config.agents) {
@@ -371,4 +362,156 @@ async function trainWith(
     stageManifest: manifest,
   };
   writeFileAtomic(done, JSON.stringify(lineage, null, 2));
+}
+
+/** Where this attempt resumes: this host's newest checkpoint, or the newest step published to the run's store when
+ *  that one is newer (always, on a host that has none), fetched where the trainer expects it. */
+async function resumePoint(
+  input: TrainInput,
+  t: TrainerConfig,
+  job: TrainJob,
+  root: string,
+  dataset: string,
+): Promise<ResumePoint | undefined> {
+  const name = checkpointName(input);
+  if (t.kind === 'command') {
+    // A path an earlier attempt announced is a resume point only on the host that saved it; this host's own record
+    // of it may be newer than the last heartbeat the server got before the worker died.
+    const prev = previousHeartbeat<TrainProgress>();
+    const local = [prev?.checkpoint ? { path: prev.checkpoint, step: prev.checkpointStep ?? 0 } : undefined, lastAnnounced(root, dataset)]
+      .filter((c): c is ResumePoint => !!c && existsSync(c.path))
+      .sort((a, b) => b.step - a.step)[0];
+    return (await fetchNewerStep(input.config, name, dataset, local?.step, path.join(root, 'resumed'))) ?? local;
+  }
+  const adapter = TRAINER_ADAPTERS[t.kind];
+  const local = adapter.findResumePoint(job.workDir);
+  const fetched = await fetchNewerStep(input.config, name, dataset, local?.step, job.workDir);
+  return fetched ? adapter.findResumePoint(job.workDir) : local;
+}
+
+/** Runs the planned steps, heartbeating progress, while each new complete checkpoint is published beside them. */
+async function runTrainer(
+  input: TrainInput,
+  t: TrainerConfig,
+  job: TrainJob,
+  {
+    planned,
+    progress,
+    logFile,
+    pidFile,
+    roles,
+    dataset,
+    root,
+  }: {
+    planned: Planned;
+    progress: TrainProgress;
+    logFile: string;
+    pidFile: string;
+    roles: DeclaredRoles;
+    dataset: string;
+    root: string;
+  },
+): Promise<void> {
+  const ctx = Context.current();
+  const hb = startHeartbeat(progress);
+  const trainedRole = input.role ?? primaryRole(modelRoles(input.config, roles, input.checkpoint)) ?? '';
+  const log = createWriteStream(logFile, { flags: 'a' });
+  let failed: string | undefined;
+  let badInput = false;
+  if (planned.resumeFrom) log.write(`\n--- attempt ${ctx.info.attempt} resumes from ${planned.resumeFrom}\n`);
+  const publisher = startStepPublisher(input.config, checkpointName(input), dataset, {
+    after: progress.published?.step,
+    log: (l) => log.write(`--- ${l}\n`),
+    onPublished: (p) => {
+      progress.published = { step: p.step, uri: p.uri };
+      hb.update({ ...progress });
+    },
+  });
+  let announced: SavedStep | undefined;
+  const newestSaved = (): SavedStep | undefined => {
+    if (t.kind === 'command') return announced;
+    const r = TRAINER_ADAPTERS[t.kind].findResumePoint(job.workDir);
+    return r && { dir: r.path, step: r.step, rel: path.relative(job.workDir, r.path) };
+  };
+  const poll = setInterval(() => publisher.offer(newestSaved()), PUBLISH_POLL_MS);
+  let settled = false;
+  try {
+    for (const step of planned.steps) {
+      for (const [file, text] of Object.entries(step.files ?? {})) writeFileAtomic(file, text);
+      const r = await runTrainerStep({
+        name: step.name,
+        argv: step.argv,
+        env: step.env,
+        log,
+        pidFile,
+        stateDir: localStateDir(input.config),
+        onLine: (line) => {
+          const parsed = planned.parse(line);
+          if (Object.keys(parsed).length) {
+            // Steps this attempt advanced (a resumed trainer restarts its count at the resume point, not at 0).
+            const from = progress.step ?? progress.resumedFromStep ?? 0;
+            if (parsed.step !== undefined) count('trainerSteps', parsed.step - from, { role: trainedRole });
+            Object.assign(progress, parsed);
+            if (parsed.checkpoint) {
+              progress.checkpointStep = progress.step;
+              recordAnnounced(root, { path: path.resolve(PROJECT_ROOT, parsed.checkpoint), step: progress.step ?? 0 }, dataset);
+              announced = savedDir(parsed.checkpoint, progress.step ?? 0);
+              publisher.offer(newestSaved());
+            }
+            hb.update({ ...progress });
+          }
+        },
+      });
+      if (r.notFound)
+        throw ApplicationFailure.nonRetryable(
+          `trainer (${t.kind}): executable "${step.argv[0]}" not found — is the trainer installed here (trainer.python / trainer.launcher)?`,
+          'TrainerConfigError',
+        );
+      if (r.exitCode !== 0) {
+        failed = `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt})`;
+        badInput = r.exitCode === step.badInputExitCode;
+        break;
+      }
+    }
+    settled = true;
+  } finally {
+    clearInterval(poll);
+    // The newest step goes to the store before a failed attempt ends (its retry may run on another host); a
+    // cancelled one does not wait for it.
+    if (settled) {
+      publisher.offer(newestSaved());
+      await publisher.close();
+    }
+    hb.stop();
+    await new Promise((r) => log.end(r));
+  }
+  // Read the log's tail only once the stream is closed: its last lines (often the error) may still be buffered.
+  // Bad input (rows, options) fails the same way on every attempt: stop at once, with the trainer's own words.
+  if (failed)
+    throw ApplicationFailure.create({
+      message: `${failed}. Last lines of ${logFile}:\n${tail(logFile)}`,
+      type: badInput ? 'TrainerConfigError' : 'TrainerFailed',
+      nonRetryable: badInput,
+    });
+}
+
+/** The last checkpoint a `command` trainer announced on this host, written as it is announced: a worker SIGKILLed
+ *  right after may not have sent the heartbeat that carried it. */
+const announcedFile = (root: string) => path.join(root, 'announced-checkpoint.json');
+
+function recordAnnounced(root: string, at: ResumePoint, dataset: string): void {
+  writeFileAtomic(announcedFile(root), JSON.stringify({ ...at, dataset }));
+}
+
+function lastAnnounced(root: string, dataset: string): ResumePoint | undefined {
+  if (!existsSync(announcedFile(root))) return undefined;
+  const a = JSON.parse(readFileSync(announcedFile(root), 'utf8')) as ResumePoint & { dataset: string };
+  return a.dataset === dataset ? { path: a.path, step: a.step } : undefined;
+}
+
+/** A checkpoint a `command` trainer announced (relative paths are from its working directory, PROJECT_ROOT), when it
+ *  is a directory: a single-file checkpoint is not published (the finished output still is). */
+function savedDir(announced: string, step: number): SavedStep | undefined {
+  const dir = path.resolve(PROJECT_ROOT, announced);
+  return existsSync(dir) && statSync(dir).isDirectory() ? { dir, step, rel: path.basename(dir) } : undefined;
 }

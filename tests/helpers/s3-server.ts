@@ -1,6 +1,7 @@
 // A real SeaweedFS S3 server per test file (started by scripts/seaweedfs-server.ts, shared with the bench).
 import { afterAll, beforeAll } from 'vitest';
 import { type S3Server, startS3Server } from '../../scripts/seaweedfs-server';
+import type { StorageConfig } from '../../activities/storage/storage-config';
 
 export { startS3Server, type S3Server };
 
@@ -19,4 +20,18 @@ export function useS3Server(): () => S3Server {
     if (!s3) throw new Error('the S3 server is not started yet (read it inside a test)');
     return s3;
   };
+}
+
+/** A run's `storage:` section on the server, under its own prefix (a test's own corner of the bucket). */
+export function s3Storage(s3: S3Server, prefix: string, over: Partial<StorageConfig> = {}): StorageConfig {
+  return {
+    kind: 's3',
+    bucket: s3.bucket,
+    prefix,
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    outageToleranceSeconds: 600,
+    ...over,
+  } as StorageConfig;
 }

@@ -9,11 +9,10 @@ import { localCheckpoint, publishCheckpoint } from '../../activities/storage/che
 import { objectStoreFor } from '../../activities/storage/run-storage';
 import { storeFor } from '../../activities/artifacts/store';
 import { trainCheckpoint } from '../../activities/stages/train-checkpoint';
-import type { StorageConfig } from '../../activities/storage/storage-config';
 import { stringify } from 'yaml';
 import { cli } from '../helpers/cli';
 import { tempStateDir, testConfig, testConfigRaw } from '../helpers/config';
-import { useS3Server } from '../helpers/s3-server';
+import { s3Storage, useS3Server } from '../helpers/s3-server';
 
 const server = useS3Server();
 
@@ -38,15 +37,7 @@ const files = (dir: string, rel = ''): Record<string, string> =>
   );
 
 describe('checkpoints in an S3 bucket', () => {
-  const storage = (prefix: string): StorageConfig => ({
-    kind: 's3',
-    bucket: server().bucket,
-    prefix,
-    endpoint: server().endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    outageToleranceSeconds: 600,
-  });
+  const storage = (prefix: string) => s3Storage(server(), prefix);
 
   it('another host fetches exactly what was published, once; a retried publish uploads nothing again', async () => {
     const trained = checkpointDir();
