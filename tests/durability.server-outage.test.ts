@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { CHECKPOINT_MANIFEST } from '../activities/serving/checkpoint-identity';
-import { trainPaths } from '../activities/training/train-checkpoint';
+import { trainPaths } from '../activities/training/train-input';
 import { cli, startCliWorker } from './helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfigRaw } from './helpers/config';
 import { startUiServer, type UiServer } from './helpers/ui-server';

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFor } from '../activities/artifacts/store';
-import { trainPaths } from '../activities/training/train-checkpoint';
+import { trainPaths } from '../activities/training/train-input';
 import { loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 import { trainingLoop } from '../workflows/loop';
