@@ -133,7 +133,7 @@ describe.each(stores)('budget ledger %s', (_, makeStore, processes) => {
     const estimate = 300;
     let used = 0;
     let calls = 0;
-    // Each answer uses between 50 and 350 tokens of its 300 estimate (prompts longer than characters / 4).
+    // Each answer uses 300 to 350 tokens for its estimate of 300 (prompts longer than characters / 4).
     const lane = async (calls$: ReturnType<BudgetSpender['forRole']>, seed: number) => {
       for (let k = 0; ; k++) {
         let settle: Awaited<ReturnType<typeof calls$.reserve>>;
@@ -145,7 +145,7 @@ describe.each(stores)('budget ledger %s', (_, makeStore, processes) => {
         }
         calls++;
         await delay((seed * 7 + k * 13) % 5);
-        const u = 50 + ((seed * 31 + k * 17) % 301);
+        const u = estimate + ((seed * 31 + k * 17) % 51);
         used += u;
         await settle(tokens(u));
       }
