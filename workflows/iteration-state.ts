@@ -31,7 +31,7 @@ export interface IterationPatches {
    *  trained; before it, a retry's config held for the retried iteration only. */
   retryConfig: boolean;
   /** Every LLM call is checked against the run's `budget` before it is sent (activities/llm/budget-ledger.ts), and
-   *  no lane starts a shard after one stopped for the budget; before it, the budget was checked at shard boundaries. */
+   *  generate shows the spend from its start; before it, the budget was checked at shard boundaries only. */
   exactBudgets: boolean;
 }
 

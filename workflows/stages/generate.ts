@@ -15,7 +15,6 @@ import {
 } from '../iteration-state';
 import { legacyNeeds } from '../legacy-needs';
 import { planSummary, shardSummary } from '../stage-summaries';
-import { describeFailure } from '../stage-failure';
 
 /** Shard activities scheduled at once by one iteration (each runs many conversations concurrently). */
 export const MAX_PARALLEL_SHARDS = 16;
@@ -46,9 +45,8 @@ export async function generate(s: IterationState, stats: StageStats): Promise<vo
   const perSplit = (shard: ShardSpec) => shards.filter((x) => x.split === shard.split).length;
   const { llm, sandbox } = stageActivities(s.config);
   let next = 0;
-  let budgetReached = false;
   const lane = async () => {
-    while (next < pending.length && !budgetReached) {
+    while (next < pending.length) {
       checkBudget(s); // at a shard boundary: shards in flight finish, no new one starts
       const shard = pending[next++];
       const deployed = earlier(s.deployed, 'the deployed servers');
@@ -58,10 +56,6 @@ export async function generate(s: IterationState, stats: StageStats): Promise<vo
         agent: deployed.endpoint,
         ...servedEndpoints(deployed),
         ...ledgerInput(s, shardKey(shard)),
-      }).catch((err: unknown) => {
-        // A shard refused a call for the budget: the others' next shards would be refused too.
-        if (s.patches.exactBudgets && describeFailure(err).type === 'BudgetReached') budgetReached = true;
-        throw err;
       });
       if (needs.sandboxScoring)
         r = await scheduled(sandbox.scoreShard, summary(s, shardSummary('score shard', shard, perSplit(shard))), {
