@@ -76,9 +76,3 @@ export async function budgetSpender(input: StageContext & { ledger?: BudgetLedge
   await store.begin(entry, ledger.before, ledger.finished);
   return new BudgetSpender(store, entry, config.budget, ledger.run);
 }
-
-/** Closes this process's ledger connections (tests and scripts that end by themselves). */
-export function closeBudgetLedgers(): void {
-  for (const s of perRedis.values()) s.close();
-  perRedis.clear();
-}

@@ -199,12 +199,12 @@ export function createChat(opts: ChatClientOptions): Chat {
   async function send(call: ChatCall, key: string): Promise<CachedAnswer> {
     const n = call.n ?? 1;
     const onePerRequest = n > 1 && endpoint.dialect === 'transformers-serve';
-    const settle = await opts.budget?.reserve(estimateUsage(call, n));
+    const settle = opts.budget ? await opts.budget.reserve(estimateUsage(call, n)) : undefined;
     let answer: CachedAnswer | undefined;
     try {
       answer = await request(call, key, n, onePerRequest);
     } finally {
-      await settle?.(answer?.usage); // a failed call costs nothing
+      if (settle) await settle(answer?.usage); // a failed call costs nothing
     }
     await cache.put(key, answer); // durable before anyone counts it as done
     usage.paidPromptTokens += answer.usage.promptTokens;
@@ -236,7 +236,7 @@ export function createChat(opts: ChatClientOptions): Chat {
     }
     const answer = await p;
     // Sent by this chat: settled in send. From the cache, or sent by another shard's identical call: paid already.
-    if (cached) await opts.budget?.record(answer.usage);
+    if (cached && opts.budget) await opts.budget.record(answer.usage);
     usage.calls++;
     if (cached) usage.cachedCalls++;
     count('llmCalls', 1, labels);
