@@ -164,8 +164,9 @@ export const loopConfigSchema = z.strictObject({
   tracking: trackingSchema.optional(),
   /**
    * What the whole run may spend on LLM calls: tokens (prompt + completion, every role) and/or US dollars at the
-   * endpoints' `price`s. Reached: the run issues no new calls from the next shard boundary and waits as needs
-   * attention ("budget reached") until `collab-loop retry <run> --set budget.tokens=…` raises it or `stop`.
+   * endpoints' `price`s. Every call reserves its estimated cost before it is sent (activities/llm/budget-ledger.ts):
+   * one that would pass the budget is not sent, and the run waits as needs attention ("budget reached") until
+   * `collab-loop retry <run> --set budget.tokens=…` raises it or `stop`.
    */
   budget: z
     .strictObject({ tokens: positiveInt.optional(), usd: z.number().positive().optional() })

@@ -1,6 +1,7 @@
 // The activity signatures the workflows schedule. Types only: workflows never import activity code.
 import type {
   ArtifactRef,
+  BudgetLedgerInput,
   BuiltData,
   DeployResult,
   EndpointRef,
@@ -28,6 +29,8 @@ export interface BuildDataInput extends StageContext {
   roles?: Record<string, EndpointRef>;
   /** The scorer roles trained this iteration (RecipeNeeds.scorers): their checkpoint, endpoint and rows. */
   scorers?: Record<string, ScorerModel>;
+  /** The iteration's budget ledger (absent in iterations started before exact budgets). */
+  ledger?: BudgetLedgerInput;
 }
 
 export interface CollabActivities {

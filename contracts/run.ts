@@ -196,6 +196,22 @@ export interface ShardInput {
   agent: EndpointRef;
   /** The endpoint serving each served role (absent in iterations deployed before model roles: `agent` plays all). */
   roles?: Record<string, EndpointRef>;
+  /** The iteration's budget ledger (absent in iterations started before exact budgets: no per-call check). */
+  ledger?: BudgetLedgerInput;
+}
+
+/** Where an LLM-calling activity counts its calls against the run's `budget` (activities/llm/budget-ledger.ts). */
+export interface BudgetLedgerInput {
+  /** The run's name as the user types it (for the "raise it with collab-loop retry" hint). */
+  run: string;
+  /** This activity's entry in the iteration's ledger: its shard key, or "build-data". */
+  spender: string;
+  /** Bumped when a retry restarts generation: the ledger of the abandoned plan is left behind. */
+  epoch: number;
+  /** What the run's earlier iterations spent. */
+  before: Spend;
+  /** What this iteration's finished shards spent, as the workflow knows it (a fresh worker process knows no more). */
+  finished: Spend;
 }
 
 export interface ShardResult {

@@ -1,16 +1,17 @@
-// A run's `budget`: when it is spent, the run issues no new calls from the next shard boundary and waits as needs
-// attention ("budget reached") with what it spent; `collab-loop retry --set budget.tokens=…` continues it and nothing
-// done is lost. `status` and the iteration summaries show the spend per stage and per model role.
+// A run's `budget`: when it is spent, the run issues no call that would pass it and waits as needs attention
+// ("budget reached") with what it spent; `collab-loop retry --set budget.tokens=…` continues it, the raised budget
+// holds for the later iterations, and nothing done is lost. `status` and the iteration summaries show the spend per
+// stage and per model role. How close to the budget a run stops: tests/budget-exact.e2e.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { trainingLoop } from '../workflows/loop';
-import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId } from '../contracts/messages';
+import { iterationWorkflowId, loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 import { startDevServer } from './helpers/temporal';
 import { withWorkers } from './helpers/workers';
 import { tempStateDir, testConfig } from './helpers/config';
 import { cli } from './helpers/cli';
-import { waitUntil } from './helpers/wait';
+import { waitForAttention } from './helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -21,10 +22,10 @@ afterAll(async () => {
 });
 
 describe('budget', () => {
-  it('stops at a shard boundary once spent, waits as needs attention, and goes on after retry --set budget', async () => {
+  it('stops before a call would pass it, waits as needs attention, and goes on after retry --set budget', async () => {
     const config = testConfig(tempStateDir(), (c) => {
       c.iterations = 2;
-      // Iteration 0's shards start together (before any spend is known); its spend then exhausts the budget.
+      // Every call may cost more than 1 token: iteration 0's first call is refused.
       c.budget = { tokens: 1 };
     });
     const runName = 'budget';
@@ -34,18 +35,10 @@ describe('budget', () => {
         workflowId: loopWorkflowId(runName),
         args: [{ runName, config }],
       });
-      const iter1 = env.client.workflow.getHandle(iterationWorkflowId(runName, 1));
-      const waiting = await waitUntil(
-        async () => {
-          const s = await iter1.query(iterationStatusQuery).catch(() => undefined);
-          return s?.attention ? s : undefined;
-        },
-        90_000,
-        'iteration 1 needs attention',
-      );
+      const waiting = await waitForAttention(env.client, runName, 0, 90_000);
       expect(waiting.attention).toMatchObject({ stage: 'generate', failureType: 'BudgetReached' });
       expect(waiting.attention!.error).toMatch(/^budget reached: the run has spent \d+ tokens of budget\.tokens 1/);
-      expect(waiting.shards.done).toBe(0); // no new shard was started
+      expect(waiting.shards.done).toBe(0); // no shard got past its first call
       expect((await handle.describe()).status.name).toBe('RUNNING');
 
       const status = await cli(['status', runName], { TEMPORAL_ADDRESS: env.address });

@@ -1,7 +1,7 @@
-// The run's `budget`: what this iteration spent so far, and the stop before new calls once the run spent it all.
-import { ApplicationFailure } from '@temporalio/workflow';
-import { addSpend, sumSpend } from '../contracts/spend';
-import type { Spend, SpendReport, Stage } from '../contracts/run';
+// The run's `budget`: what this iteration spent so far, the stop before new shards once the run spent it all, and
+// the ledger the LLM-calling activities check every call against (activities/llm/budget-ledger.ts).
+import { addSpend, budgetReached, sumSpend } from '../contracts/spend';
+import type { BudgetLedgerInput, Spend, SpendReport, Stage } from '../contracts/run';
 import type { IterationState } from './iteration-state';
 
 /** This iteration's spend so far, from the finished shards and the data build (never double-counted on retries). */
@@ -24,16 +24,16 @@ export function checkBudget(s: IterationState): void {
   const b = s.config.budget;
   if (!s.patches.budgets || !b) return;
   const spent = addSpend(s.input.spentBefore, spendReport(s).total);
-  const over =
-    b.tokens !== undefined && spent.tokens >= b.tokens
-      ? `${spent.tokens} tokens of budget.tokens ${b.tokens}`
-      : b.usd !== undefined && spent.usd >= b.usd
-        ? `$${spent.usd.toFixed(4)} of budget.usd ${b.usd}`
-        : undefined;
-  if (over)
-    throw ApplicationFailure.create({
-      type: 'BudgetReached',
-      nonRetryable: true,
-      message: `budget reached: the run has spent ${over} (${spent.tokens} tokens, $${spent.usd.toFixed(4)}); raise it with \`collab-loop retry ${s.input.runName} --set budget.tokens=N\` (or budget.usd) — nothing done is lost`,
-    });
+  const limit =
+    b.tokens !== undefined && spent.tokens >= b.tokens ? 'tokens' : b.usd !== undefined && spent.usd >= b.usd ? 'usd' : undefined;
+  if (limit) throw budgetReached(s.input.runName, spent, b, limit);
+}
+
+/** The activity input that has `spender` check each call against the budget (iterations with exact budgets). */
+export function ledgerInput(s: IterationState, spender: string): { ledger?: BudgetLedgerInput } {
+  if (!s.patches.exactBudgets) return {};
+  const finished = sumSpend([...s.shardResults.values()].flatMap((r) => Object.values(r.spend ?? {})));
+  return {
+    ledger: { run: s.input.runName, spender, epoch: s.budgetEpoch, before: addSpend(s.input.spentBefore, undefined), finished },
+  };
 }

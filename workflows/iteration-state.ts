@@ -30,6 +30,9 @@ export interface IterationPatches {
   /** A retry's config holds for the later iterations too, and a changed baseCheckpoint is served while nothing
    *  trained; before it, a retry's config held for the retried iteration only. */
   retryConfig: boolean;
+  /** Every LLM call is checked against the run's `budget` before it is sent (activities/llm/budget-ledger.ts), and
+   *  generate shows the spend from its start; before it, the budget was checked at shard boundaries only. */
+  exactBudgets: boolean;
 }
 
 /** The generate stage's plan: its shards, and what the recipe needs from the other stages. */
@@ -63,6 +66,8 @@ export interface IterationState {
   trained?: TrainResult;
   /** Per trained role, kept across retries of the train stage: a retry trains only the roles that failed. */
   readonly trainedRoles: Map<string, TrainResult>;
+  /** The budget ledger's generation (BudgetLedgerInput.epoch): bumped when a retry restarts generation. */
+  budgetEpoch: number;
 }
 
 /** The patches are asked in the order iterations always asked them. */
@@ -72,12 +77,13 @@ export function newIterationState(input: IterationInput): IterationState {
   const declaresNeeds = patched('recipe-needs-v1');
   const budgets = patched('budget-v1');
   const retryConfig = patched('retry-config-v1');
+  const exactBudgets = patched('exact-budget-v1');
   return {
     input,
     config: input.config,
     checkpoint: input.checkpoint,
     ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
-    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig },
+    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig, exactBudgets },
     status: {
       iteration: input.iteration,
       stage: 'deploy',
@@ -91,6 +97,7 @@ export function newIterationState(input: IterationInput): IterationState {
     undeployed: false,
     shardResults: new Map(),
     trainedRoles: new Map(),
+    budgetEpoch: 0,
   };
 }
 

@@ -88,6 +88,7 @@ async function runStages(s: IterationState): Promise<void> {
         s.shardResults.clear();
         s.status.conversations.done = 0;
         s.status.tokens = 0;
+        s.budgetEpoch++;
       }
       if (from === 0) s.deployed = undefined;
     }

@@ -9,6 +9,8 @@ import { requestCacheFor } from '../llm/cache';
 import { createChat, newUsageCounter, type UsageCounter } from '../llm/client';
 import { countedRoleChats, modelRoles, roleEndpoints, type DeclaredRoles } from '../llm/roles';
 import { scriptLogProbChat } from '../llm/script-logprobs';
+import type { BudgetSpender } from '../llm/budget-ledger';
+import { rolePrices } from '../llm/spend';
 import type { Chat } from '../llm/types';
 import { AGENT_ROLE } from '../recipes/types';
 import { servesLogProbs } from '../serving/log-prob-serving';
@@ -18,13 +20,15 @@ import { localCheckpoint } from '../storage/checkpoints';
 export function builderChats(
   input: StageContext & { agent: EndpointRef; roles?: Record<string, EndpointRef> },
   declared: DeclaredRoles,
+  budget?: BudgetSpender,
 ): {
   chats: Record<string, Chat>;
   usage: Record<string, UsageCounter>;
 } {
   const opts = { cache: requestCacheFor(input.config), llm: input.config.llm, signal: Context.current().cancellationSignal };
+  const prices = rolePrices(input.config, declared);
   return countedRoleChats(roleEndpoints(input.config, declared, input.agent, input.roles), (endpoint, usage, role) =>
-    createChat({ ...opts, endpoint, usage, role }),
+    createChat({ ...opts, endpoint, usage, role, budget: budget?.forRole(prices[role]) }),
   );
 }
 
@@ -38,14 +42,22 @@ export async function logProbChats(
   input: StageContext & { checkpoint: string; agent: EndpointRef; scorers: Record<string, ScorerModel> },
   declared: DeclaredRoles,
   usage: Record<string, UsageCounter>,
+  budget?: BudgetSpender,
 ): Promise<Record<string, Chat>> {
   const signal = Context.current().cancellationSignal;
   const opts = { cache: requestCacheFor(input.config), llm: input.config.llm, signal };
+  const prices = rolePrices(input.config, declared);
   const agentCheckpoint = modelRoles(input.config, declared, input.checkpoint)[AGENT_ROLE];
   const of = async (m: ScorerModel, role: string) => {
     usage[role] ??= newUsageCounter();
     return m.endpoint
-      ? createChat({ ...opts, role, usage: usage[role], endpoint: { ...m.endpoint, api: 'logprob' } })
+      ? createChat({
+          ...opts,
+          role,
+          usage: usage[role],
+          endpoint: { ...m.endpoint, api: 'logprob' },
+          budget: budget?.forRole(prices[role]),
+        })
       : scriptLogProbChat(await localCheckpoint(input.config, m.checkpoint), { signal });
   };
   return {

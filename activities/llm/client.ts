@@ -13,12 +13,12 @@ import type OpenAI from 'openai';
 import type { ExternalEndpoint, LlmConfig } from '../../contracts/config';
 import { requestCacheKey } from './cache';
 import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
-import { endpointLimiter, estimateTokens } from './limiter';
+import { endpointLimiter, estimateTokens, estimateUsage } from './limiter';
 import { count } from '../metrics';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { postJson } from './post-json';
 import { scoreOnce, scoringPair } from './scoring-api';
-import type { CachedAnswer, Chat, ChatCall, ChatOutput, RequestCache } from './types';
+import type { CachedAnswer, CallBudget, Chat, ChatCall, ChatOutput, RequestCache } from './types';
 import type { EndpointRef } from '../../contracts/endpoint';
 
 /** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
@@ -60,6 +60,8 @@ export interface ChatClientOptions {
   signal?: AbortSignal;
   /** The model role the calls play: the `role` label of the call metrics (activities/metrics.ts). */
   role?: string;
+  /** The run's budget, checked before every call that is sent (budget-ledger.ts); absent: no budget. */
+  budget?: CallBudget;
   /** Injected for tests; defaults to a timer that aborts with the signal. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -175,26 +177,35 @@ export function createChat(opts: ChatClientOptions): Chat {
     }
   }
 
+  /** One answer to the call: n choices, in one request or (transformers serve) one request per choice. */
+  async function request(call: ChatCall, key: string, n: number, onePerRequest: boolean): Promise<CachedAnswer> {
+    if (!onePerRequest) return sendOnce(call, key, n, call.decoding.seed);
+    // One choice per request: ask n times, each with its own seed, and merge as if one request answered.
+    const parts = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i),
+      ),
+    );
+    return {
+      texts: parts.flatMap((p) => p.texts),
+      finishReasons: parts.flatMap((p) => p.finishReasons),
+      usage: {
+        promptTokens: parts.reduce((a, p) => a + p.usage.promptTokens, 0),
+        completionTokens: parts.reduce((a, p) => a + p.usage.completionTokens, 0),
+      },
+    };
+  }
+
   async function send(call: ChatCall, key: string): Promise<CachedAnswer> {
     const n = call.n ?? 1;
-    let answer: CachedAnswer;
     const onePerRequest = n > 1 && endpoint.dialect === 'transformers-serve';
-    if (onePerRequest) {
-      // One choice per request: ask n times, each with its own seed, and merge as if one request answered.
-      const parts = await Promise.all(
-        Array.from({ length: n }, (_, i) =>
-          sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i),
-        ),
-      );
-      answer = {
-        texts: parts.flatMap((p) => p.texts),
-        finishReasons: parts.flatMap((p) => p.finishReasons),
-        usage: {
-          promptTokens: parts.reduce((a, p) => a + p.usage.promptTokens, 0),
-          completionTokens: parts.reduce((a, p) => a + p.usage.completionTokens, 0),
-        },
-      };
-    } else answer = await sendOnce(call, key, n, call.decoding.seed);
+    const settle = opts.budget ? await opts.budget.reserve(estimateUsage(call, n)) : undefined;
+    let answer: CachedAnswer | undefined;
+    try {
+      answer = await request(call, key, n, onePerRequest);
+    } finally {
+      if (settle) await settle(answer?.usage); // a failed call costs nothing
+    }
     await cache.put(key, answer); // durable before anyone counts it as done
     usage.paidPromptTokens += answer.usage.promptTokens;
     usage.paidCompletionTokens += answer.usage.completionTokens;
@@ -224,6 +235,8 @@ export function createChat(opts: ChatClientOptions): Chat {
       inFlight.set(key, p);
     }
     const answer = await p;
+    // Sent by this chat: settled in send. From the cache, or sent by another shard's identical call: paid already.
+    if (cached && opts.budget) await opts.budget.record(answer.usage);
     usage.calls++;
     if (cached) usage.cachedCalls++;
     count('llmCalls', 1, labels);

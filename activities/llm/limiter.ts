@@ -6,18 +6,20 @@ import { LlmLimitError } from './errors';
 import { type EndpointLimiter, type LimitedEndpoint, TOKEN_WINDOW_MS } from './endpoint-limits';
 import type { SharedLimitsConfig } from './shared-limits-config';
 import { sharedEndpointLimiter } from './shared-limiter';
-import type { ChatCall } from './types';
+import type { ChatCall, TokenUsage } from './types';
 import { totalTokens } from './usage';
 
 /** What a call may cost, reserved before it is sent and settled with its real usage after: prompt characters / 4
  *  (text parts; an image's tokens show only in the usage) plus the most it may generate. */
-export function estimateTokens(call: ChatCall, n: number): number {
+export function estimateUsage(call: ChatCall, n: number): TokenUsage {
   let chars = 0;
   for (const m of call.messages)
     if (typeof m.content === 'string') chars += m.content.length;
     else for (const p of m.content) if (p.type === 'text') chars += p.text.length;
-  return Math.ceil(chars / 4) + call.decoding.maxTokens * n;
+  return { promptTokens: Math.ceil(chars / 4), completionTokens: call.decoding.maxTokens * n };
 }
+
+export const estimateTokens = (call: ChatCall, n: number): number => totalTokens(estimateUsage(call, n));
 
 /** A FIFO semaphore. */
 export class Semaphore {

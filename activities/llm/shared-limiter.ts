@@ -6,10 +6,11 @@
 // releases hand to it, so a waiter starts as soon as a slot frees (no polling).
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type EndpointLimiter, type LimitedEndpoint, TOKEN_WINDOW_MS } from './endpoint-limits';
-import { LlmLimitError } from './errors';
-import { REDIS_PASSWORD_ENV, type SharedLimitsConfig } from './shared-limits-config';
+import type { LlmLimitError } from './errors';
+import type { SharedLimitsConfig } from './shared-limits-config';
+import { connectRedis, redisUnavailable } from './redis-connection';
 import { SHARED_LIMITS_LUA } from './shared-limits-script';
 import { totalTokens } from './usage';
 
@@ -75,26 +76,12 @@ class SharedLimits {
     this.redis.defineCommand('collabLimits', { numberOfKeys: 0, lua: SHARED_LIMITS_LUA });
   }
 
-  /** Commands fail after a few reconnection attempts instead of queueing while Redis is away. */
   private connect(): Redis {
-    const r = new Redis(this.config.redis, {
-      password: process.env[REDIS_PASSWORD_ENV] || undefined,
-      maxRetriesPerRequest: 2,
-      connectTimeout: 5000,
-      // A Redis that stops answering (a network partition) fails the command in seconds, not after TCP gives up.
-      commandTimeout: 5000,
-      retryStrategy: (times) => Math.min(times * 100, 2000),
-    });
-    r.on('error', () => {}); // surfaced by the failing command, as unavailable()
-    return r;
+    return connectRedis(this.config.redis);
   }
 
   private unavailable(err: unknown): LlmLimitError {
-    const why = err instanceof Error ? err.message : String(err);
-    return new LlmLimitError(
-      'SharedLimitsUnavailable',
-      `shared endpoint limits: cannot use the Redis at ${this.config.redis} (llm.sharedLimits.redis): ${why}`,
-    );
+    return redisUnavailable(this.config.redis, 'shared endpoint limits', err);
   }
 
   endpoint(e: LimitedEndpoint): SharedEndpoint {

@@ -8,7 +8,7 @@ import type { UsageCounter } from './client';
 import { modelRoles, type DeclaredRoles } from './roles';
 import { totalTokens } from './usage';
 
-type Price = { input: number; output: number };
+export type Price = { input: number; output: number };
 
 /** Each role's price, if its endpoint has one. */
 export function rolePrices(config: LoopConfig, declared: DeclaredRoles): Record<string, Price | undefined> {

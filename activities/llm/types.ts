@@ -76,3 +76,12 @@ export interface RequestCache {
   /** Resolves once the answer is durable: callers hand the answer on only after this. */
   put(key: string, answer: CachedAnswer): Promise<void>;
 }
+
+/** A role's calls counted against the run's `budget` (activities/llm/budget-ledger.ts). */
+export interface CallBudget {
+  /** Before a call is sent: reserves what it may cost, or throws BudgetReached. Resolves to its settling: the answer's
+   *  usage replaces the estimate (none: the call failed and costs nothing). */
+  reserve(estimate: TokenUsage): Promise<(used: TokenUsage | undefined) => Promise<void>>;
+  /** A call already paid (an answer from the cache): counted, never refused. */
+  record(used: TokenUsage): Promise<void>;
+}

@@ -9,6 +9,7 @@ import { recipeOf, recipeRuntime } from '../recipes/runtime';
 import type { UsageCounter } from '../llm/client';
 import { modelRoles, primaryRole, rolesOfKind, totalUsage } from '../llm/roles';
 import { spendByRole } from '../llm/spend';
+import { type BudgetSpender, budgetSpender } from '../llm/budget-ledger';
 import { writeStageManifest } from '../manifest';
 import { storeFor } from '../artifacts/store';
 import type { TrainingData } from '../recipes/types';
@@ -32,10 +33,12 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
   const agent = input.agent;
   const byRole: Record<string, UsageCounter> = {};
   let data: TrainingData;
+  let budget: BudgetSpender | undefined;
   if (runtime.buildDataWithModels && agent) {
-    const { chats, usage } = builderChats({ ...input, agent }, declared);
+    budget = await budgetSpender(input);
+    const { chats, usage } = builderChats({ ...input, agent }, declared, budget);
     Object.assign(byRole, usage);
-    const logProbs = input.scorers ? await logProbChats({ ...input, agent, scorers: input.scorers }, declared, byRole) : undefined;
+    const logProbs = input.scorers ? await logProbChats({ ...input, agent, scorers: input.scorers }, declared, byRole, budget) : undefined;
     data = await runtime.buildDataWithModels(records, chats, logProbs);
   } else data = runtime.buildData(records);
   const counter = totalUsage(Object.values(byRole));
@@ -89,5 +92,6 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
     },
     tokens: { prompt: counter.promptTokens, completion: counter.completionTokens },
   });
+  await budget?.finish();
   return { sft, dpo, ...(rl ? { rl } : {}), roles, manifest, usage, spend: spendByRole(byRole, input.config, declared) };
 }

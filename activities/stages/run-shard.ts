@@ -8,7 +8,8 @@ import { generationServices } from '../generation/services';
 import { storeFor } from '../artifacts/store';
 import { requestCacheFor } from '../llm/cache';
 import { createChat } from '../llm/client';
-import { spendByRole } from '../llm/spend';
+import { rolePrices, spendByRole } from '../llm/spend';
+import { budgetSpender } from '../llm/budget-ledger';
 import { recipeNeeds, recipeOf, recipeRuntime } from '../recipes/runtime';
 import { countedRoleChats, roleEndpoints, totalUsage } from '../llm/roles';
 import { startHeartbeat } from '../heartbeat';
@@ -29,8 +30,10 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const declared = recipeOf(config).roles(config.recipe);
   const cache = requestCacheFor(config);
   const chatOpts = { cache, llm: config.llm, signal };
+  const budget = await budgetSpender(input);
+  const prices = rolePrices(config, declared);
   const { chats, usage: byRole } = countedRoleChats(roleEndpoints(config, declared, input.agent, input.roles), (endpoint, usage, role) =>
-    createChat({ ...chatOpts, endpoint, usage, role }),
+    createChat({ ...chatOpts, endpoint, usage, role, budget: budget?.forRole(prices[role]) }),
   );
   const usage = () => totalUsage(Object.values(byRole));
   const store = storeFor(config);
@@ -76,6 +79,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     throw fatal ?? errors[0];
   }
   const ref = await store.putJsonl(records);
+  await budget?.finish();
   const u = usage();
   return {
     records: ref,

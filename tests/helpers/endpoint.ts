@@ -6,21 +6,32 @@ import { createCoralSimulatedPolicy, loadCoralTasks } from '../../activities/rec
 import { CONFIGS } from './config';
 
 /** @param opts.onAnswer called as the endpoint produces its n-th answer (from 1): how a durability test makes its
- *  fault land mid-generation by count, however fast or slow the machine */
+ *  fault land mid-generation by count, however fast or slow the machine
+ *  @param opts.onTokens called with each answer's usage (prompt + completion tokens): what the calls cost */
 export function startCountingEndpoint(
-  opts: { latencyMs?: number; capacity?: number; faults?: FaultOptions; skill?: number; onAnswer?: (n: number) => void } = {},
+  opts: {
+    latencyMs?: number;
+    capacity?: number;
+    faults?: FaultOptions;
+    skill?: number;
+    onAnswer?: (n: number) => void;
+    onTokens?: (tokens: number) => void;
+  } = {},
 ): Promise<RunningServer> {
   const tasks = loadCoralTasks(path.join(CONFIGS, 'tasks/coral-demo/mmlu_pro.jsonl'), 'mmlu_pro');
   const policy = createCoralSimulatedPolicy({ tasks, skill: opts.skill ?? 0.6 });
   let answers = 0;
   return startOpenAICompatibleServer({
     modelName: 'counted-model',
-    policy: opts.onAnswer
-      ? (req) => {
-          opts.onAnswer?.(++answers);
-          return policy(req);
-        }
-      : policy,
+    policy:
+      opts.onAnswer || opts.onTokens
+        ? (req) => {
+            opts.onAnswer?.(++answers);
+            const reply = policy(req);
+            opts.onTokens?.(reply.completionTokens.reduce((a, b) => a + b, reply.promptTokens));
+            return reply;
+          }
+        : policy,
     latencyMs: opts.latencyMs,
     capacity: opts.capacity,
     faults: opts.faults,

@@ -46,6 +46,9 @@ describe('scoreResponse', () => {
     expect(await scoreResponse(scripted([refused]).chat, task, 'x', opts)).toMatchObject({ failed: 'HTTP 400: input too long' });
     // A retryable failure is the activity's: it propagates, so the shard retries and nothing is recorded.
     await expect(scoreResponse(scripted([ApplicationFailure.retryable('HTTP 503')]).chat, task, 'x', opts)).rejects.toThrow('503');
+    // A spent budget stops the shard (it needs attention), not just this response.
+    const spent = ApplicationFailure.create({ type: 'BudgetReached', nonRetryable: true, message: 'budget reached' });
+    await expect(scoreResponse(scripted([spent]).chat, task, 'x', opts)).rejects.toThrow('budget reached');
   });
 
   it('a reward model or scoring service gets the bare (original question, response) pair and answers a number', async () => {

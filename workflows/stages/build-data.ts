@@ -5,7 +5,7 @@ import { patched } from '@temporalio/workflow';
 import type { RecipeNeeds } from '../../contracts/activities';
 import type { ScorerModel, ShardResult, StageStats } from '../../contracts/run';
 import { scheduled, stageActivities } from '../activity-proxies';
-import { checkBudget, spendReport } from '../budget';
+import { checkBudget, ledgerInput, spendReport } from '../budget';
 import { summary } from '../iteration-progress';
 import {
   conversationsIn,
@@ -37,6 +37,7 @@ export async function buildData(s: IterationState, stats: StageStats): Promise<v
       agent: deployed.endpoint,
       ...servedEndpoints(deployed),
       ...(scorers ? { scorers } : {}),
+      ...ledgerInput(s, 'build-data'),
     });
   } else s.data = await scheduled(cpu.buildTrainingData, summary(s, text), context);
   if (s.data.usage) Object.assign(stats, s.data.usage);

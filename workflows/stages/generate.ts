@@ -2,7 +2,7 @@
 // shard activities at a time; a retry runs only the shards still missing.
 import type { LlmUsage, ShardSpec, StageStats } from '../../contracts/run';
 import { scheduled, stageActivities } from '../activity-proxies';
-import { checkBudget, spendReport } from '../budget';
+import { checkBudget, ledgerInput, spendReport } from '../budget';
 import { publish, summary } from '../iteration-progress';
 import {
   earlier,
@@ -17,7 +17,7 @@ import { legacyNeeds } from '../legacy-needs';
 import { planSummary, shardSummary } from '../stage-summaries';
 
 /** Shard activities scheduled at once by one iteration (each runs many conversations concurrently). */
-const MAX_PARALLEL_SHARDS = 16;
+export const MAX_PARALLEL_SHARDS = 16;
 
 const sumUsage = (rs: Array<Partial<LlmUsage>>): LlmUsage => ({
   calls: rs.reduce((a, r) => a + (r.calls ?? 0), 0),
@@ -41,6 +41,7 @@ export async function generate(s: IterationState, stats: StageStats): Promise<vo
   const { shards, needs } = s.plan;
   const pending = shards.filter((x) => !s.shardResults.has(shardKey(x)));
   s.status.shards = { done: shards.length - pending.length, total: shards.length };
+  if (s.patches.exactBudgets) s.status.spend = spendReport(s); // shown even when the first shard stops for the budget
   const perSplit = (shard: ShardSpec) => shards.filter((x) => x.split === shard.split).length;
   const { llm, sandbox } = stageActivities(s.config);
   let next = 0;
@@ -54,6 +55,7 @@ export async function generate(s: IterationState, stats: StageStats): Promise<vo
         shard,
         agent: deployed.endpoint,
         ...servedEndpoints(deployed),
+        ...ledgerInput(s, shardKey(shard)),
       });
       if (needs.sandboxScoring)
         r = await scheduled(sandbox.scoreShard, summary(s, shardSummary('score shard', shard, perSplit(shard))), {

@@ -54,8 +54,8 @@ export async function scoreResponse(
     };
   } catch (err) {
     // A request the endpoint rejects for good (e.g. 400: the response is too long for the reward model) fails this
-    // response only; anything retryable is the activity's to retry.
-    if (err instanceof ApplicationFailure && err.nonRetryable) return { failed: err.message, usage };
+    // response only; anything retryable is the activity's to retry, and a spent budget stops the whole shard.
+    if (err instanceof ApplicationFailure && err.nonRetryable && err.type !== 'BudgetReached') return { failed: err.message, usage };
     throw err;
   }
 }
