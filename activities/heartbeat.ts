@@ -23,6 +23,8 @@ interface Beating {
 
 /** The timer of each running activity, so that the details an activity sets ride on the same beats. */
 const beating = new WeakMap<Context, Beating>();
+/** The details each finished activity beat last: what beatWhile goes on sending. */
+const lastDetails = new WeakMap<Context, unknown>();
 
 function beatOn(ctx: Context, latest: unknown): { b: Beating; stop: () => void } {
   const b: Beating = {
@@ -43,6 +45,7 @@ function beatOn(ctx: Context, latest: unknown): { b: Beating; stop: () => void }
     stop() {
       clearInterval(timer);
       beating.delete(ctx);
+      lastDetails.set(ctx, b.latest);
     },
   };
 }
@@ -59,6 +62,18 @@ export function keepAlive<A extends unknown[], R>(fn: (...a: A) => Promise<R>): 
       stop();
     }
   };
+}
+
+/** Heartbeats, with the details the activity last set, while `wait` runs after the activity's own code returned
+ *  (workers/hold-result.ts holds a result until the server is reachable): a retry still finds those details. */
+export async function beatWhile<R>(wait: () => Promise<R>): Promise<R> {
+  const ctx = Context.current();
+  const { stop } = beatOn(ctx, lastDetails.has(ctx) ? lastDetails.get(ctx) : ctx.info.heartbeatDetails);
+  try {
+    return await wait();
+  } finally {
+    stop();
+  }
 }
 
 /** Sets the details the beats carry. Inside keepAlive, stop() leaves the beats going (with these details) until

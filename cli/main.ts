@@ -71,6 +71,11 @@ program
   .description('run workers for the given task-queue classes (default: all)')
   .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu,sandbox')
   .option('--gpu-slots <n>', 'trainers and server starts the gpu worker runs at once (e.g. one per GPU)', '4')
+  .option(
+    '--server-outage-tolerance <seconds>',
+    'how long a finished stage holds its result for a Temporal server it cannot reach (a restart) before reporting it anyway',
+    '600',
+  )
   .option('--metrics-port <n>', 'serve Prometheus metrics (SDK worker metrics + collab_loop_*) on this port at /metrics', port)
   .option(
     '--serve-host <name>',
@@ -98,6 +103,7 @@ program
         queues?: string;
         logLevel: string;
         gpuSlots: string;
+        serverOutageTolerance: string;
         metricsPort?: number;
         stateDir?: string;
         serveHost?: string;
@@ -119,10 +125,19 @@ program
         if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
         const gpuSlots = Number(o.gpuSlots);
         if (!Number.isInteger(gpuSlots) || gpuSlots < 1) throw new UserError(`--gpu-slots: "${o.gpuSlots}" is not a positive whole number`);
+        const serverOutageToleranceSeconds = Number(o.serverOutageTolerance);
+        if (!Number.isInteger(serverOutageToleranceSeconds) || serverOutageToleranceSeconds < 0)
+          throw new UserError(`--server-outage-tolerance: "${o.serverOutageTolerance}" is not a whole number of seconds`);
         const target = temporalTarget();
         const connection = await NativeConnection.connect(target.connection);
         const { namespace } = target;
-        const workers = await createWorkers({ connection, namespace, queues: queues as typeof ALL_QUEUES, gpuSlots });
+        const workers = await createWorkers({
+          connection,
+          namespace,
+          queues: queues as typeof ALL_QUEUES,
+          gpuSlots,
+          serverOutageToleranceSeconds,
+        });
         const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
         const metricsAt = o.metricsPort ? `, metrics on :${o.metricsPort}/metrics` : '';
         console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`);

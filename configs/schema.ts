@@ -19,6 +19,9 @@ export const llmSchema = z.strictObject({
   requestTimeoutSeconds: z.number().positive().default(600),
   callRetries: z.number().int().min(0).default(4),
   maxRetryDelaySeconds: z.number().positive().default(60),
+  /** How long one call waits for an endpoint that is down (connection refused or reset, timeouts, 502/503/504),
+   *  from its first such failure, before the failure counts as the shard's; 0 treats them like other failures. */
+  outageToleranceSeconds: z.number().int().min(0).default(600),
   /** One Redis shared by every worker process: endpoint limits then hold across runs and hosts, not per process. */
   sharedLimits: sharedLimitsSchema.optional(),
 });

@@ -15,6 +15,7 @@ import { trainingLoop } from '../workflows/loop';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from './helpers/config';
 import { evaluateOn, startCountingEndpoint } from './helpers/endpoint';
 import { evaluatedRecordsIn, recordKeys } from './helpers/records';
+import { runLoop } from './helpers/run-loop';
 import { useS3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
@@ -62,13 +63,7 @@ describe('the object store is down for 30 s', () => {
         c.storage = s3Storage('outage-gen');
       });
       const runName = 'storage-outage-gen';
-      const result = await withWorkers(env, () =>
-        env.client.workflow.execute(trainingLoop, {
-          taskQueue: TASK_QUEUES.workflows,
-          workflowId: loopWorkflowId(runName),
-          args: [{ runName, config, evalOnly: true }],
-        }),
-      );
+      const result = await runLoop(env, runName, config, { evalOnly: true });
       expect(down).toBeDefined(); // the outage happened during the run…
       await down;
       const stats = server.stats();

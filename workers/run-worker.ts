@@ -7,6 +7,7 @@ import { STATE_DIR_ENV } from '../activities/host-env';
 import { reapOrphans, registryDir, stopOwnGroups, type GroupRecord } from '../activities/subprocess/process-registry';
 import { TASK_QUEUES, type QueueClass } from '../contracts/run';
 import { bundlerLogger } from './logging';
+import { DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS, holdResultInterceptor } from './hold-result';
 import { runLabelInterceptor } from './metric-labels';
 
 const require = createRequire(import.meta.url);
@@ -28,6 +29,8 @@ export interface WorkerSetOptions {
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
   /** Activities the gpu worker runs at once (trainers, server starts); default 4. */
   gpuSlots?: number;
+  /** How long a finished activity holds its result for a Temporal server it cannot reach (hold-result.ts); 600. */
+  serverOutageToleranceSeconds?: number;
 }
 
 const describe = (r: GroupRecord) => `${r.kind} pid ${r.pid}${r.port ? ` (port ${r.port})` : ''}${r.run ? ` of run ${r.run}` : ''}`;
@@ -45,6 +48,7 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   await reapLeftBehind();
   const activities = createActivities(opts.activityDeps);
   const queues = opts.queues ?? ALL_QUEUES;
+  const holdResult = holdResultInterceptor(opts.connection, opts.serverOutageToleranceSeconds ?? DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS);
   // Bundled here rather than by Worker.create, so that webpack's statistics go to the DEBUG level.
   const workflowBundle = queues.includes('workflows')
     ? (opts.workflowBundle ??
@@ -56,7 +60,7 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
         connection: opts.connection,
         namespace: opts.namespace ?? 'default',
         taskQueue: TASK_QUEUES[q],
-        ...(q === 'workflows' ? { workflowBundle } : { activities, interceptors: { activity: [runLabelInterceptor] } }),
+        ...(q === 'workflows' ? { workflowBundle } : { activities, interceptors: { activity: [holdResult, runLabelInterceptor] } }),
         maxConcurrentActivityTaskExecutions: q === 'gpu' ? (opts.gpuSlots ?? SLOTS.gpu) : SLOTS[q],
         shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
         // Cancellation reaches an activity only with a heartbeat response; the default throttle (up to 60 s) would

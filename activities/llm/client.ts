@@ -8,13 +8,17 @@
 // Retries happen at two levels on purpose. A retryable failure is first retried here, a few times, honouring
 // Retry-After, so one flaky call does not abort the 50 other conversations of its shard; when those attempts are
 // used up the failure goes to Temporal (mapped by errors.ts) and the whole shard activity retries — finding every
-// call that already succeeded in the cache.
+// call that already succeeded in the cache. An endpoint that is down (refused or reset connections, timeouts,
+// 502/503/504: a restarting vLLM or proxy) is instead waited for, per call, with backoff capped at 2 s
+// (../outage-backoff.ts) for up to llm.outageToleranceSeconds: a restart costs the run its length, not the shard's
+// attempts. The activity heartbeats meanwhile (../heartbeat.ts keepAlive) and stops waiting when cancelled.
 import type OpenAI from 'openai';
 import type { ExternalEndpoint, LlmConfig } from '../../contracts/config';
 import { requestCacheKey } from './cache';
-import { classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
+import { type ClassifiedError, classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter, estimateTokens, estimateUsage } from './limiter';
 import { count } from '../metrics';
+import { rideOut } from '../outage-backoff';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { postJson } from './post-json';
 import { scoreOnce, scoringPair } from './scoring-api';
@@ -64,6 +68,13 @@ export interface ChatClientOptions {
   budget?: CallBudget;
   /** Injected for tests; defaults to a timer that aborts with the signal. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** A failure meaning the endpoint is down (errors.ts `outage`), carried from the call retries to the outage wait. */
+class EndpointDown extends Error {
+  constructor(readonly failure: ClassifiedError) {
+    super(failure.message);
+  }
 }
 
 const inFlight = new Map<string, Promise<CachedAnswer>>();
@@ -120,6 +131,8 @@ export function createChat(opts: ChatClientOptions): Chat {
   const limiter = endpointLimiter(endpoint, llm.sharedLimits);
   // The model id, not the URL: a served checkpoint's port changes with every deploy.
   const labels = { role: opts.role ?? '', endpoint: endpoint.model };
+  // Runs started before the field existed carry llm configs without it.
+  const outageMs = (llm.outageToleranceSeconds ?? 600) * 1000;
 
   function requestBody(
     call: ChatCall,
@@ -146,35 +159,59 @@ export function createChat(opts: ChatClientOptions): Chat {
     return body;
   }
 
-  async function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const o = { signal, timeoutMs: llm.requestTimeoutSeconds * 1000, key, apiKey: endpoint.apiKeyEnv ? apiKey : undefined };
-        const limited = (send: () => Promise<CachedAnswer>) => limiter.run(estimateTokens(call, n), signal, send);
-        if (api === 'logprob') return await limited(() => logProbOnce(endpoint, call, o));
-        if (api !== 'chat') return await limited(() => scoreOnce({ ...endpoint, api }, call, o));
-        return await limited(async () =>
-          parseCompletion(
-            (await postJson(
-              chatUrl,
-              requestBody(call, n, seed),
-              o,
-              `${endpoint.baseUrl} (chat)`,
-            )) as OpenAI.Chat.Completions.ChatCompletion,
-            endpoint.baseUrl,
-            n,
-          ),
-        );
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        const c = classifyLlmError(err, endpoint.baseUrl);
-        const givenUp = !c.retryable || attempt >= llm.callRetries;
-        count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind: c.type });
-        if (givenUp) throw toTemporalFailure(c);
-        const backoff = Math.min(250 * 2 ** attempt, llm.maxRetryDelaySeconds * 1000);
-        await sleep(Math.min(c.retryAfterMs ?? backoff, llm.maxRetryDelaySeconds * 1000), signal);
+  /** One request, once: the chat API, or the endpoint's scoring or log-prob API. */
+  async function attemptOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
+    const o = { signal, timeoutMs: llm.requestTimeoutSeconds * 1000, key, apiKey: endpoint.apiKeyEnv ? apiKey : undefined };
+    const limited = (send: () => Promise<CachedAnswer>) => limiter.run(estimateTokens(call, n), signal, send);
+    if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
+    if (api !== 'chat') return limited(() => scoreOnce({ ...endpoint, api }, call, o));
+    return limited(async () =>
+      parseCompletion(
+        (await postJson(chatUrl, requestBody(call, n, seed), o, `${endpoint.baseUrl} (chat)`)) as OpenAI.Chat.Completions.ChatCompletion,
+        endpoint.baseUrl,
+        n,
+      ),
+    );
+  }
+
+  /** The request until it is answered: an endpoint that is down is waited for (rideOut, up to the outage tolerance,
+   *  counted from the call's first such failure); any other retryable failure is retried `callRetries` times. */
+  function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
+    let retries = 0;
+    const withCallRetries = async (): Promise<CachedAnswer> => {
+      for (;;) {
+        try {
+          return await attemptOnce(call, key, n, seed);
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          const c = classifyLlmError(err, endpoint.baseUrl);
+          if (c.outage && outageMs > 0) throw new EndpointDown(c);
+          const givenUp = !c.retryable || retries >= llm.callRetries;
+          count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind: c.type });
+          if (givenUp) throw toTemporalFailure(c);
+          const backoff = Math.min(250 * 2 ** retries++, llm.maxRetryDelaySeconds * 1000);
+          await sleep(Math.min(c.retryAfterMs ?? backoff, llm.maxRetryDelaySeconds * 1000), signal);
+        }
       }
-    }
+    };
+    return rideOut(withCallRetries, {
+      toleranceMs: outageMs,
+      isOutage: (e) => e instanceof EndpointDown,
+      onWait: (e) => count('llmRetries', 1, { ...labels, kind: (e as EndpointDown).failure.type }),
+      askedDelayMs: (e) => (e as EndpointDown).failure.retryAfterMs,
+      giveUp: (e, waitedMs) => {
+        if (signal?.aborted) return signal.reason;
+        const c = (e as EndpointDown).failure;
+        count('llmFailures', 1, { ...labels, kind: c.type });
+        const s = (ms: number) => Math.round(ms / 1000);
+        return toTemporalFailure({
+          ...c,
+          message: `${c.message} (still failing after ${s(waitedMs)} s; llm.outageToleranceSeconds is ${s(outageMs)})`,
+        });
+      },
+      signal,
+      sleep,
+    });
   }
 
   /** One answer to the call: n choices, in one request or (transformers serve) one request per choice. */

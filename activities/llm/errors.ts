@@ -2,6 +2,9 @@
 // (honouring retry-after-ms / retry-after), 400/401/403/404/422 are not — retrying a bad request or a wrong key only
 // burns attempts. The message always names the endpoint. One set of rules for both ways the project calls a model:
 // the openai SDK's errors (chat) and the errors of requests it sends with fetch itself (scoring-api.ts).
+// Of the retryable ones, an endpoint that does not answer at all (connection refused or reset, a timeout) or whose
+// proxy says it is gone (502/503/504) is marked `outage`: client.ts waits that out (llm.outageToleranceSeconds)
+// rather than spending its few call retries on a restarting server.
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 
@@ -10,7 +13,13 @@ export interface ClassifiedError {
   type: string;
   message: string;
   retryAfterMs?: number;
+  /** The endpoint is unreachable (down or restarting), as opposed to answering that it cannot serve this call now. */
+  outage?: boolean;
 }
+
+/** Bad gateway, service unavailable, gateway timeout: what a proxy or a starting server answers while the model
+ *  server behind it is down (RFC 9110 §15.6.3–15.6.5). */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   if (!headers || typeof headers.get !== 'function') return undefined;
@@ -31,7 +40,13 @@ function classifyStatus(status: number, headers: Headers | undefined, detail: st
     return { retryable: should === 'true', type: `LlmHttp${status}`, message: detail, retryAfterMs: retryAfterMs(headers) };
   if (status === 429) return { retryable: true, type: 'LlmRateLimited', message: detail, retryAfterMs: retryAfterMs(headers) };
   if (status === 408 || status === 409 || status >= 500)
-    return { retryable: true, type: 'LlmServerError', message: detail, retryAfterMs: retryAfterMs(headers) };
+    return {
+      retryable: true,
+      type: 'LlmServerError',
+      message: detail,
+      retryAfterMs: retryAfterMs(headers),
+      ...(OUTAGE_STATUSES.has(status) ? { outage: true } : {}),
+    };
   if (status === 401 || status === 403)
     return { retryable: false, type: 'LlmAuthentication', message: `${detail} (check the env var named by apiKeyEnv)` };
   if (status === 404) return { retryable: false, type: 'LlmNotFound', message: `${detail} (check baseUrl and model)` };
@@ -40,9 +55,9 @@ function classifyStatus(status: number, headers: Headers | undefined, detail: st
 
 export function classifyLlmError(err: unknown, endpoint: string): ClassifiedError {
   if (err instanceof OpenAI.APIConnectionTimeoutError || (err instanceof LlmNoAnswer && err.kind === 'timeout'))
-    return { retryable: true, type: 'LlmTimeout', message: `${endpoint}: request timed out` };
+    return { retryable: true, type: 'LlmTimeout', message: `${endpoint}: request timed out`, outage: true };
   if (err instanceof OpenAI.APIConnectionError || err instanceof LlmNoAnswer)
-    return { retryable: true, type: 'LlmConnectionError', message: `${endpoint}: connection failed (${err.message})` };
+    return { retryable: true, type: 'LlmConnectionError', message: `${endpoint}: connection failed (${err.message})`, outage: true };
   if (err instanceof OpenAI.APIError && typeof err.status === 'number')
     return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);
   if (err instanceof LlmHttpError) return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);

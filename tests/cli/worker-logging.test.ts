@@ -50,4 +50,11 @@ describe('worker logging', () => {
     expect(r.stderr).toMatch(/--log-level <level>' argument 'loud' is invalid\. Allowed choices are trace, debug, info, warn, error/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('a --server-outage-tolerance that is not whole seconds is one clear error', async () => {
+    const r = await cliProcess(['worker', '--server-outage-tolerance', '10m'], { TEMPORAL_ADDRESS: env.address });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain('--server-outage-tolerance: "10m" is not a whole number of seconds');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
 });

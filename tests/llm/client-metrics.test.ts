@@ -39,7 +39,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const LLM: LlmConfig = { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 1 };
+const LLM: LlmConfig = { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 1, outageToleranceSeconds: 600 };
 const call = (content: string): ChatCall => ({
   messages: [{ role: 'user', content }],
   decoding: { temperature: 0, maxTokens: 4 },

@@ -12,7 +12,7 @@ import type { ChatCall, ChatMessage } from '../../activities/llm/types';
 import { startOpenAICompatibleServer, type Policy } from '../../activities/serving/openai-compatible-server';
 import { json, startServer, type TestServer } from '../helpers/recording-server';
 
-const LLM = { requestTimeoutSeconds: 5, callRetries: 1, maxRetryDelaySeconds: 1 };
+const LLM = { requestTimeoutSeconds: 5, callRetries: 1, maxRetryDelaySeconds: 1, outageToleranceSeconds: 600 };
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((c) => c()));

@@ -36,7 +36,7 @@ async function startKiwiService(route = '/predict/') {
   return { ...server, faults, state };
 }
 
-const LLM: LlmConfig = { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 30 };
+const LLM: LlmConfig = { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 30, outageToleranceSeconds: 0 }; // the call retries alone: an endpoint that is down is waited for in endpoint-outage.test.ts
 
 const call = (src: string, mt: string, sampleKey = 'p0/reward'): ChatCall => ({
   messages: [
