@@ -158,7 +158,8 @@ export const loopConfigSchema = z.strictObject({
       shardSize: positiveInt.default(100),
       /** Conversations in flight per shard activity (bounded by the endpoint's maxConcurrency too). */
       concurrency: positiveInt.default(64),
-      heartbeatTimeoutSeconds: z.number().positive().default(30),
+      /** As workflows/activity-proxies.ts HEARTBEAT_TIMEOUT: a killed worker's shard is retried this long after. */
+      heartbeatTimeoutSeconds: z.number().positive().default(20),
       maximumAttempts: positiveInt.default(20),
     })
     .prefault({}),

@@ -2,7 +2,7 @@
 // starts): separate state dirs and working directories, one polling workflows,llm,cpu,sandbox and the other gpu.
 // A 2-iteration loop with the stand-in trainer completes; the checkpoint iteration 1 serves is fetched from the
 // bucket into the gpu host's cache and is byte-identical to what iteration 0 trained.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,10 +12,10 @@ import { storeFor } from '../activities/artifacts/store';
 import { trainingLoop } from '../workflows/loop';
 import { loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
-import { startCliWorker } from './helpers/cli';
-import { tempStateDir, testConfig } from './helpers/config';
+import { testConfig } from './helpers/config';
 import { startS3Server, type S3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
+import { twoHosts } from './helpers/two-hosts';
 
 let env: TestWorkflowEnvironment;
 let s3: S3Server;
@@ -41,18 +41,15 @@ function tree(dir: string, rel = ''): Record<string, string> {
 
 describe('workers on two hosts sharing only Temporal and the object store', () => {
   it('runs a 2-iteration loop; iteration 1 serves exactly the checkpoint iteration 0 trained', async () => {
-    const starter = tempStateDir('multi-host-starter-');
-    const [hostA, hostB] = [tempStateDir('multi-host-a-'), tempStateDir('multi-host-b-')];
-    for (const h of [hostA, hostB]) mkdirSync(path.join(h, 'cwd'));
+    const { starter, hostA, hostB, start } = twoHosts('multi-host', { TEMPORAL_ADDRESS: env.address, ...s3.env });
     const runName = 'two-hosts';
     const config = testConfig(starter, (c) => {
       c.iterations = 2;
       c.recipe.limit = 4;
       c.storage = { kind: 's3', bucket: s3.bucket, prefix: 'team/loops', endpoint: s3.endpoint };
     });
-    const workerEnv = { TEMPORAL_ADDRESS: env.address, ...s3.env };
-    const a = await startCliWorker(workerEnv, ['--queues', 'workflows,llm,cpu,sandbox', '--state-dir', hostA], path.join(hostA, 'cwd'));
-    const b = await startCliWorker(workerEnv, ['--queues', 'gpu', '--state-dir', hostB], path.join(hostB, 'cwd'));
+    const a = await start('a');
+    const b = await start('b');
     try {
       const handle = await env.client.workflow.start(trainingLoop, {
         taskQueue: TASK_QUEUES.workflows,

@@ -1,0 +1,19 @@
+// Two worker "hosts" on one machine that share only the Temporal server and the bucket: separate state dirs and
+// working directories, host A polling workflows,llm,cpu,sandbox and host B gpu (README "Running on several machines").
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { startCliWorker } from './cli';
+import { tempStateDir } from './config';
+
+const QUEUES = { a: 'workflows,llm,cpu,sandbox', b: 'gpu' } as const;
+export type Host = keyof typeof QUEUES;
+
+/** The starter's and each host's state dir; `start(host)` runs `collab-loop worker` there (again, for a restart). */
+export function twoHosts(prefix: string, workerEnv: Record<string, string>) {
+  const starter = tempStateDir(`${prefix}-starter-`);
+  const dirs: Record<Host, string> = { a: tempStateDir(`${prefix}-a-`), b: tempStateDir(`${prefix}-b-`) };
+  for (const dir of Object.values(dirs)) mkdirSync(path.join(dir, 'cwd'));
+  const start = (host: Host) =>
+    startCliWorker(workerEnv, ['--queues', QUEUES[host], '--state-dir', dirs[host]], path.join(dirs[host], 'cwd'));
+  return { starter, hostA: dirs.a, hostB: dirs.b, start };
+}
