@@ -8,6 +8,7 @@ import { reapOrphans, registryDir, stopOwnGroups, type GroupRecord } from '../ac
 import { TASK_QUEUES, type QueueClass } from '../contracts/run';
 import { bundlerLogger } from './logging';
 import { DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS, holdResultInterceptor } from './hold-result';
+import { failLeftBehind, runningActivitiesInterceptor } from './lost-activities';
 import { runLabelInterceptor } from './metric-labels';
 
 const require = createRequire(import.meta.url);
@@ -46,6 +47,10 @@ async function reapLeftBehind(): Promise<void> {
 
 export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   await reapLeftBehind();
+  for (const r of await failLeftBehind(opts.connection, opts.namespace ?? 'default'))
+    console.warn(
+      `collab-loop worker: ${r.activityType} (attempt ${r.attempt}) of ${r.workflowId} was left running by worker pid ${r.owner}: failed it so that it is retried now`,
+    );
   const activities = createActivities(opts.activityDeps);
   const queues = opts.queues ?? ALL_QUEUES;
   const holdResult = holdResultInterceptor(opts.connection, opts.serverOutageToleranceSeconds ?? DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS);
@@ -60,7 +65,9 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
         connection: opts.connection,
         namespace: opts.namespace ?? 'default',
         taskQueue: TASK_QUEUES[q],
-        ...(q === 'workflows' ? { workflowBundle } : { activities, interceptors: { activity: [holdResult, runLabelInterceptor] } }),
+        ...(q === 'workflows'
+          ? { workflowBundle }
+          : { activities, interceptors: { activity: [runningActivitiesInterceptor, holdResult, runLabelInterceptor] } }),
         maxConcurrentActivityTaskExecutions: q === 'gpu' ? (opts.gpuSlots ?? SLOTS.gpu) : SLOTS[q],
         shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
         // Cancellation reaches an activity only with a heartbeat response; the default throttle (up to 60 s) would

@@ -31,7 +31,7 @@ const recordFile = (stateDir: string, pid: number) => path.join(registryDir(stat
 const usedDirs = new Set<string>();
 
 /** The same process as when recorded: alive, and (where /proc tells) started at the recorded time. */
-function sameProcess(pid: number, start: string | undefined): boolean {
+export function sameProcess(pid: number, start: string | undefined): boolean {
   return isAlive(pid) && stillRunning(pid, start);
 }
 
