@@ -22,4 +22,7 @@ export interface EndpointRef {
   api?: ModelApi;
   /** api score only: the scoring route under baseUrl (default /predict/). */
   path?: string;
+  /** Started by the loop's deploy (activities/serving/checkpoint-servers.ts): such a server never restarts by
+   *  itself, so a refused connection means it is gone (activities/llm/served-gone.ts), not that it restarts. */
+  served?: boolean;
 }

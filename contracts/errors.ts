@@ -5,6 +5,11 @@
  *  activities turn errors of these names into non-retryable failures (activities/index.ts). */
 export const USER_INPUT_ERRORS = ['ConfigError', 'TaskFileError', 'PromptFileError', 'TemplateError', 'TrainerConfigError'] as const;
 
-/** What no retry can fix: a user's input, or an endpoint that refuses the request itself (bad key, unknown model,
- *  malformed request; activities/llm/errors.ts). Every activity retry policy stops on these. */
-export const NON_RETRYABLE_ERRORS = [...USER_INPUT_ERRORS, 'LlmAuthentication', 'LlmNotFound', 'LlmBadRequest'];
+/** A model server the loop deployed no longer listens (a new worker reaped it): only a new deploy brings it back
+ *  (activities/llm/served-gone.ts raises it, workflows/redeploy.ts deploys again). */
+export const SERVED_ENDPOINT_GONE = 'ServedEndpointGone';
+
+/** What no retry can fix: a user's input, an endpoint that refuses the request itself (bad key, unknown model,
+ *  malformed request; activities/llm/errors.ts), or a loop-served endpoint that is gone. Every activity retry
+ *  policy stops on these. */
+export const NON_RETRYABLE_ERRORS = [...USER_INPUT_ERRORS, 'LlmAuthentication', 'LlmNotFound', 'LlmBadRequest', SERVED_ENDPOINT_GONE];

@@ -37,6 +37,8 @@ describe('replay of recorded histories', () => {
         // `start --restart`: the loop's input carries `restart`, the stages are told the restart's run folder.
         'iteration-coral-restart-v1.json',
         'loop-coral-restart-v1.json',
+        // A lost model server deployed again mid-generation (redeploy-lost-servers-v1; durability.lost-servers.test.ts).
+        'iteration-coral-redeploy-lost-servers-v1.json',
       ]),
     );
   });

@@ -55,8 +55,10 @@ export interface IterationState {
   retry?: RetryRequest;
   deployed?: DeployResult;
   undeployed: boolean;
-  /** The servers were stopped while paused: the next stage that needs them deploys again first. */
+  /** The servers were stopped while paused, or lost (redeploy.ts): the next stage that needs them deploys again first. */
   released?: boolean;
+  /** Deploys again after lost servers since the iteration started or a lost server last needed attention (redeploy.ts). */
+  redeploys?: number;
   plan?: IterationPlan;
   /** By shardKey: kept across retries, so a retried generate runs only the shards still missing. */
   readonly shardResults: Map<string, ShardResult>;

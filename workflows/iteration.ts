@@ -17,6 +17,7 @@ import { STAGES, type IterationInput, type IterationSummary, type Stage, type St
 import { publish, tellLoop } from './iteration-progress';
 import { newIterationState, wantsTrainData, type IterationState } from './iteration-state';
 import { iterationSummary } from './iteration-summary';
+import { afterLostServers } from './redeploy';
 import { describeFailure, RestartFrom } from './stage-failure';
 import { buildData } from './stages/build-data';
 import { deploy, stopServers, undeploy } from './stages/deploy';
@@ -121,7 +122,9 @@ async function runStage(s: IterationState, stage: Stage): Promise<void> {
     } catch (err) {
       stats.ms += Date.now() - started;
       if (isCancellation(err)) throw err;
-      const req = await needsAttention(s, stage, err);
+      const lost = needsServers(s, stage) ? afterLostServers(s, err) : { failure: err };
+      if (lost === 'redeploy') continue;
+      const req = await needsAttention(s, stage, lost.failure);
       if (req.config) applyConfig(s, req.config, req.changes);
       if (req.stage && req.stage !== stage) throw new RestartFrom(req.stage);
     }

@@ -11,7 +11,9 @@
 // call that already succeeded in the cache. An endpoint that is down (refused or reset connections, timeouts,
 // 502/503/504: a restarting vLLM or proxy) is instead waited for, per call, with backoff capped at 2 s
 // (../outage-backoff.ts) for up to llm.outageToleranceSeconds: a restart costs the run its length, not the shard's
-// attempts. The activity heartbeats meanwhile (../heartbeat.ts keepAlive) and stops waiting when cancelled.
+// attempts. The activity heartbeats meanwhile (../heartbeat.ts keepAlive) and stops waiting when cancelled. A
+// server the loop deployed that refuses connections is not restarting but gone (served-gone.ts): that call fails
+// for good within seconds, and the iteration deploys again.
 import type OpenAI from 'openai';
 import type { ExternalEndpoint, LlmConfig } from '../../contracts/config';
 import { requestCacheKey } from './cache';
@@ -22,6 +24,8 @@ import { rideOut } from '../outage-backoff';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { postJson } from './post-json';
 import { scoreOnce, scoringPair } from './scoring-api';
+import { servedGoneWatch } from './served-gone';
+import { SERVED_ENDPOINT_GONE } from '../../contracts/errors';
 import type { CachedAnswer, CallBudget, Chat, ChatCall, ChatOutput, RequestCache } from './types';
 import type { EndpointRef } from '../../contracts/endpoint';
 
@@ -178,6 +182,7 @@ export function createChat(opts: ChatClientOptions): Chat {
    *  counted from the call's first such failure); any other retryable failure is retried `callRetries` times. */
   function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
     let retries = 0;
+    const servedGone = servedGoneWatch(endpoint, opts.role);
     const withCallRetries = async (): Promise<CachedAnswer> => {
       for (;;) {
         try {
@@ -185,6 +190,11 @@ export function createChat(opts: ChatClientOptions): Chat {
         } catch (err) {
           if (signal?.aborted) throw err;
           const c = classifyLlmError(err, endpoint.baseUrl);
+          const gone = servedGone(c);
+          if (gone) {
+            count('llmFailures', 1, { ...labels, kind: SERVED_ENDPOINT_GONE });
+            throw gone;
+          }
           if (c.outage && outageMs > 0) throw new EndpointDown(c);
           const givenUp = !c.retryable || retries >= llm.callRetries;
           count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind: c.type });

@@ -15,6 +15,8 @@ export interface ClassifiedError {
   retryAfterMs?: number;
   /** The endpoint is unreachable (down or restarting), as opposed to answering that it cannot serve this call now. */
   outage?: boolean;
+  /** Nothing listens on the endpoint's port (ECONNREFUSED): for a loop-served endpoint, gone (served-gone.ts). */
+  refused?: boolean;
 }
 
 /** Bad gateway, service unavailable, gateway timeout: what a proxy or a starting server answers while the model
@@ -57,7 +59,13 @@ export function classifyLlmError(err: unknown, endpoint: string): ClassifiedErro
   if (err instanceof OpenAI.APIConnectionTimeoutError || (err instanceof LlmNoAnswer && err.kind === 'timeout'))
     return { retryable: true, type: 'LlmTimeout', message: `${endpoint}: request timed out`, outage: true };
   if (err instanceof OpenAI.APIConnectionError || err instanceof LlmNoAnswer)
-    return { retryable: true, type: 'LlmConnectionError', message: `${endpoint}: connection failed (${err.message})`, outage: true };
+    return {
+      retryable: true,
+      type: 'LlmConnectionError',
+      message: `${endpoint}: connection failed (${err.message})`,
+      outage: true,
+      ...(err instanceof LlmNoAnswer && err.code === 'ECONNREFUSED' ? { refused: true } : {}),
+    };
   if (err instanceof OpenAI.APIError && typeof err.status === 'number')
     return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);
   if (err instanceof LlmHttpError) return classifyStatus(err.status, err.headers, `${endpoint}: HTTP ${err.status}: ${err.message}`);
@@ -80,12 +88,14 @@ export class LlmHttpError extends Error {
   }
 }
 
-/** No answer at all to a request sent without the openai SDK: it timed out, or the connection failed or was reset. */
+/** No answer at all to a request sent without the openai SDK: it timed out, or the connection failed or was reset
+ *  (`code`: the socket's error code, e.g. ECONNREFUSED). */
 export class LlmNoAnswer extends Error {
   override name = 'LlmNoAnswer';
   constructor(
     readonly kind: 'timeout' | 'connection',
     message: string,
+    readonly code?: string,
   ) {
     super(message);
   }

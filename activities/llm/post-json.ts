@@ -65,7 +65,9 @@ function send(url: URL, body: string, headers: Record<string, string>, o: PostOp
     };
     const timer = setTimeout(() => done(new LlmNoAnswer('timeout', `POST ${url.href}: no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
     const forget = o.signal ? onAbort(o.signal, (reason) => done(reason)) : undefined;
-    req.on('error', (err: NodeJS.ErrnoException) => done(new LlmNoAnswer('connection', `POST ${url.href}: ${err.code ?? err.message}`)));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      done(new LlmNoAnswer('connection', `POST ${url.href}: ${err.code ?? err.message}`, err.code)),
+    );
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

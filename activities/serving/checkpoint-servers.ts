@@ -153,7 +153,7 @@ async function startServer(
       'ConfigError',
     );
   }
-  const endpoint: EndpointRef = { ...launch.endpoint, cacheId };
+  const endpoint: EndpointRef = { ...launch.endpoint, cacheId, served: true };
   writePidFile(file, { pid: child.pid, healthUrl: launch.healthUrl, endpoint } satisfies ServerRecord);
   recordGroup(localStateDir(c.config), {
     pid: child.pid,

@@ -1,5 +1,7 @@
 // A local OpenAI-compatible endpoint answering from the CoRal simulated policy, with latency, capacity, faults
 // and request counting — the "endpoint that counts requests" of the durability tests.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
   startOpenAICompatibleServer,
@@ -110,4 +112,26 @@ export function evaluateOn(server: RunningServer, c: Record<string, any>, maxCon
   c.recipe.limit = 16;
   c.recipe.evalSamples = 2;
   c.server = externalDeploy(server, maxConcurrency);
+}
+
+/** A proxy in front of `upstream` that answers a request with the status `gateway()` gives (a proxy whose model
+ *  server restarts or loads: 502/503/504) and passes it through when that gives undefined. */
+export async function startGatewayProxy(upstream: { url: string }, gateway: () => number | undefined) {
+  const proxy = http.createServer((req, res) => {
+    const status = gateway();
+    if (status) return void req.resume().on('end', () => res.writeHead(status).end('upstream unavailable'));
+    const up = http.request(`${upstream.url}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: async () => {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    },
+  };
 }

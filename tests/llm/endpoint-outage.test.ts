@@ -2,8 +2,6 @@
 // to llm.outageToleranceSeconds, instead of spending the call's few retries; a real HTTP endpoint stopped and started
 // again on its port.
 import { mkdtempSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +9,7 @@ import { requestCacheFor } from '../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../activities/llm/client';
 import type { ChatCall } from '../../activities/llm/types';
 import type { LlmConfig } from '../../contracts/config';
-import { type RestartableEndpoint, startRestartableEndpoint } from '../helpers/endpoint';
+import { type RestartableEndpoint, startGatewayProxy, startRestartableEndpoint } from '../helpers/endpoint';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // No call retries at all: whatever is waited out here is waited out as an outage.
@@ -66,24 +64,14 @@ describe('an LLM endpoint that is down', () => {
   it('behind a proxy answering 502, 503 and 504 while it restarts, is waited for too', async () => {
     endpoint = await startRestartableEndpoint();
     const gateway = [502, 503, 504];
-    const proxy = http.createServer((req, res) => {
-      const status = gateway.shift();
-      if (status) return void req.resume().on('end', () => res.writeHead(status).end('upstream unavailable'));
-      const up = http.request(`${endpoint.url}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      req.pipe(up);
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const proxy = await startGatewayProxy(endpoint, () => gateway.shift());
     try {
-      const viaProxy = { ...endpoint, url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+      const viaProxy = { ...endpoint, url: proxy.url };
       expect((await chatOn(viaProxy, llm(600))(call)).texts).toHaveLength(1);
       expect(gateway).toEqual([]);
       expect(endpoint.stats()).toMatchObject({ completed: 1, duplicates: 0 });
     } finally {
-      proxy.closeAllConnections();
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
     }
   });
 

@@ -7,6 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Chat, TokenUsage } from '../../llm/types';
 import { addUsage } from '../../llm/usage';
+import { SERVED_ENDPOINT_GONE } from '../../../contracts/errors';
 import type { Prompts } from '../prompt-texts';
 import { judgePrompt, parseJudgeScore, rewardQuestion } from './prompts';
 import type { ToaTask } from './tasks';
@@ -54,8 +55,11 @@ export async function scoreResponse(
     };
   } catch (err) {
     // A request the endpoint rejects for good (e.g. 400: the response is too long for the reward model) fails this
-    // response only; anything retryable is the activity's to retry, and a spent budget stops the whole shard.
-    if (err instanceof ApplicationFailure && err.nonRetryable && err.type !== 'BudgetReached') return { failed: err.message, usage };
+    // response only; anything retryable is the activity's to retry, and a spent budget or a lost loop-served
+    // server (../../llm/served-gone.ts: the iteration deploys again) stops the whole shard.
+    const stopsShard = ['BudgetReached', SERVED_ENDPOINT_GONE];
+    if (err instanceof ApplicationFailure && err.nonRetryable && !stopsShard.includes(err.type ?? ''))
+      return { failed: err.message, usage };
     throw err;
   }
 }
