@@ -35,15 +35,16 @@ export class BudgetSpender {
 
   /** The calls of a role whose endpoint costs `price` (absent: free, counted in tokens only). */
   forRole(price: Price | undefined): CallBudget {
+    const reserve: CallBudget['reserve'] = async (estimate) => {
+      const amount = spendOf(estimate, price);
+      const r = await this.store.reserve(this.entry, amount, this.budget);
+      if ('superseded' in r) throw new Error(`a newer attempt of ${this.entry.spender} has started: this one makes no more calls`);
+      if (!r.ok) throw this.refusal(r.total, amount);
+      return (used) => this.store.adjust(this.entry, minus(used ? spendOf(used, price) : { tokens: 0, usd: 0 }, amount), -amount.tokens);
+    };
     return {
-      reserve: async (estimate) => {
-        const amount = spendOf(estimate, price);
-        const r = await this.store.reserve(this.entry, amount, this.budget);
-        if ('superseded' in r) throw new Error(`a newer attempt of ${this.entry.spender} has started: this one makes no more calls`);
-        if (!r.ok) throw this.refusal(r.total, amount);
-        return (used) => this.store.adjust(this.entry, minus(used ? spendOf(used, price) : { tokens: 0, usd: 0 }, amount), -amount.tokens);
-      },
-      record: (used: TokenUsage) => this.store.adjust(this.entry, spendOf(used, price), 0),
+      reserve,
+      record: async (used: TokenUsage) => (await reserve(used))(used),
     };
   }
 

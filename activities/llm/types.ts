@@ -82,6 +82,7 @@ export interface CallBudget {
   /** Before a call is sent: reserves what it may cost, or throws BudgetReached. Resolves to its settling: the answer's
    *  usage replaces the estimate (none: the call failed and costs nothing). */
   reserve(estimate: TokenUsage): Promise<(used: TokenUsage | undefined) => Promise<void>>;
-  /** A call already paid (an answer from the cache): counted, never refused. */
+  /** An answer from the cache: counted like a sent call (its usage exactly), and refused with BudgetReached once it
+   *  would pass the budget — the spend `status` shows counts cached answers, so the stop must too. */
   record(used: TokenUsage): Promise<void>;
 }

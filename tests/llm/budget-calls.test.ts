@@ -51,7 +51,7 @@ async function attempt(config: LoopConfig, n: number, ...questions: string[]): P
 }
 
 describe('a data build under a budget', () => {
-  it('refuses the call that would pass it before sending it, counts cached answers, and reads the budget of each attempt', async () => {
+  it('refuses the call that would pass it before sending it, counts cached answers (refused past it too), and reads the budget of each attempt', async () => {
     const stateDir = tempStateDir('budget-calls-');
     const withBudget = (budget: LoopConfig['budget']) =>
       testConfig(stateDir, (c) => {
@@ -68,7 +68,7 @@ describe('a data build under a budget', () => {
 
     // The retry's budget has room for the first answer but not for another call's estimate (its max_tokens alone).
     const [again, err] = await attempt(withBudget({ tokens: paid + 15 }), 2, 'What is 2+2', 'What is 3+3');
-    expect((again as ChatOutput).cached).toBe(true); // counted again from the cache, never refused
+    expect((again as ChatOutput).cached).toBe(true); // counted again from the cache: it fits
     expect(err).toBeInstanceOf(ApplicationFailure);
     const refused = err as ApplicationFailure;
     expect(refused.type).toBe('BudgetReached');
@@ -79,6 +79,10 @@ describe('a data build under a budget', () => {
       ),
     );
     expect(endpoint.stats().received).toBe(sent); // nothing was sent
+
+    // A budget the cached answer alone would pass: refused too (status counts cached answers as spend).
+    const [cachedOver] = await attempt(withBudget({ tokens: paid - 1 }), 5, 'What is 2+2');
+    expect((cachedOver as ApplicationFailure).type).toBe('BudgetReached');
 
     // Priced at the endpoint's $1 per million tokens: a budget.usd below one call's estimate refuses it.
     const [dollars] = await attempt(withBudget({ usd: 1e-6 }), 3, 'What is 4+4');

@@ -98,7 +98,7 @@ describe.each(stores)('budget ledger %s', (_, makeStore, processes) => {
     await (await first.reserve(tokens(900)))(tokens(900));
     const retry = (await spender(store, ref(ledger, 'eval-0', 'a2'), { tokens: 1000 })).forRole(undefined);
     await retry.reserve(tokens(1000)); // the first attempt's 900 are in the cache: counted again as they are read
-    await first.record(tokens(500)); // ignored: a zombie of the first attempt
+    await expect(first.record(tokens(500))).rejects.toThrow(/a newer attempt of eval-0 has started/); // a zombie: not counted
     expect((await refusal(retry.reserve(tokens(1)))).message).toContain('spent 1000 tokens');
     await expect(first.reserve(tokens(1))).rejects.toThrow(/a newer attempt of eval-0 has started/);
   });
