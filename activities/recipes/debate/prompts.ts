@@ -54,7 +54,10 @@ export const DEBATE_PROMPTS: PromptCatalog = {
 /** The project's own texts (the simulator's, and tests'). */
 export const DEFAULT_DEBATE_PROMPTS = defaultPrompts(DEBATE_PROMPTS);
 
-const fence = (s: string) => `"""\n${s.trim()}\n"""`;
+const FENCE = '"""';
+const fence = (s: string) => `${FENCE}\n${s.trim()}\n${FENCE}`;
+const ANOTHER_AGENT = 'Answer of another agent';
+const SOLUTION = 'Solution';
 const answerFormat = (p: Prompts, d: DebateDataset) => p.render(`answer_format.${d}`);
 
 /** Round 0: every agent gets the same request. */
@@ -63,13 +66,13 @@ export const firstRoundPrompt = (p: Prompts, d: DebateDataset, problem: string):
 
 /** Later rounds, direct: the other agents' previous answers as advice. */
 export function debateRoundPrompt(p: Prompts, d: DebateDataset, others: readonly string[]): string {
-  const listed = others.map((a, i) => `Answer of another agent (${i + 1}):\n${fence(a)}`).join('\n\n');
+  const listed = others.map((a, i) => `${ANOTHER_AGENT} (${i + 1}):\n${fence(a)}`).join('\n\n');
   return p.render('debate_round', { other_answers: listed, answer_format: answerFormat(p, d) });
 }
 
 /** What the summariser is asked about the other agents' answers. */
 export function summaryRequest(p: Prompts, others: readonly string[]): string {
-  return p.render('summary_request', { solutions: others.map((a, i) => `Solution ${i + 1}:\n${fence(a)}`).join('\n\n') });
+  return p.render('summary_request', { solutions: others.map((a, i) => `${SOLUTION} ${i + 1}:\n${fence(a)}`).join('\n\n') });
 }
 
 /** Later rounds, summarised: the summariser's account of the other agents' answers as advice. */
@@ -78,6 +81,13 @@ export const summarizedRoundPrompt = (p: Prompts, d: DebateDataset, summary: str
 
 /** Later rounds with a single agent: nobody to debate with, so it double-checks itself. */
 export const selfCheckPrompt = (p: Prompts, d: DebateDataset): string => p.render('self_check', { answer_format: answerFormat(p, d) });
+
+/** The replies a debate round's request (or a summary request) lists, read back from inside their fences — only
+ *  there: the request's own wording, such as the format hint \boxed{answer}, is no agent's reply. */
+export function listedReplies(request: string): string[] {
+  const listed = new RegExp(`^(?:${ANOTHER_AGENT} \\(\\d+\\)|${SOLUTION} \\d+):\\n${FENCE}\\n([\\s\\S]*?)\\n${FENCE}$`, 'gm');
+  return [...request.matchAll(listed)].map((m) => m[1]);
+}
 
 /** Markers the dry-run simulator uses to tell the requests apart (they are part of the default texts above). */
 export const PROMPT_MARKERS = {

@@ -7,7 +7,7 @@
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { hashSeed, seededRandom } from '../../seeded-random';
 import { parseAnswer } from './answers';
-import { DEFAULT_DEBATE_PROMPTS, PROMPT_MARKERS, firstRoundPrompt } from './prompts';
+import { DEFAULT_DEBATE_PROMPTS, PROMPT_MARKERS, firstRoundPrompt, listedReplies } from './prompts';
 import { optionLetter, type DebateTask } from './tasks';
 import { majorityVote } from './vote';
 
@@ -54,10 +54,7 @@ export function createDebateSimulatedPolicy(o: DebateSimulatedPolicyOptions): (r
     const others = last.includes(PROMPT_MARKERS.summarized)
       ? summaryAnswers(last)
       : last.includes(PROMPT_MARKERS.debate)
-        ? last
-            .split('Answer of another agent')
-            .slice(1)
-            .map((a) => parseAnswer(task.dataset, a))
+        ? listedReplies(last).map((a) => parseAnswer(task.dataset, a))
         : [];
     const popular = majorityVote(task.dataset, others).answer;
     if (popular !== undefined && rand() < agreeability) return popular;
@@ -72,8 +69,7 @@ export function createDebateSimulatedPolicy(o: DebateSimulatedPolicyOptions): (r
       const rand = seededRandom(hashSeed(base, i));
       const last = msgs[msgs.length - 1]?.content ?? '';
       if (last.includes(PROMPT_MARKERS.summary)) {
-        const listed = last.split(/^Solution \d+:\n/m).slice(1);
-        return listed
+        return listedReplies(last)
           .map((s, k) => `Solution ${k + 1} works through the problem step by step and reaches ${parseAnswer('math', s) ?? NO_ANSWER}.`)
           .join('\n');
       }
