@@ -283,7 +283,8 @@ describe('collab-loop score --recipe debate', () => {
     writeFileSync(
       file,
       [
-        JSON.stringify({ answers: ['\\frac{1}{2}', '0.5', '3'], answer: '1/2' }),
+        // Bare answers, given as such.
+        JSON.stringify({ answers: [{ answer: '\\frac{1}{2}' }, { answer: 0.5 }, { answer: '3' }], answer: '1/2' }),
         JSON.stringify({ answers: ['The answer is \\boxed{7}.', '- so \\boxed{8}'], answer: 7 }),
       ].join('\n'),
     );
@@ -306,6 +307,22 @@ describe('collab-loop score --recipe debate', () => {
     writeFileSync(file, '{"answers": "5", "answer": "5"}\n');
     const bad = await cli(['score', '--recipe', 'debate', '--dataset', 'math', '--input', file]);
     expect(bad.exitCode).not.toBe(0);
-    expect(bad.stderr.trim()).toBe(`collab-loop: ${file} line 1: field "answers" must be a list of the agents' replies (strings)`);
+    expect(bad.stderr.trim()).toBe(
+      `collab-loop: ${file} line 1: field "answers" must be a list of the agents' replies (strings) or bare answers ({"answer": …})`,
+    );
+    writeFileSync(file, '{"answers": ["\\\\boxed{5}", {"value": "5"}], "answer": "5"}\n');
+    const badItem = await cli(['score', '--recipe', 'debate', '--dataset', 'math', '--input', file]);
+    expect(badItem.exitCode).not.toBe(0);
+    expect(badItem.stderr.trim()).toBe(
+      `collab-loop: ${file} line 1: field "answers" item 2 must be an agent's reply (a string) or a bare answer ({"answer": …})`,
+    );
+  });
+
+  it('a reply without \\boxed{} is no answer, as in the loop and the seed: it never joins the vote', async () => {
+    const file = path.join(tempStateDir(), 'votes.jsonl');
+    writeFileSync(file, `${JSON.stringify({ answers: ['The answer is 12.', 'The answer is 12.', '- so \\boxed{5}'], answer: 5 })}\n`);
+    const r = await cli(['score', '--recipe', 'debate', '--dataset', 'math', '--input', file]);
+    expect(r.exitCode, r.all).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ answers: [null, null, '5'], vote: '5', clusters: [{ answer: '5', count: 1 }], correct: true });
   });
 });

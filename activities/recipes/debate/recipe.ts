@@ -46,8 +46,10 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = 
       >;
     },
   },
-  // Each record ({"answers": [agent replies or answers], "answer": gold}) → every agent's answer, the vote, and
-  // whether the vote is right: the way to check answer parsing and the vote on hand-labelled cases.
+  // Each record ({"answers": [agent replies], "answer": gold}) → every agent's answer, the vote, and whether the
+  // vote is right: the way to check answer parsing and the vote on hand-labelled cases. A reply is read as the loop
+  // reads it (parseAnswer: no \boxed{}, no answer — the seed's parse); an agent's answer given bare is an object
+  // {"answer": "…"}, taken as if boxed.
   score: async (o) => {
     if (!o.dataset || !isDebateDataset(o.dataset))
       throw new ScoreInputError(`--dataset: must be one of ${DEBATE_DATASETS.join(', ')} for --recipe debate`);
@@ -55,12 +57,20 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = 
     return jsonlRows(o.input).map(({ row: raw, line }) => {
       const where = `${o.input} line ${line}`;
       const row = (raw ?? {}) as { answers?: unknown; answer?: unknown };
-      if (!Array.isArray(row.answers) || !row.answers.every((a) => typeof a === 'string'))
-        throw new ScoreInputError(`${where}: field "answers" must be a list of the agents' replies (strings)`);
+      if (!Array.isArray(row.answers))
+        throw new ScoreInputError(
+          `${where}: field "answers" must be a list of the agents' replies (strings) or bare answers ({"answer": …})`,
+        );
       if (typeof row.answer !== 'string' && typeof row.answer !== 'number')
         throw new ScoreInputError(`${where}: field "answer" (the gold answer) is missing`);
-      // A bare answer counts as the agent's boxed answer.
-      const answers = (row.answers as string[]).map((a) => parseAnswer(dataset, a.includes('\\boxed') ? a : `\\boxed{${a}}`));
+      const answers = row.answers.map((a: unknown, i) => {
+        if (typeof a === 'string') return parseAnswer(dataset, a);
+        const bare = (a as { answer?: unknown } | null)?.answer;
+        if (typeof bare === 'string' || typeof bare === 'number') return parseAnswer(dataset, `\\boxed{${bare}}`);
+        throw new ScoreInputError(
+          `${where}: field "answers" item ${i + 1} must be an agent's reply (a string) or a bare answer ({"answer": …})`,
+        );
+      });
       const vote = majorityVote(dataset, answers);
       return JSON.stringify({
         answers,
