@@ -1,47 +1,114 @@
-// `collab-loop list`: the latest execution of every run, from the server's visibility store (no worker needed),
-// with the iteration said the way `status` and the UI say it (contracts/iteration-label.ts).
-import type { Client } from '@temporalio/client';
+// `collab-loop list`: the latest execution of every run, from the server's visibility store, with the state a user
+// reads it in: running, paused, needs attention, completed, stopped, failed, … The loop's search attributes say
+// which iteration; its iteration's (workflows/iteration.ts) say the stage and whether it needs attention; the
+// loop's status query says paused (a worker answers it); the loop's result says stopped (cli/runs.ts runState).
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { iterationLabel } from '../contracts/iteration-label';
-import type { LoopResult } from '../workflows/loop';
-import { IterationKey, RecipeKey, RunNameKey } from '../contracts/messages';
-import type { LoopMemo } from './runs';
+import {
+  IterationKey,
+  iterationWorkflowId,
+  loopStatusQuery,
+  NeedsAttentionKey,
+  RecipeKey,
+  RunNameKey,
+  StageKey,
+} from '../contracts/messages';
+import { runState, type LoopMemo } from './runs';
 
 export interface RunRow {
   run: string;
   recipe: string;
-  status: string;
-  iteration: string;
+  /** running, paused, needs attention, completed, stopped, failed, terminated, timed out, canceled. */
+  state: string;
+  /** The iteration running, or the last one the run ran (numbered from 0). */
+  iteration: number;
+  /** How many the run has (absent for runs started without the CLI, which writes it in the memo). */
+  iterations?: number;
+  /** The stage of that iteration (`done` once it finished); absent before its first stage. */
+  stage?: string;
+  /** When the run began: its first execution's start, across the loop's continue-as-new after every iteration. */
   started: string;
+  /** Set when no worker answered the loop's status query: a running run's pause is then unknown. */
+  noWorker?: true;
 }
 
+/** How long a running run's status query may wait for a worker before `list` says so and goes on. */
+const QUERY_MS = 10_000;
+
 export async function listRuns(client: Client): Promise<RunRow[]> {
-  const rows: RunRow[] = [];
+  const latest: WorkflowExecutionInfo[] = [];
   const seen = new Set<string>();
   for await (const w of client.workflow.list({ query: `WorkflowType = 'trainingLoop'` })) {
-    const run = w.typedSearchAttributes.get(RunNameKey) ?? w.workflowId;
-    if (seen.has(run)) continue; // newest first: older executions of a reused name are history
-    seen.add(run);
-    const index = Number(w.typedSearchAttributes.get(IterationKey) ?? 0);
-    const total = (w.memo as Partial<LoopMemo> | undefined)?.iterations;
-    let iteration = total ? iterationLabel({ iteration: index, iterations: total }) : `iteration ${index}`;
-    if (w.status.name === 'COMPLETED') {
-      // The result says how it ended: every iteration done, or stopped in one.
-      const result = (await client.workflow.getHandle(w.workflowId, w.runId).result()) as LoopResult;
-      const n = total ?? result.iterations.length;
-      iteration = iterationLabel({
-        iteration: result.iterations.length,
-        iterations: n,
-        finished: !result.stopped,
-        stopped: result.stopped,
-      });
-    }
-    rows.push({
-      run,
-      recipe: w.typedSearchAttributes.get(RecipeKey) ?? '',
-      status: w.status.name.toLowerCase(),
-      iteration,
-      started: w.startTime.toISOString(),
-    });
+    if (seen.has(w.workflowId)) continue; // newest first: older executions are earlier segments or restarts
+    seen.add(w.workflowId);
+    latest.push(w);
   }
-  return rows;
+  return Promise.all(latest.map((w) => runRow(client, w)));
+}
+
+async function runRow(client: Client, w: WorkflowExecutionInfo): Promise<RunRow> {
+  const run = w.typedSearchAttributes.get(RunNameKey) ?? w.workflowId;
+  const loopIteration = Number(w.typedSearchAttributes.get(IterationKey) ?? 0);
+  const memoTotal = (w.memo as Partial<LoopMemo> | undefined)?.iterations;
+  const iterations = memoTotal ?? (w.status.name === 'COMPLETED' ? loopIteration + 1 : undefined);
+  const iteration = iterations !== undefined ? Math.min(loopIteration, iterations - 1) : loopIteration;
+  const [child, started] = await Promise.all([describeIteration(client, run, iteration), runStart(client, w)]);
+  const row: RunRow = {
+    run,
+    recipe: w.typedSearchAttributes.get(RecipeKey) ?? '',
+    state: '',
+    iteration,
+    ...(iterations !== undefined ? { iterations } : {}),
+    ...(child?.stage ? { stage: child.stage } : {}),
+    started: started.toISOString(),
+  };
+  if (w.status.name !== 'RUNNING') row.state = await runState(client, w);
+  else if (child?.attention) row.state = 'needs attention';
+  else {
+    const paused = await client
+      .withDeadline(Date.now() + QUERY_MS, () => client.workflow.getHandle(w.workflowId, w.runId).query(loopStatusQuery))
+      .then((s) => s.paused)
+      .catch(() => undefined);
+    row.state = paused ? 'paused' : 'running';
+    if (paused === undefined) row.noWorker = true;
+  }
+  return row;
+}
+
+/** The iteration workflow's stage and needs-attention flag, from its search attributes (no worker needed). */
+async function describeIteration(client: Client, run: string, iteration: number) {
+  try {
+    const d = await client.workflow.getHandle(iterationWorkflowId(run, iteration)).describe();
+    return { stage: d.typedSearchAttributes.get(StageKey), attention: d.typedSearchAttributes.get(NeedsAttentionKey) === true };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined; // not started yet, or past the server's retention
+    throw err;
+  }
+}
+
+/** The start of the first execution of the latest one's continue-as-new chain (the server's first_run_id). */
+async function runStart(client: Client, w: WorkflowExecutionInfo): Promise<Date> {
+  const first = (await client.workflow.getHandle(w.workflowId, w.runId).describe()).raw.workflowExecutionInfo?.firstRunId;
+  if (!first || first === w.runId) return w.startTime;
+  try {
+    return (await client.workflow.getHandle(w.workflowId, first).describe()).startTime;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return w.startTime; // the first segment is past the server's retention
+    throw err;
+  }
+}
+
+/** One line per run, tab-separated, the iteration said as `status` says it (contracts/iteration-label.ts). */
+export function renderRunRows(rows: RunRow[]): string {
+  if (!rows.length) return '(no runs)';
+  const lines = [['run', 'recipe', 'state', 'iteration', 'stage', 'started'].join('\t')];
+  for (const r of rows) {
+    const label =
+      r.iterations === undefined
+        ? `iteration ${r.iteration}`
+        : iterationLabel({ iteration: r.state === 'completed' ? r.iterations : r.iteration, iterations: r.iterations });
+    const state = r.noWorker ? `${r.state} (no worker answered)` : r.state;
+    lines.push([r.run, r.recipe, state, label, r.stage ?? '', r.started].join('\t'));
+  }
+  return lines.join('\n');
 }

@@ -21,7 +21,7 @@ import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLo
 import { continueLoop } from './continue-run';
 import { runDataName } from '../contracts/run-data-name';
 import { lineageLines, metricsTable, renderStatus, trainedCheckpoint } from './format';
-import { listRuns } from './list-runs';
+import { listRuns, renderRunRows } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
@@ -205,14 +205,13 @@ program
 
 program
   .command('list')
-  .description('runs known to the server')
+  .description('runs known to the server: state, iteration, stage and start')
+  .option('--json', 'one JSON array of {run, recipe, state, iteration, iterations, stage, started}')
   .action(
-    cliAction(async () => {
+    cliAction(async (o: { json?: boolean }) => {
       const client = await connectClientRetrying('status');
       const rows = await withServerRetry(() => listRuns(client), { what: 'listing runs', giveUpAfterMs: serverRetryMs('status') });
-      if (!rows.length) return console.log('(no runs)');
-      console.log(['run', 'recipe', 'status', 'iteration', 'started'].join('\t'));
-      for (const r of rows) console.log([r.run, r.recipe, r.status, r.iteration, r.started].join('\t'));
+      console.log(o.json ? JSON.stringify(rows, null, 2) : renderRunRows(rows));
     }),
   );
 

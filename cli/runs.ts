@@ -3,7 +3,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   type Client,
-  type WorkflowExecutionDescription,
+  type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -65,7 +65,7 @@ export interface LoopMemo {
 
 /** A run's state as a user reads it: "stopped" for a loop that completed on `stop`, else its workflow status
  *  ("completed", "failed", "timed out", …). */
-export async function runState(client: Client, d: WorkflowExecutionDescription): Promise<string> {
+export async function runState(client: Client, d: Pick<WorkflowExecutionInfo, 'status' | 'workflowId'>): Promise<string> {
   if (d.status.name === 'COMPLETED' && ((await client.workflow.getHandle(d.workflowId).result()) as LoopResult).stopped) return 'stopped';
   return d.status.name.toLowerCase().replace(/_/g, ' ');
 }
