@@ -319,7 +319,11 @@ program
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[] }) => {
       await runEval(
-        await loadRunConfig(file, { overrides: o.set, name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval` }),
+        await loadRunConfig(file, {
+          overrides: o.set,
+          name: o.name ?? `${file.replace(/^.*\//, '').replace(/\.ya?ml$/, '')}-eval`,
+          evalOnly: true,
+        }),
         { freshName: !o.name },
       );
     }),

@@ -7,7 +7,8 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { loadConfig, type LoadedConfig } from '../configs/load';
+import { blameOverride, ConfigError, loadConfig, type LoadedConfig } from '../configs/load';
+import { missingPath, readsCheckpoints } from '../configs/path-check';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import {
   iterationStatusQuery,
@@ -27,18 +28,24 @@ import { StorageError } from '../activities/storage/storage-error';
 import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
 import { activityWaits, type ActivityWait } from './activity-waits';
 
-/** Checks inputs that activities would otherwise reject later (task files parse, etc.) — before anything starts,
- *  and before any connection to Temporal: a user mistake is reported as such even when no server is up. */
-export function preflight(loaded: LoadedConfig): void {
+/** Checks inputs that activities would otherwise reject later (task files parse, checkpoints exist, etc.) — before
+ *  anything starts, and before any connection to Temporal: a user mistake is reported as such even when no server
+ *  is up. `evalOnly`: the run trains nothing, so a checkpoint only a trainer would read need not be here. */
+export function preflight(loaded: LoadedConfig, o: { evalOnly?: boolean } = {}): void {
+  const missing = readsCheckpoints(loaded.config, o) ? missingPath(loaded.config, ['checkpoint']) : undefined;
+  if (missing) throw blameOverride(new ConfigError(loaded.file, missing.field, missing.detail), loaded.file, loaded.overrides ?? []);
   const rt = recipeRuntime(loaded.config);
   if (rt.taskCount('eval') === 0) throw new UserError(`${loaded.file}: recipe.evalTasks: the task file has no tasks`);
   if (loaded.config.recipe.trainTasks) rt.taskCount('train');
 }
 
 /** Reads, validates and preflights an experiment file: everything that needs no Temporal server. */
-export async function loadRunConfig(file: string, opts: { overrides?: string[]; name?: string } = {}): Promise<LoadedConfig> {
+export async function loadRunConfig(
+  file: string,
+  opts: { overrides?: string[]; name?: string; evalOnly?: boolean } = {},
+): Promise<LoadedConfig> {
   const loaded = loadConfig(file, opts);
-  preflight(loaded);
+  preflight(loaded, opts);
   await checkStorage(loaded);
   return loaded;
 }

@@ -1,6 +1,6 @@
 // Reads an experiment YAML, applies `--set key=value` overrides, validates it with the zod schema and resolves
 // paths. Every problem becomes one ConfigError naming the file and the field path — never a stack trace.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
@@ -10,13 +10,19 @@ import { unsupportedMethod } from '../activities/training/adapters';
 import { modelRoles, rolesOfKind } from '../activities/llm/roles';
 import { loopConfigSchema } from './schema';
 import { refusedFixedField, refusedRebase } from './retry-changes';
+import { knownKeys } from './schema-walk';
+import { nearestName } from './nearest-name';
+import { overrideOf } from './override-source';
+import { missingPath, resolvePathFields } from './path-check';
+import { yamlErrorAt } from '../activities/yaml-error';
 import type { LoopConfig } from '../contracts/config';
 
 export class ConfigError extends Error {
   constructor(
+    /** The config file, or the `--set key=value` the problem comes from. */
     readonly file: string,
     readonly field: string | undefined,
-    detail: string,
+    readonly detail: string,
   ) {
     super(field ? `${file}: ${field}: ${detail}` : `${file}: ${detail}`);
     this.name = 'ConfigError';
@@ -28,12 +34,20 @@ export interface LoadedConfig {
   file: string;
   config: LoopConfig;
   runName: string;
+  /** The `--set key=value` overrides applied, so later checks can name the one a problem comes from. */
+  overrides?: string[];
+}
+
+/** A problem with a field an override set is that override's (`--set key=value`), not the file's. */
+export function blameOverride(err: ConfigError, file: string, overrides: readonly string[], prefix = '--set'): ConfigError {
+  const o = err.file === file ? overrideOf(err.field, overrides) : undefined;
+  return o ? new ConfigError(`${prefix} ${o}`, err.field, err.detail) : err;
 }
 
 /** Parses `a.b.c=value`; the value is read as YAML so numbers and booleans keep their type. */
-export function applyOverride(raw: Record<string, unknown>, assignment: string, file: string): void {
+export function applyOverride(raw: Record<string, unknown>, assignment: string): void {
   const eq = assignment.indexOf('=');
-  if (eq <= 0) throw new ConfigError(file, undefined, `--set "${assignment}" must look like key.path=value`);
+  if (eq <= 0) throw new ConfigError(`--set ${assignment}`, undefined, 'must look like key.path=value');
   const keyPath = assignment.slice(0, eq).split('.');
   const value = parseYaml(assignment.slice(eq + 1));
   let node: Record<string, unknown> = raw;
@@ -41,17 +55,32 @@ export function applyOverride(raw: Record<string, unknown>, assignment: string, 
     const next = node[key];
     if (next === undefined || next === null) node[key] = {};
     else if (typeof next !== 'object' || Array.isArray(next))
-      throw new ConfigError(file, keyPath.join('.'), `--set cannot descend into "${key}", which is not a mapping`);
+      throw new ConfigError(`--set ${assignment}`, keyPath.join('.'), `cannot descend into "${key}", which is not a mapping`);
     node = node[key] as Record<string, unknown>;
   }
   node[keyPath[keyPath.length - 1]] = value;
 }
 
-function formatIssue(issue: z.core.$ZodIssue): { field: string; detail: string } {
-  const field = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-  let detail = issue.message;
-  if (issue.code === 'unrecognized_keys') detail = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  return { field, detail };
+/** One schema problem as field and detail; an unknown field is named with the known one nearest to it. */
+function formatIssue(issue: z.core.$ZodIssue, raw: unknown): { field: string; detail: string } {
+  const at = (path: readonly PropertyKey[]) => (path.length ? path.map(String).join('.') : '(top level)');
+  if (issue.code !== 'unrecognized_keys') return { field: at(issue.path), detail: issue.message };
+  const known = knownKeys(loopConfigSchema, raw, issue.path);
+  const named = (k: string) => {
+    const near = nearestName(k, known);
+    return near ? `"${k}" (did you mean "${near}"?)` : `"${k}"`;
+  };
+  if (issue.keys.length === 1) return { field: at([...issue.path, issue.keys[0]]), detail: `unknown field ${named(issue.keys[0])}` };
+  return { field: at(issue.path), detail: `unknown fields ${issue.keys.map(named).join(', ')}` };
+}
+
+/** `raw` validated; else its first schema problem as a ConfigError (with how many more there are). */
+function validated(raw: unknown, file: string): LoopConfig {
+  const result = loopConfigSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const { field, detail } = formatIssue(result.error.issues[0], raw);
+  const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
+  throw new ConfigError(file, field, detail + more);
 }
 
 export function parseConfigText(text: string, file: string, overrides: string[] = []): LoopConfig {
@@ -59,19 +88,14 @@ export function parseConfigText(text: string, file: string, overrides: string[] 
   try {
     raw = parseYaml(text);
   } catch (err) {
-    const where = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
-    throw new ConfigError(file, undefined, `not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`);
+    if (!(err instanceof YAMLParseError)) throw err;
+    const { line, message } = yamlErrorAt(text, err);
+    throw new ConfigError(file, undefined, `not valid YAML${line ? ` (line ${line})` : ''}: ${message}`);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new ConfigError(file, undefined, 'must be a YAML mapping of fields (see configs/demo.yaml)');
-  for (const o of overrides) applyOverride(raw as Record<string, unknown>, o, file);
-  const result = loopConfigSchema.safeParse(raw);
-  if (!result.success) {
-    const { field, detail } = formatIssue(result.error.issues[0]);
-    const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
-    throw new ConfigError(file, field, detail + more);
-  }
-  return result.data;
+  for (const o of overrides) applyOverride(raw as Record<string, unknown>, o);
+  return validated(raw, file);
 }
 
 /** Makes every path in the config absolute (relative paths are relative to the config file) and checks inputs exist. */
@@ -80,27 +104,17 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   const abs = (p: string) => (path.isAbsolute(p) ? p : path.resolve(base, p));
   const out: LoopConfig = structuredClone(config);
   out.stateDir = abs(config.stateDir);
-  out.baseCheckpoint = abs(config.baseCheckpoint);
-  out.recipe.evalTasks = abs(config.recipe.evalTasks);
-  if (config.recipe.trainTasks) out.recipe.trainTasks = abs(config.recipe.trainTasks);
+  resolvePathFields(out, abs);
   recipeOf(out).resolvePaths?.(out.recipe, abs);
-  if (config.recipe.prompts) out.recipe.prompts = abs(config.recipe.prompts);
-  const mustExist: Array<[string, string]> = [
-    ['recipe.evalTasks', out.recipe.evalTasks],
-    ...(out.recipe.trainTasks ? [['recipe.trainTasks', out.recipe.trainTasks] as [string, string]] : []),
-    ...(out.recipe.prompts ? [['recipe.prompts', out.recipe.prompts] as [string, string]] : []),
-  ];
-  for (const [field, p] of mustExist) if (!existsSync(p)) throw new ConfigError(file, field, `file not found: ${p}`);
+  // Files every run reads; checkpoints are checked where a run that reads them starts (cli/runs.ts preflight).
+  const missing = missingPath(out, ['file']);
+  if (missing) throw new ConfigError(file, missing.field, missing.detail);
   // Executables given as paths are relative to the config file too; bare names are looked up on PATH.
   const exe = (p: string) => (p.includes('/') ? abs(p) : p);
   if (out.trainer?.python) out.trainer.python = exe(out.trainer.python);
   if (out.trainer?.kind === 'verl' && out.trainer.grpo.recipePath) out.trainer.grpo.recipePath = abs(out.trainer.grpo.recipePath);
   if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable)
     out.server.executable = exe(out.server.executable);
-  for (const m of Object.values(out.models)) {
-    if (m.kind === 'trained' && m.from) m.from = abs(m.from);
-    if (m.kind === 'frozen' && m.checkpoint) m.checkpoint = abs(m.checkpoint);
-  }
   if (out.tracking?.wandb?.dir) out.tracking.wandb.dir = abs(out.tracking.wandb.dir);
   if (out.tracking?.wandb?.python) out.tracking.wandb.python = exe(out.tracking.wandb.python);
   if (out.iterations > 1 && !out.trainer)
@@ -187,27 +201,33 @@ export function loadConfig(file: string, opts: { overrides?: string[]; name?: st
   } catch (err) {
     throw new ConfigError(file, undefined, `cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const config = resolveConfigPaths(parseConfigText(text, file, opts.overrides), file);
+  const overrides = opts.overrides ?? [];
+  let config: LoopConfig;
+  try {
+    config = resolveConfigPaths(parseConfigText(text, file, overrides), file);
+  } catch (err) {
+    throw err instanceof ConfigError ? blameOverride(err, file, overrides) : err;
+  }
   const runName = opts.name ?? config.name ?? path.basename(file).replace(/\.ya?ml$/, '');
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/.test(runName))
     throw new ConfigError(file, 'name', `run name "${runName}" may hold only letters, digits, ".", "_" and "-"`);
-  return { file, config, runName };
+  return { file, config, runName, overrides };
 }
 
 /** `retry --set`: applies overrides to a running iteration's (already resolved) config and validates the result;
  *  a field a running loop cannot take a new value for is refused with the reason (retry-changes.ts). */
 export function applyOverridesToConfig(config: LoopConfig, overrides: string[], o: { trainedFrom?: string } = {}): LoopConfig {
   const where = 'retry --set';
-  const raw = structuredClone(config) as unknown as Record<string, unknown>;
-  for (const o of overrides) applyOverride(raw, o, where);
-  const fixed = refusedFixedField(config, raw);
-  if (fixed) throw new ConfigError(where, fixed.field, fixed.why);
-  const result = loopConfigSchema.safeParse(raw);
-  if (!result.success) {
-    const { field, detail } = formatIssue(result.error.issues[0]);
-    throw new ConfigError(where, field, detail);
+  try {
+    const raw = structuredClone(config) as unknown as Record<string, unknown>;
+    for (const o of overrides) applyOverride(raw, o);
+    const fixed = refusedFixedField(config, raw);
+    if (fixed) throw new ConfigError(where, fixed.field, fixed.why);
+    const data = validated(raw, where);
+    const refused = refusedRebase(config, data, o);
+    if (refused) throw new ConfigError(where, refused.field, refused.why);
+    return resolveConfigPaths(data, where); // relative paths: relative to the working directory
+  } catch (err) {
+    throw err instanceof ConfigError ? blameOverride(err, where, overrides, where) : err;
   }
-  const refused = refusedRebase(config, result.data, o);
-  if (refused) throw new ConfigError(where, refused.field, refused.why);
-  return resolveConfigPaths(result.data, path.join(process.cwd(), 'retry.yaml'));
 }

@@ -8,7 +8,7 @@ import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
 import { TRAIN_METHODS } from '../contracts/train-methods';
 import { recipeSchema } from '../activities/recipes/registry';
-import { envVarName, externalEndpointSchema, modelRoleSchema, positiveInt } from '../contracts/config-fields';
+import { envVarName, existingPath, externalEndpointSchema, modelRoleSchema, positiveInt } from '../contracts/config-fields';
 import { storageSchema } from '../activities/storage/storage-config';
 import { sharedLimitsSchema } from '../activities/llm/shared-limits-config';
 
@@ -146,8 +146,9 @@ export const loopConfigSchema = z.strictObject({
   /** Where artifacts, manifests, the request cache and checkpoints live: this machine's stateDir (local) or an S3
    *  bucket that every worker host reaches (s3). Logs, trainer work dirs and downloaded checkpoints stay local. */
   storage: storageSchema.prefault({ kind: 'local' }),
-  /** Initial checkpoint (a directory). The deploy stage serves it in iteration 0. */
-  baseCheckpoint: z.string().min(1),
+  /** Initial checkpoint (a directory, or a checkpoint URI of the run's store). The deploy stage serves it in
+   *  iteration 0. */
+  baseCheckpoint: existingPath('checkpoint'),
   server: serverSchema,
   /** How each model role of the recipe is played (see modelRoleSchema); roles left out get the recipe's default. */
   models: z.record(z.string(), modelRoleSchema).default({}),

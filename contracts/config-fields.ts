@@ -4,6 +4,19 @@ import { z } from 'zod';
 
 export const positiveInt = z.number().int().positive();
 
+/** What a path field names: a file the run reads, or a checkpoint directory (a local path, or a `scheme://` URI of
+ *  the run's store that the deploy and train stages fetch: activities/storage/checkpoints.ts localCheckpoint). */
+export interface LocalPathMeta {
+  kind: 'file' | 'checkpoint';
+}
+
+/** Every path field, declared where it lives; configs/path-check.ts walks the schema and checks each one exists
+ *  before a run starts, naming the field (zod registries: https://zod.dev/metadata). */
+export const localPaths = z.registry<LocalPathMeta>();
+
+/** A path field (relative to the config file), checked to exist before a run starts. */
+export const existingPath = (kind: LocalPathMeta['kind']) => z.string().min(1).register(localPaths, { kind });
+
 export const envVarName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable (the key itself never goes in a config)');
@@ -45,7 +58,7 @@ export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
 
 /** A recipe's `prompts:` file: its prompt texts by key, replacing the project's own (activities/recipes/prompt-file.ts);
  *  relative to the config file. */
-export const promptsFile = z.string().min(1).optional();
+export const promptsFile = existingPath('file').optional();
 
 /** A field that moved to the `models:` section (model roles): naming it is an error that says where it went. */
 export const movedToModels = (role: string) =>
@@ -64,8 +77,8 @@ export const movedToModels = (role: string) =>
  * Roles the config leaves out get the kind their recipe declares.
  */
 export const modelRoleSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('trained'), from: z.string().min(1).optional() }),
-  z.strictObject({ kind: z.literal('frozen'), checkpoint: z.string().min(1).optional() }),
+  z.strictObject({ kind: z.literal('trained'), from: existingPath('checkpoint').optional() }),
+  z.strictObject({ kind: z.literal('frozen'), checkpoint: existingPath('checkpoint').optional() }),
   z.strictObject({ kind: z.literal('external'), endpoint: externalEndpointSchema }),
 ]);
 export type ModelRole = z.infer<typeof modelRoleSchema>;

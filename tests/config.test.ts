@@ -1,7 +1,7 @@
 // Bad configs get one clear error naming the file and the field path — before anything starts, and from the CLI
 // as one line without a stack trace.
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, parseConfigText, applyOverridesToConfig } from '../configs/load';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
@@ -36,7 +36,9 @@ describe('config validation', () => {
   });
 
   it('rejects unknown fields, missing task files, keys written into configs and bad YAML', () => {
-    expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.maxTurn=3'] })).message).toMatch(/recipe: unknown field\(s\) "maxTurn"/);
+    expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.maxTurn=3'] })).message).toMatch(
+      /recipe\.maxTurn: unknown field "maxTurn"/,
+    );
     expect(errorOf(() => loadConfig(demo, { overrides: ['recipe.evalTasks=nope.jsonl'] })).message).toMatch(
       /recipe\.evalTasks: file not found/,
     );
@@ -90,7 +92,7 @@ describe('config validation', () => {
     expect(config.trainer).toMatchObject({ kind: 'verl', method: 'grpo', grpo: { rolloutN: 8, numRepeatRollouts: 3 } });
     expect(config.trainer?.kind === 'verl' && config.trainer.grpo.recipePath).toBe(path.join(PROJECT_ROOT, 'verl-src'));
     const frozen = errorOf(() => loadConfig(grpo, { overrides: ['models.user={kind: frozen}'] }));
-    expect(frozen.message).toMatch(/collabllm-verl-grpo\.yaml: models\.user: must be kind: external with trainer\.method grpo/);
+    expect(frozen.message).toMatch(/^--set models\.user=\{kind: frozen\}: models\.user: must be kind: external with trainer\.method grpo/);
     expect(errorOf(() => loadConfig(grpo, { overrides: ['trainer={kind: trl, method: grpo}'] })).message).toMatch(
       /trainer\.method: trl trains sft and dpo only, not grpo/,
     );
@@ -125,7 +127,7 @@ describe('config validation', () => {
     expect(Object.keys(config.models).sort()).toEqual(['policy_0', 'policy_1', 'policy_2', 'policy_3', 'reward']);
     const unsized = errorOf(() => loadConfig(toa, { overrides: ['recipe.flops={policy_0: {params: 7.0e9}}'] }));
     expect(unsized.message).toMatch(
-      /toa\.dry-run\.yaml: recipe\.flops\.policy_1: is missing: FLOPs per call need each policy's parameter count/,
+      /^--set recipe\.flops=\{policy_0: \{params: 7\.0e9\}\}: recipe\.flops\.policy_1: is missing: FLOPs per call need each policy's parameter count/,
     );
     expect(errorOf(() => loadConfig(toa, { overrides: ['recipe.flops.policy_9={params: 1}'] })).field).toBe('recipe.flops.policy_9');
     expect(errorOf(() => loadConfig(toa, { overrides: ['recipe.singlePolicy=4'] })).field).toBe('recipe.singlePolicy');
@@ -162,7 +164,7 @@ describe('config validation', () => {
       /recipe\.similarity\.kind: must be \{kind: weight-free\} or \{kind: clip, model: <CLIP checkpoint directory>\}/,
     );
     expect(problem([`recipe.similarity={kind: weight-free, model: ${clip}}`]).message).toMatch(
-      /recipe\.similarity: unknown field\(s\) "model"/,
+      /recipe\.similarity\.model: unknown field "model"/,
     );
     // Relative to the config file (configs/), like every path; then it must hold a CLIP.
     const notClip = problem(['recipe.similarity={kind: clip, model: checkpoints/sim-base}']);
@@ -181,7 +183,7 @@ describe('config validation', () => {
     // The code recipe compares no pages.
     const code = path.join(PROJECT_ROOT, 'configs', 'colbench-code.dry-run.yaml');
     expect(errorOf(() => loadConfig(code, { overrides: ['recipe.similarity.kind=clip'] })).message).toMatch(
-      /recipe: unknown field\(s\) "similarity"/,
+      /recipe\.similarity: unknown field "similarity"/,
     );
   });
 
@@ -220,5 +222,82 @@ describe('config validation', () => {
       expect(lines).toHaveLength(1);
       expect(lines[0].startsWith(`collab-loop: ${tasks} line 2: the row is not valid JSON`), lines[0]).toBe(true);
     }
+  });
+});
+
+// A user meets these at `collab-loop start`: one line naming where to fix it, before the run is started (nothing
+// listens at TEMPORAL_ADDRESS 127.0.0.1:1, so a check that came after connecting would say "cannot reach" instead).
+describe('bad input names where to fix it', () => {
+  const noServer = { TEMPORAL_ADDRESS: '127.0.0.1:1', COLLAB_LOOP_SERVER_RETRY_SECONDS: '0' };
+  const oneLine = async (args: string[]) => {
+    const r = await cli(args, noServer);
+    expect(r.exitCode, r.all).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines, r.all).toHaveLength(1);
+    return lines[0];
+  };
+
+  it('start checks every checkpoint before starting and names the field and the resolved path', async () => {
+    const dir = tempStateDir();
+    const file = path.join(dir, 'missing-base.yaml');
+    const configs = path.join(PROJECT_ROOT, 'configs');
+    const yaml = readFileSync(demo, 'utf8').replace(/^baseCheckpoint: .*$/m, 'baseCheckpoint: no-such-model');
+    writeFileSync(file, yaml.replaceAll(': tasks/', `: ${configs}/tasks/`));
+    expect(await oneLine(['start', file, '--set', `stateDir=${dir}`])).toBe(
+      `collab-loop: ${file}: baseCheckpoint: checkpoint directory not found: ${path.join(dir, 'no-such-model')}`,
+    );
+    // A role's own checkpoint too; a checkpoint in the run's store (s3://) is fetched by the stage, not checked here.
+    const debate = path.join(PROJECT_ROOT, 'configs', 'debate.dry-run.yaml');
+    const frozen = ['recipe.summarize=true', 'models.summarizer={kind: frozen, checkpoint: checkpoints/gone}'];
+    expect(await oneLine(['start', debate, ...frozen.flatMap((o) => ['--set', o])])).toBe(
+      `collab-loop: --set ${frozen[1]}: models.summarizer.checkpoint: checkpoint directory not found: ${path.join(PROJECT_ROOT, 'configs/checkpoints/gone')}`,
+    );
+    expect(await oneLine(['start', demo, '--set', 'baseCheckpoint=s3://bucket/checkpoints/base'])).toMatch(
+      /cannot reach the Temporal server/,
+    );
+    // An evaluation against external endpoints reads no checkpoint (a template's /models/… is a GPU host's).
+    const external = path.join(PROJECT_ROOT, 'configs', 'coral.external.yaml');
+    expect(await oneLine(['start', external])).toMatch(/coral\.external\.yaml: baseCheckpoint: checkpoint directory not found: \/models\//);
+    expect(await oneLine(['eval', external])).toMatch(/cannot reach the Temporal server/);
+  });
+
+  it('a --set problem names the --set, not the YAML file', async () => {
+    expect(await oneLine(['start', demo, '--set', 'recipe.maxTurns=many'])).toBe(
+      'collab-loop: --set recipe.maxTurns=many: recipe.maxTurns: Invalid input: expected number, received string',
+    );
+    expect(await oneLine(['start', demo, '--set', 'recipe.evalTasks=nope.jsonl'])).toBe(
+      `collab-loop: --set recipe.evalTasks=nope.jsonl: recipe.evalTasks: file not found: ${path.join(PROJECT_ROOT, 'configs/nope.jsonl')}`,
+    );
+    // The file's own mistakes stay the file's, whatever else is set.
+    const dir = tempStateDir();
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, readFileSync(demo, 'utf8').replace(/^iterations: .*$/m, 'iterations: two'));
+    expect(await oneLine(['start', bad, '--set', 'recipe.maxTurns=3'])).toMatch(new RegExp(`^collab-loop: ${bad}: iterations: `));
+  });
+
+  it('an unknown field suggests the nearest known one', async () => {
+    expect(await oneLine(['start', demo, '--set', 'recipe.maxTurn=3'])).toBe(
+      'collab-loop: --set recipe.maxTurn=3: recipe.maxTurn: unknown field "maxTurn" (did you mean "maxTurns"?)',
+    );
+    const dir = tempStateDir();
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, `${readFileSync(demo, 'utf8')}\ngeneraton:\n  shardSize: 4\n`);
+    expect(await oneLine(['start', bad])).toBe(`collab-loop: ${bad}: generaton: unknown field "generaton" (did you mean "generation"?)`);
+    // Nothing near: no guess.
+    expect(await oneLine(['start', demo, '--set', 'recipe.colour=red'])).toMatch(/recipe\.colour: unknown field "colour"$/);
+  });
+
+  it('a YAML syntax error points at the line to fix', async () => {
+    const dir = tempStateDir();
+    const bad = path.join(dir, 'bad.yaml');
+    // Line 4 opens a list it never closes; the parser notices on line 5.
+    writeFileSync(bad, 'name: x\nbaseCheckpoint: ../models/tiny-llama\nrecipe:\n  evalTasks: [a.jsonl\n  name: coral\n');
+    expect(await oneLine(['start', bad])).toBe(
+      `collab-loop: ${bad}: not valid YAML (line 4): Flow sequence in block collection must be sufficiently indented and end with a ]`,
+    );
+    writeFileSync(bad, 'name: x\nseed: "7\niterations: 1\n');
+    expect(await oneLine(['start', bad])).toMatch(/bad\.yaml: not valid YAML \(line 2\): Missing closing "quote$/);
+    writeFileSync(bad, 'name: x\nrecipe:\n  name: coral\n name: y\n');
+    expect(await oneLine(['start', bad])).toMatch(/bad\.yaml: not valid YAML \(line 4\): All mapping items must start at the same column$/);
   });
 });

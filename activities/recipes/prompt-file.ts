@@ -3,6 +3,7 @@
 // key) and again by the activities that send the prompts, so only the path travels through Temporal, as task files do.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { yamlErrorAt } from '../yaml-error';
 import { defaultTexts, type PromptCatalog, type Prompts, promptsOf, templateProblem } from './prompt-texts';
 
 /** A bad prompts file: names the file and the key ('' when the problem is the whole file). */
@@ -29,8 +30,9 @@ export function readPromptFile(file: string, catalog: PromptCatalog, recipe: str
   try {
     raw = parseYaml(source);
   } catch (err) {
-    const where = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
-    throw new PromptFileError(file, '', `not valid YAML or JSON${where}: ${(err as Error).message.split('\n')[0]}`);
+    if (!(err instanceof YAMLParseError)) throw err;
+    const { line, message } = yamlErrorAt(source, err);
+    throw new PromptFileError(file, '', `not valid YAML or JSON${line ? ` (line ${line})` : ''}: ${message}`);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new PromptFileError(file, '', 'must be a mapping of prompt keys to texts, e.g. `agent.system: "You are …"`');

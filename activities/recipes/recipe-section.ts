@@ -3,7 +3,7 @@
 // (<name>/config.ts) and states an override where its seed samples differently; configs/schema.ts composes the
 // sections through the registry.
 import { z } from 'zod';
-import { positiveInt, promptsFile } from '../../contracts/config-fields';
+import { existingPath, positiveInt, promptsFile } from '../../contracts/config-fields';
 
 /** Nucleus sampling's top_p. */
 export const topP = z.number().gt(0).max(1);
@@ -13,9 +13,9 @@ export const compat = z.enum(['fixed', 'seed']).default('fixed');
 
 export const recipeSection = {
   /** Evaluation split: its conversations are scored every iteration. */
-  evalTasks: z.string().min(1),
+  evalTasks: existingPath('file'),
   /** Training split: its conversations become the training data. Omit for evaluation-only loops. */
-  trainTasks: z.string().min(1).optional(),
+  trainTasks: existingPath('file').optional(),
   /** Only the first `limit` tasks of each file. */
   limit: positiveInt.optional(),
   /** Prompt texts by key (the recipe's prompts.ts catalog), e.g. the seed's own. */

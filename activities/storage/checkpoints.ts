@@ -96,12 +96,15 @@ export async function publishedFile(config: StorageOf, name: string, file: strin
   return bytes && sha256Hex(bytes) === entry!.sha256 ? { uri: objects.uriOf(folder), bytes } : undefined;
 }
 
+/** A checkpoint named by its URI in the run's store (s3://…) rather than a local directory (a path or file://). */
+export const isPublishedCheckpoint = (checkpoint: string) => /^[a-z][a-z0-9+.-]*:\/\//.test(checkpoint) && !checkpoint.startsWith('file:');
+
 /**
  * A local directory holding the checkpoint: the directory itself when it is one, else the published checkpoint
  * fetched once into <stateDir>/checkpoint-cache/<index sha256> on this host and reused while the index matches.
  */
 export async function localCheckpoint(config: StorageOf, checkpoint: string): Promise<string> {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//.test(checkpoint) || checkpoint.startsWith('file:')) return checkpoint;
+  if (!isPublishedCheckpoint(checkpoint)) return checkpoint;
   const indexBytes = await publishedIndex(config, checkpoint);
   const dir = path.join(localStateDir(config), 'checkpoint-cache', sha256Hex(indexBytes));
   if (await exists(dir)) return dir;
