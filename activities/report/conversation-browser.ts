@@ -46,7 +46,8 @@ export function conversationBrowser(
   image: (ref: string) => string | undefined,
 ): { html: string; css: string } {
   const count = (o: Outcome) => all.filter((v) => v.outcome === o).length;
-  const present = OUTCOMES.filter((o) => count(o) > 0 || o !== 'partial');
+  // correct and wrong always (an empty one says so); the buckets only some recipes use when they have records.
+  const present = OUTCOMES.filter((o) => count(o) > 0 || o === 'correct' || o === 'wrong');
   const ids = ['all', ...present];
   const inputs = ids
     .map((id) => `<input type="radio" class="filter" name="f-${key}" id="f-${key}-${id}"${id === 'all' ? ' checked' : ''}>`)
