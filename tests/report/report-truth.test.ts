@@ -15,6 +15,13 @@ import type { IterationSummary } from '../../contracts/run';
 import { CONFIGS, tempStateDir, testConfig } from '../helpers/config';
 import { DEBATE_ROLES, debateTestRecipe } from '../helpers/debate';
 import { simulatedChat } from '../helpers/simulated-chat';
+import { conversationBrowser } from '../../activities/report/conversation-browser';
+import type { ConversationView } from '../../activities/report/conversation-view';
+import { toaRecordView } from '../../activities/recipes/toa/report-view';
+import { collabConversationView } from '../../activities/recipes/collabllm/report-view';
+import { colbenchConversationView } from '../../activities/recipes/colbench/report-view';
+import type { CollabEvalRecord } from '../../activities/recipes/collabllm/conversation';
+import type { ColbenchTrajectory } from '../../activities/recipes/colbench/episode';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -115,5 +122,40 @@ describe('the HTML report tells the truth', () => {
     expect(text.length).toBeLessThan(400);
     expect(await page.locator('#lineage script').count()).toBe(0);
     await expect(probe.innerText()).resolves.toContain('finish: length');
+  });
+
+  it("every recipe's buckets: a score that could not be computed is unscored, a reward with no right answer is scored", async () => {
+    const usage = { promptTokens: 1, completionTokens: 1 };
+    const filters = async (views: ConversationView[]) => {
+      const page = await open(conversationBrowser('k', views, views, () => undefined).html);
+      return page.locator('.filters label').allInnerTexts();
+    };
+    const toa = (reward?: number) =>
+      toaRecordView({
+        kind: 'eval',
+        taskId: `t${reward}`,
+        sampleIndex: 0,
+        student: { text: 'a response', usage, ...(reward === undefined ? { failed: 'reward: HTTP 500' } : { reward }) },
+        methods: {},
+      });
+    expect(await filters([toa(0.1), toa(0.9), toa()])).toEqual(['all (3)', 'scored (2)', 'unscored (1)']);
+
+    const collab = (accuracy: CollabEvalRecord['metrics']['accuracy']): ConversationView =>
+      collabConversationView({
+        kind: 'eval',
+        taskId: 'm1',
+        sampleIndex: 0,
+        conversation: [{ role: 'user', content: 'q' }],
+        ending: 'terminated',
+        metrics: { accuracy },
+        simulatorFailures: 0,
+        usage,
+      });
+    const judged = [collab({ score: 1 }), collab({ score: 0 }), collab({ missing: 'accuracy: unreadable reply' })];
+    expect(judged.map((v) => v.outcome)).toEqual(['correct', 'wrong', 'unscored']);
+    expect(await filters(judged)).toEqual(['all (3)', 'correct (1)', 'wrong (1)', 'unscored (1)']);
+
+    const episode = { taskId: 'c1', sampleIndex: 0, problem: 'p', dialogue: [], agentTurns: 1, answeredWithMarker: true } as unknown;
+    expect(colbenchConversationView(episode as ColbenchTrajectory, undefined).outcome).toBe('unscored');
   });
 });
