@@ -13,6 +13,7 @@ import { conversationBrowser, sampleViews } from './conversation-browser';
 import type { ConversationView } from './conversation-view';
 import { esc, note, page, section } from './html';
 import { metricPlots, type MetricPlot, type MetricSpec } from './metric-kinds';
+import { probeAnswers, trimmedText } from './probe-text';
 import { spendTables, stageTimeTable, llmUsageTable } from './stage-tables';
 import { legendHtml, linePlotSvg, type Series } from './svg-plot';
 
@@ -146,26 +147,21 @@ ${chains
 
 /** Longest probe answer shown; the rest is cut with an ellipsis (the full text is in the probe's artifact). */
 const PROBE_TEXT_CHARS = 300;
-const trimmed = (t: string) => {
-  const s = t.trim();
-  return s.length > PROBE_TEXT_CHARS ? `${s.slice(0, PROBE_TEXT_CHARS)}…` : s;
-};
 
-/** What the served weights answered to the deploy stage's probe prompts (activities/serving/probe.ts), beside the
- *  hash that tells whether two iterations' weights answered alike. */
+/** What the served weights answered to the deploy stage's probe prompts, beside the hash that tells whether two
+ *  iterations' weights answered alike. */
 async function probeHtml(probe: ProbeResult, reader: ArtifactStore): Promise<string> {
   const head = ` · probe: served <code>${esc(probe.model)}</code>, ${probe.prompts} prompts, answers sha256 ${probe.answersSha256.slice(0, 12)}`;
-  const answers = await reader
-    .readJsonl<{ prompt: number; text?: string; finishReason?: string }>(probe.records)
-    .then((recs) =>
-      recs
-        .map(
-          (a) =>
-            `<li data-prompt="${a.prompt}"><pre>${esc(trimmed(a.text ?? ''))}</pre>${a.finishReason && a.finishReason !== 'stop' ? note(`finish: ${a.finishReason}`) : ''}</li>`,
-        )
-        .join(''),
+  const answers = await probeAnswers(probe, reader)
+    .then(
+      (recs) =>
+        `<ol class="probe-answers" start="0">${recs
+          .map(
+            (a) =>
+              `<li data-prompt="${a.prompt}"><pre>${esc(trimmedText(a.text, PROBE_TEXT_CHARS))}</pre>${a.finishReason && a.finishReason !== 'stop' ? note(`finish: ${a.finishReason}`) : ''}</li>`,
+          )
+          .join('')}</ol>`,
     )
-    .then((items) => `<ol class="probe-answers" start="0">${items}</ol>`)
     .catch((err: Error) => note(`probe answers not available: ${err.message}`));
   return head + answers;
 }

@@ -15,6 +15,8 @@ import type { IterationSummary } from '../../contracts/run';
 import { CONFIGS, tempStateDir, testConfig } from '../helpers/config';
 import { DEBATE_ROLES, debateTestRecipe } from '../helpers/debate';
 import { simulatedChat } from '../helpers/simulated-chat';
+import { lineageLines } from '../../cli/format';
+import { probeAnswersByIteration } from '../../activities/report/probe-text';
 import { conversationBrowser } from '../../activities/report/conversation-browser';
 import type { ConversationView } from '../../activities/report/conversation-view';
 import { toaRecordView } from '../../activities/recipes/toa/report-view';
@@ -122,6 +124,11 @@ describe('the HTML report tells the truth', () => {
     expect(text.length).toBeLessThan(400);
     expect(await page.locator('#lineage script').count()).toBe(0);
     await expect(probe.innerText()).resolves.toContain('finish: length');
+    // The same text in the lineage `demo` and `report` print: one line, quoted, cut.
+    const lines = lineageLines(rows, await probeAnswersByIteration(rows, store)).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('  iter 0: served ckpt-0 · probe 1 prompts, 9 tokens, answers abababababab'));
+    expect(lines[at + 1]).toMatch(/^ +probe 0: "<script>alert\(1\)<\/script> \\\\boxed\{7\}x+…"$/);
+    expect(lines[at + 1].length).toBeLessThan(140);
   });
 
   it("every recipe's buckets: a score that could not be computed is unscored, a reward with no right answer is scored", async () => {
