@@ -6,6 +6,7 @@ import { fmtNum, metricsTable } from '../contracts/metrics-table';
 import { roleChainLines } from '../contracts/role-chains';
 import type { IterationSummary, Spend, SpendReport } from '../contracts/run';
 import type { RunStatus } from './runs';
+import { trimmedText, type ProbeAnswer } from '../activities/report/probe-text';
 
 export { fmtNum, metricsTable };
 
@@ -88,9 +89,17 @@ export function trainedCheckpoint(done: IterationSummary[]): string | undefined 
   return undefined;
 }
 
+/** The probe's answers, one line each on one line of the terminal (newlines shown as ⏎). */
+const probeText = (answers: ProbeAnswer[] | Error | undefined) =>
+  answers instanceof Error
+    ? `\n         probe answers not available: ${answers.message}`
+    : (answers ?? [])
+        .map((a) => `\n         probe ${a.prompt}: ${JSON.stringify(trimmedText(a.text.replace(/\s*\n\s*/g, ' ⏎ '), 100))}`)
+        .join('');
+
 /** Which weights each iteration served and trained: the lineage chain in a few lines, then each model role's chain
  *  when the run has several roles. */
-export function lineageLines(rows: IterationSummary[]): string {
+export function lineageLines(rows: IterationSummary[], probes?: Map<number, ProbeAnswer[] | Error>): string {
   const roles = roleChainLines(rows);
   const perRole = roles.length > 1 ? `\n  model roles:\n${roles.map((l) => `    ${l}`).join('\n')}` : '';
   return `${rows
@@ -101,7 +110,7 @@ export function lineageLines(rows: IterationSummary[]): string {
       const next = r.nextCheckpoint
         ? `\n         trained ${r.train?.steps ?? '?'} steps${r.train?.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''} → ${r.nextCheckpoint}`
         : '';
-      return `  iter ${r.iteration}: served ${r.checkpoint}${probe}${next}`;
+      return `  iter ${r.iteration}: served ${r.checkpoint}${probe}${probeText(probes?.get(r.iteration))}${next}`;
     })
     .join('\n')}${perRole}`;
 }

@@ -23,6 +23,8 @@ import { runDataName } from '../contracts/run-data-name';
 import { lineageLines, metricsTable, renderStatus, trainedCheckpoint } from './format';
 import { listRuns, renderRunRows } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
+import { probeAnswersByIteration } from '../activities/report/probe-text';
+import { storeFor } from '../activities/artifacts/store';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { runDemo, runEval } from './one-shot';
@@ -295,15 +297,18 @@ program
     cliAction(async (name: string, o: { html?: string | true; samples: string }) => {
       const client = await connectClientRetrying('status');
       const s = await getRunStatusRetrying(client, name);
-      console.log(metricsTable(s.loop.done));
-      if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done)}`);
-      if (!o.html) return;
       const samples = Number(o.samples);
-      if (!Number.isInteger(samples) || samples < 0) throw new UserError(`--samples: "${o.samples}" is not a number of conversations`);
+      if (o.html && (!Number.isInteger(samples) || samples < 0))
+        throw new UserError(`--samples: "${o.samples}" is not a number of conversations`);
       const config = await withServerRetry(() => runConfig(client, name), {
         what: `reading run ${name}`,
         giveUpAfterMs: serverRetryMs('status'),
       });
+      console.log(metricsTable(s.loop.done));
+      // The probe's answers are read from where the run stores its artifacts (its config says where).
+      const probes = config ? await probeAnswersByIteration(s.loop.done, storeFor(config)) : undefined;
+      if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done, probes)}`);
+      if (!o.html) return;
       const file = o.html === true ? `${name}-report.html` : o.html;
       const recipe = config ? { config, recipe: () => recipeRuntime(config) } : {};
       writeFileSync(file, await reportHtml(name, s.loop.done, { ...recipe, samplesPerIteration: samples }));

@@ -7,6 +7,8 @@ import type { Client } from '@temporalio/client';
 import { describeRun, startLoop, waitForRun, type RunStatus } from './runs';
 import { lineageLines, metricsTable, renderStatus, runIterationLabel } from './format';
 import { loopWorkflowId } from '../contracts/messages';
+import { probeAnswersByIteration } from '../activities/report/probe-text';
+import { storeFor } from '../activities/artifacts/store';
 
 function progressPrinter(): (s: RunStatus) => void {
   let last = '';
@@ -66,7 +68,8 @@ export async function runDemo(given: LoadedConfig, opts: OneShotOptions & { stop
     `\n${status.workflowStatus === 'COMPLETED' ? 'finished' : status.workflowStatus.toLowerCase()} in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`,
   );
   console.log(metricsTable(status.loop.done));
-  console.log(`\nlineage:\n${lineageLines(status.loop.done)}`);
+  const probes = await probeAnswersByIteration(status.loop.done, storeFor(loaded.config));
+  console.log(`\nlineage:\n${lineageLines(status.loop.done, probes)}`);
   if (link) console.log(`\nTemporal UI: ${link}`);
   if (started && pid) {
     if (opts.stopServer) process.kill(-pid, 'SIGTERM');

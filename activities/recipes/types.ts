@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { RecipeFidelity } from './fidelity';
 import type { Chat, ChatMessage } from '../llm/types';
 import type { ConversationView } from '../report/conversation-view';
+import type { MetricSpec } from '../report/metric-kinds';
 import type { Policy } from '../serving/openai-compatible-server';
 import type { TrainingDataFormat } from '../data/formats';
 import type { ImageSimilarity } from '../render/image-similarity';
@@ -82,6 +83,9 @@ export interface RecipeRuntime<Eval = unknown, Build = Eval, Raw = Eval | Build>
   /** Tokens a record consumed (prompt + completion), for accounting. */
   recordTokens(record: Raw): number;
   metrics(records: Eval[]): Record<string, number>;
+  /** What each of `metrics`' keys is (a rate, a count, a standard error…), for the report's plots (the recipe's
+   *  metrics.ts declares them beside the code that computes them). */
+  metricKinds: readonly MetricSpec[];
   buildData(records: Build[]): TrainingData;
   /** One record as the report's conversation browser shows it (the recipe's `report-view.ts`). */
   describeRecord(split: Split, record: Eval | Build): ConversationView;

@@ -1,7 +1,7 @@
 // The report's conversation browser: per iteration, a sample of evaluation conversations with filters by outcome
 // (pure CSS radio buttons: the page runs no script). Rendered pages are embedded as data: URIs so the file stands
 // alone; the sample is bounded so the file stays small.
-import { OUTCOMES, type ConversationView, type Outcome } from './conversation-view';
+import { GRADED, OUTCOMES, type ConversationView, type Outcome } from './conversation-view';
 import { esc } from './html';
 
 /** Up to `n` views, taking outcomes in turn so every filter has examples; deterministic (record order). */
@@ -46,7 +46,9 @@ export function conversationBrowser(
   image: (ref: string) => string | undefined,
 ): { html: string; css: string } {
   const count = (o: Outcome) => all.filter((v) => v.outcome === o).length;
-  const present = OUTCOMES.filter((o) => count(o) > 0 || o !== 'partial');
+  // The buckets that have records; and correct and wrong whenever records are graded (an empty one says so).
+  const graded = GRADED.some((o) => count(o) > 0);
+  const present = OUTCOMES.filter((o) => count(o) > 0 || (graded && (o === 'correct' || o === 'wrong')));
   const ids = ['all', ...present];
   const inputs = ids
     .map((id) => `<input type="radio" class="filter" name="f-${key}" id="f-${key}-${id}"${id === 'all' ? ' checked' : ''}>`)

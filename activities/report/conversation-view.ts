@@ -1,9 +1,13 @@
 // What the report's conversation browser shows of one record, whatever the recipe. Each recipe builds it from its
 // own record type in its folder (`report-view.ts`), so the report never needs to know a recipe's record shape.
 
-/** The browser's filters. `partial`: graded between right and wrong (some hidden tests passed, a page that is
- *  close to the reference but not the same). */
-export const OUTCOMES = ['correct', 'wrong', 'disagreed', 'partial'] as const;
+/** The browser's filters. `disagreed`: two agents ended without an agreed answer (CoRal). `partial`: graded between
+ *  right and wrong (some hidden tests passed, a page close to the reference but not the same). `scored`: graded on a
+ *  scale with no right answer (TOA's reward model; the summary gives the reward). `unscored`: its score could not be
+ *  computed (a judge's unreadable reply, a failed reward, an episode never scored) — never filed as wrong. */
+export const OUTCOMES = ['correct', 'wrong', 'disagreed', 'partial', 'scored', 'unscored'] as const;
+/** Outcomes of records graded right or wrong: where a recipe has any, correct and wrong are always offered. */
+export const GRADED: readonly Outcome[] = ['correct', 'wrong', 'disagreed', 'partial'];
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface ViewTurn {

@@ -16,11 +16,12 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 code,pre{font-size:85%}pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2rem 0}
 .note{color:#666;font-style:italic}
 .plots{display:flex;flex-wrap:wrap;gap:.5rem}.plots figure{margin:0;flex:0 1 300px;min-width:0}
-figure svg{max-width:100%;height:auto}figcaption{font-size:.85rem;text-align:center}
+figure svg{max-width:100%;height:auto}figcaption{font-size:.85rem;text-align:center}.legend{font-size:.8rem;margin:0}
+h3{font-size:1rem}.probe-answers pre{font-size:75%}
 .conv{border:1px solid #ddd;border-radius:4px;margin:.3rem 0;padding:.2rem .5rem}
 .conv summary{cursor:pointer;overflow-wrap:anywhere}
 .badge{display:inline-block;border-radius:3px;padding:0 .4rem;font-size:.8rem;margin-right:.4rem;color:#fff}
-.badge.correct{background:#2ca02c}.badge.wrong{background:#d62728}.badge.disagreed{background:#9467bd}.badge.partial{background:#ff7f0e}
+.badge.correct{background:#2ca02c}.badge.wrong{background:#d62728}.badge.disagreed{background:#9467bd}.badge.partial{background:#ff7f0e}.badge.scored{background:#1f77b4}.badge.unscored{background:#7f7f7f}
 .turn{border-left:3px solid #ccc;margin:.3rem 0;padding-left:.5rem}.speaker{font-weight:600}.turn .note{font-size:.85rem}
 .pages{display:flex;gap:.5rem;flex-wrap:wrap}.pages figure{margin:0;flex:1 1 300px;min-width:0}.pages img{max-width:100%;border:1px solid #ccc}
 .filters label{margin-right:.8rem;cursor:pointer;color:#1f77b4}input.filter{position:absolute;opacity:0;pointer-events:none}

@@ -5,13 +5,15 @@
 import type { LoopConfig } from '../../contracts/config';
 import { fmtNum } from '../../contracts/metrics-table';
 import { chainText, roleChains } from '../../contracts/role-chains';
-import type { ArtifactRef, IterationSummary, TrainOutcome } from '../../contracts/run';
+import type { ArtifactRef, IterationSummary, ProbeResult, TrainOutcome } from '../../contracts/run';
 import type { ArtifactStore } from '../artifacts/store';
 import { storeFor } from '../artifacts/store';
 import type { RecipeRuntime } from '../recipes/types';
 import { conversationBrowser, sampleViews } from './conversation-browser';
 import type { ConversationView } from './conversation-view';
 import { esc, note, page, section } from './html';
+import { metricPlots, type MetricPlot, type MetricSpec } from './metric-kinds';
+import { probeAnswers, trimmedText } from './probe-text';
 import { spendTables, stageTimeTable, llmUsageTable } from './stage-tables';
 import { legendHtml, linePlotSvg, type Series } from './svg-plot';
 
@@ -42,21 +44,47 @@ async function guarded(build: () => string | Promise<string>): Promise<string> {
   }
 }
 
-function metricPlots(rows: IterationSummary[]): string {
+/** A plot per metric (or per group of per-agent / per-round metrics) across iterations: rates first, counts apart. */
+function metricPlotsHtml(rows: IterationSummary[], specs: readonly MetricSpec[]): string {
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))];
   if (!keys.length) return note('No metrics yet.');
-  const figures = keys.map((k) => {
-    const points = rows
-      .filter((r) => r.metrics[k] !== undefined && Number.isFinite(r.metrics[k]))
-      .map((r) => [r.iteration, r.metrics[k]] as [number, number]);
-    return `<figure class="metric-plot" data-metric="${esc(k)}">${linePlotSvg({ series: [{ name: k, points }], xLabel: 'iteration', integerX: true })}<figcaption>${esc(k)}</figcaption></figure>`;
-  });
+  const value = (r: IterationSummary, k: string) => (Number.isFinite(r.metrics[k]) ? r.metrics[k] : undefined);
+  const figure = (p: MetricPlot) => {
+    const series: Series[] = p.lines.map((l) => {
+      const shown = rows.filter((r) => value(r, l.key) !== undefined);
+      return {
+        name: l.name,
+        points: shown.map((r) => [r.iteration, r.metrics[l.key]] as [number, number]),
+        attrs: { 'data-metric': l.key },
+        ...(l.seKey ? { errors: shown.map((r) => value(r, l.seKey!)) } : {}),
+      };
+    });
+    const one = p.lines.length === 1 ? ` data-metric="${esc(p.lines[0].key)}"` : '';
+    const caption = `${p.title}${p.lines[0].seKey ? ` (bars: ± ${p.lines[0].seKey})` : ''}`;
+    return `<figure class="metric-plot ${p.kind}"${one} data-plot="${esc(p.title)}">${linePlotSvg({ series, xLabel: 'iteration', integerX: true, yKind: p.kind })}${p.lines.length > 1 ? legendHtml(series) : ''}<figcaption>${esc(caption)}</figcaption></figure>`;
+  };
+  const plots = metricPlots(keys, specs);
+  const counts = plots.filter((p) => p.kind === 'count');
+  const others = plots.filter((p) => p.kind !== 'count');
   const table = [
     `<tr><th>metric</th>${rows.map((r) => `<th>iter ${r.iteration}</th>`).join('')}</tr>`,
     ...keys.map((k) => `<tr><td>${esc(k)}</td>${rows.map((r) => `<td>${fmtNum(r.metrics[k])}</td>`).join('')}</tr>`),
     `<tr><td>tokens (all LLM calls)</td>${rows.map((r) => `<td>${r.tokens}</td>`).join('')}</tr>`,
   ].join('\n');
-  return `<div class="plots">${figures.join('')}</div>\n<table class="metrics">${table}</table>`;
+  return [
+    others.length ? `<div class="plots rates-values">${others.map(figure).join('')}</div>` : '',
+    counts.length ? `<h3>Counts</h3>\n<div class="plots counts">${counts.map(figure).join('')}</div>` : '',
+    `<table class="metrics">${table}</table>`,
+  ].join('\n');
+}
+
+/** The recipe's metric declarations; none (every metric its own range) when the run's recipe is unknown. */
+function metricSpecs(opts: ReportOptions): readonly MetricSpec[] {
+  try {
+    return opts.recipe?.().metricKinds ?? [];
+  } catch {
+    return [];
+  }
 }
 
 /** Every training run of an iteration: one per trained role when it trained several, else the one model's. */
@@ -117,9 +145,36 @@ ${chains
   .join('\n')}</table>`;
 }
 
-function lineage(rows: IterationSummary[]): string {
+/** Longest probe answer shown; the rest is cut with an ellipsis (the full text is in the probe's artifact). */
+const PROBE_TEXT_CHARS = 300;
+
+/** What the served weights answered to the deploy stage's probe prompts, beside the hash that tells whether two
+ *  iterations' weights answered alike. */
+async function probeHtml(probe: ProbeResult, reader: ArtifactStore): Promise<string> {
+  const head = ` · probe: served <code>${esc(probe.model)}</code>, ${probe.prompts} prompts, answers sha256 ${probe.answersSha256.slice(0, 12)}`;
+  const answers = await probeAnswers(probe, reader)
+    .then(
+      (recs) =>
+        `<ol class="probe-answers" start="0">${recs
+          .map(
+            (a) =>
+              `<li data-prompt="${a.prompt}"><pre>${esc(trimmedText(a.text, PROBE_TEXT_CHARS))}</pre>${a.finishReason && a.finishReason !== 'stop' ? note(`finish: ${a.finishReason}`) : ''}</li>`,
+          )
+          .join('')}</ol>`,
+    )
+    .catch((err: Error) => note(`probe answers not available: ${err.message}`));
+  return head + answers;
+}
+
+async function lineage(rows: IterationSummary[], reader: ArtifactStore): Promise<string> {
   const ds = (label: string, ref?: ArtifactRef) => (ref ? ` · ${label} ${ref.rows} rows (sha256 ${ref.sha256.slice(0, 12)})` : '');
-  return `${roleTable(rows)}<ul class="lineage">${rows.map((r) => `<li>iteration ${r.iteration}: served <code>${esc(r.checkpoint)}</code>${ds('SFT', r.datasets?.sft)}${ds('DPO', r.datasets?.dpo)}${r.probe ? ` · probe: served <code>${esc(r.probe.model)}</code>, ${r.probe.prompts} prompts, answers sha256 ${r.probe.answersSha256.slice(0, 12)}` : ''}${r.train ? ` · trained ${r.train.steps ?? '?'} steps, final loss ${fmtNum(r.train.finalLoss)}${r.train.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''}` : ''}${r.nextCheckpoint ? ` → <code>${esc(r.nextCheckpoint)}</code>` : ''}</li>`).join('\n')}</ul>`;
+  const items = await Promise.all(
+    rows.map(
+      async (r) =>
+        `<li>iteration ${r.iteration}: served <code>${esc(r.checkpoint)}</code>${ds('SFT', r.datasets?.sft)}${ds('DPO', r.datasets?.dpo)}${r.train ? ` · trained ${r.train.steps ?? '?'} steps, final loss ${fmtNum(r.train.finalLoss)}${r.train.resumedFromStep ? ` (resumed from step ${r.train.resumedFromStep})` : ''}` : ''}${r.nextCheckpoint ? ` → <code>${esc(r.nextCheckpoint)}</code>` : ''}${r.probe ? await probeHtml(r.probe, reader) : ''}</li>`,
+    ),
+  );
+  return `${roleTable(rows)}<ul class="lineage">${items.join('\n')}</ul>`;
 }
 
 /** The evaluation records of one iteration, through its evaluate manifest (which lists the scored shard refs). */
@@ -205,13 +260,13 @@ export async function reportHtml(runName: string, rows: IterationSummary[], opts
   const figures = await recipeFigures(rows, opts, reader);
   const body = [
     head,
-    section('metrics', 'Metrics per iteration', await guarded(() => metricPlots(rows))),
+    section('metrics', 'Metrics per iteration', await guarded(() => metricPlotsHtml(rows, metricSpecs(opts)))),
     section('loss', 'Training loss per step', await guarded(() => lossPlot(rows, reader))),
     section('llm-usage', 'LLM calls and tokens per stage', await guarded(() => llmUsageTable(rows))),
     section('spend', 'LLM spend per stage and per model role', await guarded(() => spendTables(rows))),
     section('stage-time', 'Time per stage', await guarded(() => stageTimeTable(rows))),
     ...(figures ? [section('recipe-figures', `${recipe} figures`, figures)] : []),
-    section('lineage', 'Lineage', lineage(rows)),
+    section('lineage', 'Lineage', await lineage(rows, reader)),
     section('conversations', 'Conversations', convs.html),
   ].join('\n');
   return page(`collab-loop report: ${runName}`, body, convs.css);

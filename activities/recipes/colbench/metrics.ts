@@ -5,6 +5,17 @@ import { trajectoryTokens, type ColbenchTrajectory } from './episode';
 import type { CodeScore, HtmlScore } from './scoring';
 import { meanOf } from '../shared/mean';
 import { totalTokens } from '../../llm/usage';
+import type { MetricSpec } from '../../report/metric-kinds';
+
+/** What each metric below is, for the report's plots (code and html alike). mean_similarity is a 0–1 similarity. */
+export const COLBENCH_METRIC_KINDS: readonly MetricSpec[] = [
+  {
+    match:
+      /^(best_of_\d+_)?(success_rate|tests_passed_fraction|mean_similarity)$|^(rejected_rate|rendered_rate|answered_rate|human_no_response_rate)$/,
+    kind: 'rate',
+  },
+  { match: /^(reference_error_tests|avg_agent_turns|total_tokens|agent_tokens|avg_tokens_per_episode|episodes)$/, kind: 'count' },
+];
 
 export type ScoredCodeTrajectory = ColbenchTrajectory & { score: CodeScore };
 export type ScoredHtmlTrajectory = ColbenchTrajectory & { score: HtmlScore };

@@ -30,7 +30,7 @@ export function colbenchConversationView(
   };
   const how = `${r.agentTurns} agent turn(s)${r.answeredWithMarker ? '' : ', never answered'}`;
   const s = r.score;
-  if (!s) return { ...base, outcome: 'wrong', summary: `not scored · ${how}` };
+  if (!s) return { ...base, outcome: 'unscored', summary: `not scored · ${how}` };
   if ('similarity' in s) {
     const outcome: Outcome = !s.answered ? 'wrong' : s.similarity >= SAME_PAGE ? 'correct' : 'partial';
     const images = [

@@ -15,6 +15,7 @@ import { agentSystemPrompt, COLBENCH_CODE_PROMPTS, COLBENCH_HTML_PROMPTS } from 
 import { colbenchDecoding } from './decoding';
 import { recipePrompts } from '../prompt-file';
 import { colbenchConversationView } from './report-view';
+import { COLBENCH_METRIC_KINDS } from './metrics';
 import type { CodeScore, HtmlScore } from './scoring';
 import { pairsFromRanking, rankCandidates, sampleCandidates, turnStates } from './sweet-rl';
 import type { ColbenchTask } from './tasks';
@@ -97,6 +98,7 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
       return out;
     },
     metrics: k.metrics,
+    metricKinds: COLBENCH_METRIC_KINDS,
     buildData: baselineData,
     ...(cfg.data.method === 'sweet-rl'
       ? {

@@ -6,6 +6,13 @@ import type { SuccessMetric } from './config';
 import type { CollabEvalRecord } from './conversation';
 import type { MetricOutcome } from './metrics';
 import { meanOf } from '../shared/mean';
+import type { MetricSpec } from '../../report/metric-kinds';
+
+/** What each metric below is, for the report's plots (every success metric — accuracy, BLEU, pass rate — is 0–1). */
+export const COLLAB_METRIC_KINDS: readonly MetricSpec[] = [
+  { match: /^(task_success|accuracy|bleu|pass_rate|interactivity|terminated_rate)$/, kind: 'rate' },
+  { match: /^(token_amount_k|assistant_turns|missing_scores|simulator_failures|conversations)$/, kind: 'count' },
+];
 
 const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
 const scores = (records: readonly CollabEvalRecord[], metric: string) =>

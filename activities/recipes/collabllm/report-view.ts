@@ -24,7 +24,8 @@ export function collabConversationView(r: CollabEvalRecord | CollabBuildRecord, 
     .map((m) => r.metrics[m])
     .find(Boolean);
   const s = success && 'score' in success ? success.score : undefined;
-  const outcome: Outcome = s === undefined ? 'partial' : s >= 0.999 ? 'correct' : s <= 0 ? 'wrong' : 'partial';
+  // A success metric the judge could not score is missing (metrics.ts), not half right.
+  const outcome: Outcome = s === undefined ? 'unscored' : s >= 0.999 ? 'correct' : s <= 0 ? 'wrong' : 'partial';
   return {
     id: `${r.taskId} #${r.sampleIndex}`,
     outcome,

@@ -13,7 +13,7 @@ import {
   type CollabSettings,
 } from './conversation';
 import { collabMultiturnRows, collabPreferencePairs, collabSftExamples } from './data';
-import { collabMetrics } from './iteration-metrics';
+import { COLLAB_METRIC_KINDS, collabMetrics } from './iteration-metrics';
 import { collabConversationView } from './report-view';
 import type { RunTaskTests } from './score-conversation';
 import { readCollabSplit, type CollabTask } from './tasks';
@@ -93,6 +93,7 @@ export function collabRuntime(
     },
     recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => collabMetrics(records, SUCCESS_METRIC[cfg.task]),
+    metricKinds: COLLAB_METRIC_KINDS,
     buildData: (built) => {
       const options = { minGap: cfg.data.minGap, sftFloor: cfg.data.sftFloor };
       const sft = collabSftExamples(built, options);

@@ -5,6 +5,17 @@ import type { CoralConversation } from './conversation';
 import { socialMetrics } from './social-metrics';
 import { meanOf } from '../shared/mean';
 import { totalTokens } from '../../llm/usage';
+import type { MetricSpec } from '../../report/metric-kinds';
+
+/** What each metric below is, for the report's plots. persuasion_quality is a mean difference of scores (−1…1). */
+export const CORAL_METRIC_KINDS: readonly MetricSpec[] = [
+  {
+    match: /^(agreement_correctness|final_success_rate|agreement_rate|valid_answer_rate|assert_rate|persuade_rate)$/,
+    kind: 'rate',
+  },
+  { match: /^(avg_turns|n_turns_to_success|total_tokens|avg_tokens_per_conversation|conversations)$/, kind: 'count' },
+  { match: 'persuasion_quality', kind: 'value' },
+];
 
 export interface CoralMetrics {
   /** Headline: the conversation ended in agreement and the agreed answer is correct (no agreement scores 0). */

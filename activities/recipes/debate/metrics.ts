@@ -7,6 +7,16 @@ import type { DebateRecord } from './debate';
 import type { DebateDataset } from './tasks';
 import { meanOf } from '../shared/mean';
 import { totalTokens } from '../../llm/usage';
+import type { MetricSpec } from '../../report/metric-kinds';
+
+/** What each metric below is, for the report's plots (one line per agent, one per round). */
+export const DEBATE_METRIC_KINDS: readonly MetricSpec[] = [
+  { match: 'accuracy_se', se: 'accuracy' },
+  { match: /^agent_(\d+)_accuracy$/, kind: 'rate', plot: 'accuracy per agent', line: 'agent $1' },
+  { match: /^round_(\d+)_accuracy$/, kind: 'rate', plot: 'accuracy per round', line: 'round $1' },
+  { match: /^(accuracy|no_answer_rate|consensus_rate)$/, kind: 'rate' },
+  { match: /^(debates|answered|total_tokens|avg_tokens_per_debate)$/, kind: 'count' },
+];
 
 const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
 

@@ -6,7 +6,6 @@ import type { DebateTask } from './tasks';
 
 export function debateConversationView(r: DebateRecord, task?: DebateTask): ConversationView {
   const final = r.roundVotes[r.roundVotes.length - 1];
-  const split = final.clusters.length > 1;
   const rounds = r.roundVotes.length;
   const turns = [];
   for (let k = 0; k < rounds; k++)
@@ -20,7 +19,9 @@ export function debateConversationView(r: DebateRecord, task?: DebateTask): Conv
     }
   return {
     id: `${r.taskId} #${r.sampleIndex}`,
-    outcome: r.correct ? 'correct' : split ? 'disagreed' : 'wrong',
+    // The vote is the debate's answer: a wrong vote is wrong whether or not the agents split (the split is in the
+    // summary's clusters); `disagreed` is CoRal's, where two agents may end without an agreed answer.
+    outcome: r.correct ? 'correct' : 'wrong',
     summary: `vote ${final.answer ?? '(no answer)'} · gold ${r.gold} · ${final.clusters.map((c) => `${c.answer}×${c.count}`).join(', ') || 'no answers'}`,
     task: task?.problem,
     turns,

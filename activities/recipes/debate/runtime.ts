@@ -5,7 +5,7 @@ import { formatSft, type TrainingDataFormat } from '../../data/formats';
 import type { DebateRecipeConfig } from './config';
 import { debateTrainingData } from './data';
 import { runDebate, type DebateRecord } from './debate';
-import { debateMetrics } from './metrics';
+import { DEBATE_METRIC_KINDS, debateMetrics } from './metrics';
 import { DEBATE_PROMPTS, firstRoundPrompt } from './prompts';
 import { recipePrompts } from '../prompt-file';
 import { debateConversationView } from './report-view';
@@ -43,6 +43,7 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
       }),
     recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => debateMetrics(records, { dataset: cfg.dataset, compat: cfg.compat }),
+    metricKinds: DEBATE_METRIC_KINDS,
     buildData: (records) => {
       const data = debateTrainingData(records, {
         dataset: cfg.dataset,

@@ -7,6 +7,18 @@ import type { RecipeFigure } from '../types';
 import type { Method } from './baselines';
 import type { SearchSummary, ToaEvalRecord } from './records';
 import { meanOf } from '../shared/mean';
+import type { MetricSpec } from '../../report/metric-kinds';
+
+/** What each metric below is, for the report's plots: rewards are the reward model's scale (own range); one line
+ *  per compared method. */
+export const TOA_METRIC_KINDS: readonly MetricSpec[] = [
+  { match: /^(failed_rewards|prompts)$/, kind: 'count' },
+  { match: 'reward', kind: 'value' },
+  { match: /^(.+)\/best_reward$/, kind: 'value', plot: 'best reward per method', line: '$1' },
+  { match: /^(.+)\/topk_reward$/, kind: 'value', plot: 'top-k reward per method', line: '$1' },
+  { match: /^(.+)\/tflops$/, kind: 'count', plot: 'policy TFLOPs per prompt, per method', line: '$1' },
+  { match: /^(.+)\/failed_rewards$/, kind: 'count', plot: 'failed rewards per method', line: '$1' },
+];
 
 /** A mean over no scores is left out of the metrics (missing, never 0). */
 const put = (out: Record<string, number>, key: string, v: number | undefined) => {

@@ -23,7 +23,8 @@ export function toaRecordView(r: ToaEvalRecord | ToaBuildRecord, task?: ToaTask)
   );
   return {
     id,
-    outcome: r.student.reward === undefined ? 'partial' : 'correct',
+    // A reward model's score has no right answer: every scored response is `scored`, a failed score `unscored`.
+    outcome: r.student.reward === undefined ? 'unscored' : 'scored',
     summary: [`student reward ${fmt(r.student.reward)}`, ...methods].join(' · '),
     task: task?.instruction,
     turns: [{ speaker: 'student', text: r.student.text, ...(r.student.failed ? { note: r.student.failed } : {}) }],

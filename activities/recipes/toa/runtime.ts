@@ -8,7 +8,7 @@ import type { RecipeRuntime, Split } from '../types';
 import type { Method, PlanParams } from './baselines';
 import { policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
 import { toaTrainingData } from './data';
-import { rewardVsFlops, toaMetrics } from './metrics';
+import { rewardVsFlops, TOA_METRIC_KINDS, toaMetrics } from './metrics';
 import { generatePrompt, TOA_PROMPTS } from './prompts';
 import { recipePrompts } from '../prompt-file';
 import { recordTokens, summarizeSearch, type ToaBuildRecord, type ToaEvalRecord } from './records';
@@ -82,6 +82,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
     },
     recordTokens,
     metrics: toaMetrics,
+    metricKinds: TOA_METRIC_KINDS,
     reportFigures: rewardVsFlops,
     buildData: (built) => {
       const { sft, pairs } = toaTrainingData(built, (id) => taskOf('train', id), { ...cfg.data, prompts });
