@@ -6,6 +6,7 @@ import { fmtNum, metricsTable } from '../contracts/metrics-table';
 import { roleChainLines } from '../contracts/role-chains';
 import type { IterationSummary, Spend, SpendReport } from '../contracts/run';
 import type { RunStatus } from './runs';
+import { writtenTrackerLines } from './tracking-lines';
 
 export { fmtNum, metricsTable };
 
@@ -71,6 +72,7 @@ export function renderStatus(s: RunStatus): string {
   const run = runSpend([...loop.done.map((d) => d.spend), s.workflowStatus === 'RUNNING' ? it?.spend : undefined]);
   if (run) lines.push(`  run spend: ${run.tokens} tokens${run.usd ? ` · $${run.usd.toFixed(4)}` : ''}`);
   if (loop.trackingError) lines.push(`  tracking failed (the run went on without it): ${loop.trackingError}`);
+  lines.push(...writtenTrackerLines(loop.tracking).map((l) => `  tracked in ${l}`));
   const changes = it?.configChanges ?? loop.configChanges;
   if (changes?.length) lines.push(`  config changed by retry --set (this and later iterations): ${changes.join(' · ')}`);
   if (loop.done.length) lines.push('', metricsTable(loop.done));

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { describeRun, startLoop, waitForRun, type RunStatus } from './runs';
 import { lineageLines, metricsTable, renderStatus, runIterationLabel } from './format';
 import { loopWorkflowId } from '../contracts/messages';
+import { trackerLine } from './tracking-lines';
 
 function progressPrinter(): (s: RunStatus) => void {
   let last = '';
@@ -67,6 +68,7 @@ export async function runDemo(given: LoadedConfig, opts: OneShotOptions & { stop
   );
   console.log(metricsTable(status.loop.done));
   console.log(`\nlineage:\n${lineageLines(status.loop.done)}`);
+  if (status.loop.tracking?.length) console.log(`\ntracker output:\n${status.loop.tracking.map((o) => `  ${trackerLine(o)}`).join('\n')}`);
   if (link) console.log(`\nTemporal UI: ${link}`);
   if (started && pid) {
     if (opts.stopServer) process.kill(-pid, 'SIGTERM');
