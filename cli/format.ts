@@ -7,6 +7,7 @@ import { roleChainLines } from '../contracts/role-chains';
 import type { IterationSummary, Spend, SpendReport } from '../contracts/run';
 import type { RunStatus } from './runs';
 import { trimmedText, type ProbeAnswer } from '../activities/report/probe-text';
+import { writtenTrackerLines } from './tracking-lines';
 
 export { fmtNum, metricsTable };
 
@@ -72,6 +73,7 @@ export function renderStatus(s: RunStatus): string {
   const run = runSpend([...loop.done.map((d) => d.spend), s.workflowStatus === 'RUNNING' ? it?.spend : undefined]);
   if (run) lines.push(`  run spend: ${run.tokens} tokens${run.usd ? ` · $${run.usd.toFixed(4)}` : ''}`);
   if (loop.trackingError) lines.push(`  tracking failed (the run went on without it): ${loop.trackingError}`);
+  lines.push(...writtenTrackerLines(loop.tracking).map((l) => `  tracked in ${l}`));
   const changes = it?.configChanges ?? loop.configChanges;
   if (changes?.length) lines.push(`  config changed by retry --set (this and later iterations): ${changes.join(' · ')}`);
   if (loop.done.length) lines.push('', metricsTable(loop.done));

@@ -9,6 +9,7 @@ import { lineageLines, metricsTable, renderStatus, runIterationLabel } from './f
 import { loopWorkflowId } from '../contracts/messages';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
+import { trackerLine } from './tracking-lines';
 
 function progressPrinter(): (s: RunStatus) => void {
   let last = '';
@@ -70,6 +71,7 @@ export async function runDemo(given: LoadedConfig, opts: OneShotOptions & { stop
   console.log(metricsTable(status.loop.done));
   const probes = await probeAnswersByIteration(status.loop.done, storeFor(loaded.config));
   console.log(`\nlineage:\n${lineageLines(status.loop.done, probes)}`);
+  if (status.loop.tracking?.length) console.log(`\ntracker output:\n${status.loop.tracking.map((o) => `  ${trackerLine(o)}`).join('\n')}`);
   if (link) console.log(`\nTemporal UI: ${link}`);
   if (started && pid) {
     if (opts.stopServer) process.kill(-pid, 'SIGTERM');

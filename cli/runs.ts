@@ -216,6 +216,7 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
       finished: true,
       stopped: result.stopped,
       trackingError: result.trackingError,
+      tracking: result.tracking,
       configChanges: result.iterations.at(-1)?.configChanges,
     };
   } else {

@@ -15,6 +15,7 @@ import type {
   ScorerModel,
   TrainResult,
 } from './run';
+import type { TrackerOutcome } from './tracking';
 
 export interface StageContext {
   runName: string;
@@ -56,8 +57,9 @@ export interface CollabActivities {
   ): Promise<{ roles: Record<string, RoleDatasets>; counts: Record<string, number> }>;
   /** Serves the scorer roles' new checkpoints where the serving kind answers prompt log-probs. */
   serveScorers(input: StageContext & { checkpoints: Record<string, string> }): Promise<Record<string, ScorerModel>>;
-  /** Logs the finished iterations (metrics, params, lineage, report) to the config's `tracking:` trackers. Idempotent. */
-  trackIteration(input: { runName: string; config: LoopConfig; iterations: IterationSummary[]; final: boolean }): Promise<void>;
+  /** Logs the finished iterations (metrics, params, lineage, report) to the config's `tracking:` trackers, side by
+   *  side, each within its timeout. Idempotent. A tracker that fails is in the outcomes, never thrown. */
+  trackIteration(input: { runName: string; config: LoopConfig; iterations: IterationSummary[]; final: boolean }): Promise<TrackerOutcome[]>;
   /** `role`: set when an iteration trains several roles; each then has its own directories and checkpoint chain. */
   trainCheckpoint(input: StageContext & { checkpoint: string; data: RoleDatasets; role?: string }): Promise<TrainResult>;
 }

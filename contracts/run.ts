@@ -2,6 +2,7 @@
 import type { ArtifactRef } from './artifact-ref';
 import type { LoopConfig } from './config';
 import type { EndpointRef } from './endpoint';
+import type { TrackerOutcome } from './tracking';
 
 export type { ArtifactRef, LoopConfig, EndpointRef };
 
@@ -174,6 +175,8 @@ export interface LoopStatus {
   stopped?: boolean;
   /** Why the last attempt to write the `tracking:` trackers failed; the loop goes on without them. */
   trackingError?: string;
+  /** What the last tracking call did with each tracker (absent before the first, or in runs from before it existed). */
+  tracking?: TrackerOutcome[];
   /** Every `retry --set` change the run's config has had, oldest first. */
   configChanges?: string[];
 }

@@ -41,6 +41,7 @@ import {
 } from '../contracts/run';
 import type { LoopConfig } from '../contracts/config';
 import { sumSpend } from '../contracts/spend';
+import { type TrackerOutcome, trackingFailure } from '../contracts/tracking';
 import { effectiveConfig } from '../contracts/effective-config';
 import { HEARTBEAT_TIMEOUT } from './activity-proxies';
 import { renderLoopDetails } from './details';
@@ -55,6 +56,8 @@ export interface LoopResult {
   finalCheckpoint: string;
   /** Why the last attempt to write the trackers failed (absent when it succeeded or none is configured). */
   trackingError?: string;
+  /** What the last tracking call did with each tracker: where its output went, or why not. */
+  tracking?: TrackerOutcome[];
 }
 
 /** Trackers are a convenience: a tracker that stays down is reported in the loop's details, never fatal. */
@@ -73,6 +76,8 @@ interface LoopRun {
   /** What the running iteration last reported (absent before its first stage). */
   current?: IterationProgress;
   trackingError?: string;
+  /** What the last tracking call did with each tracker. */
+  tracking?: TrackerOutcome[];
   child?: ChildWorkflowHandle<typeof iterationWorkflow>;
   /** Cancelled by `stop`: the running iteration cleans up (kills its subprocesses) and ends. */
   readonly childScope: CancellationScope;
@@ -177,11 +182,15 @@ async function track(run: LoopRun, final: boolean): Promise<void> {
   const { input, state } = run;
   if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
   try {
-    await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
-      // A restart is its own run in the trackers too, as in the state dir.
-      { runName: runDataName(input), config: configOf(run), iterations: state.done, final },
-    ]);
-    run.trackingError = undefined;
+    // Histories recorded before the activity returned outcomes carry no result: nothing to read, as then.
+    const outcomes =
+      (await trackers.trackIteration.executeWithOptions({ summary: trackSummary(state.done.length, final) }, [
+        // A restart is its own run in the trackers too, as in the state dir.
+        { runName: runDataName(input), config: configOf(run), iterations: state.done, final },
+      ])) ?? undefined;
+    run.tracking = outcomes;
+    run.trackingError = outcomes && trackingFailure(outcomes);
+    if (run.trackingError) log.warn('a tracker was not written; the loop goes on', { error: run.trackingError });
   } catch (err) {
     run.trackingError = failureMessage(err);
     log.warn('tracking failed; the loop goes on', { error: run.trackingError });
@@ -196,7 +205,7 @@ function failureMessage(err: unknown): string {
 }
 
 const status = (run: LoopRun): LoopStatus => {
-  const { input, state, stopped, trackingError } = run;
+  const { input, state, stopped, trackingError, tracking } = run;
   const iterations = configOf(run).iterations;
   return {
     runName: input.runName,
@@ -208,6 +217,7 @@ const status = (run: LoopRun): LoopStatus => {
     finished: stopped || state.iteration >= iterations,
     stopped,
     trackingError,
+    ...(tracking ? { tracking } : {}),
     ...(state.configChanges ? { configChanges: state.configChanges } : {}),
   };
 };
@@ -232,10 +242,11 @@ function publish(run: LoopRun): void {
   );
 }
 
-const result = ({ input, state, stopped, trackingError }: LoopRun): LoopResult => ({
+const result = ({ input, state, stopped, trackingError, tracking }: LoopRun): LoopResult => ({
   runName: input.runName,
   iterations: state.done,
   stopped,
   finalCheckpoint: state.checkpoint,
   trackingError,
+  ...(tracking ? { tracking } : {}),
 });

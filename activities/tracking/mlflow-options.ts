@@ -10,5 +10,8 @@ export const mlflowTrackingSchema = z.strictObject({
   tokenEnv: envVarName.optional(),
   /** Upload the HTML report as the run's artifact `report.html` (needs `mlflow server` serving artifacts, its default). */
   uploadReport: z.boolean().default(true),
+  /** All of one tracking call (every REST request and the report upload, retries included); then it is aborted and
+   *  the loop goes on: the next call sends what this one did not. */
+  timeoutSeconds: z.number().positive().default(10),
 });
 export type MlflowTracking = z.infer<typeof mlflowTrackingSchema>;

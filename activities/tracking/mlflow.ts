@@ -29,7 +29,9 @@ interface Run {
 class MlflowApi {
   constructor(
     private readonly base: string,
-    private readonly token?: string,
+    private readonly token: string | undefined,
+    /** Aborts every request at the tracker's deadline (bounded-write.ts). */
+    private readonly signal: AbortSignal,
   ) {}
 
   async request<T>(
@@ -48,7 +50,7 @@ class MlflowApi {
           ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
         },
         body: body === undefined ? undefined : raw ? (body as string) : JSON.stringify(body),
-        signal: AbortSignal.timeout(60_000),
+        signal: this.signal,
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
@@ -123,17 +125,22 @@ async function uploadArtifact(api: MlflowApi, run: RunInfo, name: string, conten
   await api.request('PUT', `/api/2.0/mlflow-artifacts/artifacts/${path}`, content, { contentType });
 }
 
+/** The run's page in MLflow's UI (its routes: `#/experiments/<id>/runs/<run id>`). */
+export const mlflowRunPage = (trackingUri: string, experimentId: string, runId: string) =>
+  `${trackingUri.replace(/\/+$/, '')}/#/experiments/${experimentId}/runs/${runId}`;
+
 export async function logToMlflow(
   o: MlflowTracking,
   p: TrackingPayload,
   report: () => Promise<string>,
+  signal: AbortSignal,
 ): Promise<{ runId: string; experimentId: string }> {
   let token: string | undefined;
   if (o.tokenEnv) {
     token = process.env[o.tokenEnv];
     if (!token) throw trackerConfigError(`${FIELD}.tokenEnv`, `environment variable ${o.tokenEnv} is not set on this worker`);
   }
-  const api = new MlflowApi(o.trackingUri, token);
+  const api = new MlflowApi(o.trackingUri, token, signal);
   const expId = await experimentId(api, o.experiment);
   const run = await findOrCreateRun(api, expId, p, p.iterations[0]?.time ?? Date.now());
   const runId = run.info.run_id;

@@ -12,5 +12,8 @@ export const wandbTrackingSchema = z.strictObject({
   apiKeyEnv: envVarName.default('WANDB_API_KEY'),
   /** Python with `wandb` installed; default the project's .venv. */
   python: z.string().optional(),
+  /** All of one tracking call, after which the SDK's process is killed and the loop goes on. Longer than MLflow's:
+   *  each call starts Python, imports the SDK and its service process (about 2 s here, more on a loaded machine). */
+  timeoutSeconds: z.number().positive().default(30),
 });
 export type WandbTracking = z.infer<typeof wandbTrackingSchema>;

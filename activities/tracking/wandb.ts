@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../artifacts/store';
 import { fileURLToPath } from 'node:url';
 import type { WandbTracking } from './wandb-options';
 import type { TrackingPayload } from './payload';
+import type { Written } from './bounded-write';
 import { trackerConfigError, trackerUnavailable } from './tracker-errors';
 import { venvExecutable } from '../subprocess/venv';
 
@@ -20,8 +21,15 @@ export async function logToWandb(
   p: TrackingPayload,
   stateDir: string,
   reportFile: () => Promise<string>,
-): Promise<{ runDir?: string; logged: number }> {
+  signal: AbortSignal,
+): Promise<Written & { logged: number }> {
   const dir = o.dir ?? path.join(stateDir, 'wandb');
+  // Each offline call leaves its own offline-run-<time>-<id> directory under <dir>/wandb; `wandb sync` takes them all.
+  const offline = path.join(dir, 'wandb');
+  const where = (runDir?: string, url?: string): Written =>
+    o.mode === 'online'
+      ? { where: url ?? `W&B project ${o.entity ? `${o.entity}/` : ''}${o.project}, run ${p.runName}` }
+      : { where: runDir ?? offline, hint: `upload with: wandb sync ${path.join(offline, 'offline-run-*')}` };
   const env: Record<string, string> = { WANDB_SILENT: 'true', WANDB_DISABLE_GIT: 'true' };
   if (o.mode === 'online') {
     const key = process.env[o.apiKeyEnv];
@@ -32,7 +40,7 @@ export async function logToWandb(
   const marker = path.join(dir, 'collab-loop', `${p.runName}.json`);
   const loggedThrough = existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { loggedThrough: number }).loggedThrough : -1;
   const rows = p.iterations.filter((i) => i.step > loggedThrough);
-  if (!rows.length) return { logged: 0 };
+  if (!rows.length) return { ...where(), logged: 0 };
   mkdirSync(dir, { recursive: true });
   const job = {
     project: o.project,
@@ -53,7 +61,7 @@ export async function logToWandb(
     reject: false,
     all: true,
     env,
-    timeout: 10 * 60_000,
+    cancelSignal: signal, // the tracker's deadline (bounded-write.ts) kills the SDK's process
   });
   if (r.exitCode !== 0) {
     const out = (r.all ?? '').trim();
@@ -66,5 +74,6 @@ export async function logToWandb(
   }
   writeFileAtomic(marker, JSON.stringify({ loggedThrough: rows.at(-1)!.step }));
   const last = (r.stdout as string).trim().split('\n').at(-1) ?? '{}';
-  return { runDir: (JSON.parse(last) as { runDir?: string }).runDir, logged: rows.length };
+  const { runDir, url } = JSON.parse(last) as { runDir?: string; url?: string };
+  return { ...where(runDir, url), logged: rows.length };
 }

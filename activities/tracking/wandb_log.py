@@ -6,7 +6,7 @@ Reads one JSON object on stdin:
    "report"?: path of the HTML report (attached to the last row), "final": bool}
 Each call is its own W&B process on the same run id (resume="allow"): offline, every call leaves its own
 offline-run directory that `wandb sync` uploads into the one run. Rows are logged once each: the caller passes
-only iterations not logged before. Prints {"runDir": ...} on the last stdout line.
+only iterations not logged before. Prints {"runDir": ..., "url": ... (online only)} on the last stdout line.
 """
 import json
 import sys
@@ -44,8 +44,9 @@ def main() -> None:
         for key, value in row["lineage"].items():
             run.summary[f"lineage/iter_{row['step']}/{key}"] = value
     run_dir = run.dir.rsplit("/files", 1)[0]
+    url = run.url  # None offline
     run.finish(exit_code=0)
-    print(json.dumps({"runDir": run_dir}))
+    print(json.dumps({"runDir": run_dir, "url": url}))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@
 // stops the run; without the section nothing is sent anywhere.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { execa } from 'execa';
 import { existsSync, writeFileSync } from 'node:fs';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { runLoop } from '../helpers/run-loop';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { startMlflowServer, type MlflowServer } from '../helpers/mlflow-server';
 import { cli } from '../helpers/cli';
+import { wandbRuns } from '../helpers/wandb-runs';
 
 let env: TestWorkflowEnvironment;
 let mlflow: MlflowServer;
@@ -56,27 +56,6 @@ async function history(runId: string, key: string): Promise<Array<{ step: number
   return (h.metrics ?? []).map(({ step, value }) => ({ step, value })).sort((a, b) => a.step - b.step);
 }
 
-interface WandbRunFiles {
-  dir: string;
-  history: Array<Record<string, unknown>>;
-  config: Record<string, unknown>;
-  summary: Record<string, unknown>;
-  run: { id: string; name: string; project: string; group: string } | null;
-  files: string[];
-}
-
-/** Every offline run directory under a W&B `dir`, read from its run-<id>.wandb transaction log. */
-async function wandbRuns(dir: string): Promise<WandbRunFiles[]> {
-  const r = await execa(path.join(PROJECT_ROOT, '.venv', 'bin', 'python'), [
-    path.join(PROJECT_ROOT, 'tests/helpers/wandb_records.py'),
-    path.join(dir, 'wandb'),
-  ]);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as WandbRunFiles);
-}
-
 describe('tracking: MLflow and Weights & Biases', () => {
   it('logs metrics per iteration, parameters, lineage, loss curves and the report; re-sending logs nothing twice', async () => {
     const stateDir = tempStateDir();
@@ -94,6 +73,17 @@ describe('tracking: MLflow and Weights & Biases', () => {
     expect(runs).toHaveLength(1);
     const run = runs[0];
     expect(run.info.status).toBe('FINISHED');
+    // The loop's result says where each tracker's output is: the MLflow run's page, W&B's offline run directory.
+    const offlineRuns = path.join(stateDir, 'wandb', 'wandb');
+    expect(result.tracking).toEqual([
+      { tracker: 'mlflow', state: 'written', where: `${mlflow.url}/#/experiments/${run.info.experiment_id}/runs/${run.info.run_id}` },
+      {
+        tracker: 'wandb',
+        state: 'written',
+        where: expect.stringMatching(new RegExp(`^${offlineRuns}/offline-run-\\d+_\\d+-${runName}$`)),
+        hint: `upload with: wandb sync ${offlineRuns}/offline-run-*`,
+      },
+    ]);
     const params = Object.fromEntries((run.data.params ?? []).map((p) => [p.key, p.value]));
     expect(params).toMatchObject({ 'recipe.name': 'coral', 'recipe.maxTurns': '4', seed: '3', 'trainer.kind': 'command', iterations: '2' });
     expect(Object.keys(params).filter((k) => k.startsWith('tracking'))).toEqual([]);
