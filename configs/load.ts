@@ -41,8 +41,12 @@ export interface LoadedConfig {
 /** A problem with a field an override set is that override's (`--set key=value`), not the file's. */
 export function blameOverride(err: ConfigError, file: string, overrides: readonly string[], prefix = '--set'): ConfigError {
   const o = err.file === file ? overrideOf(err.field, overrides) : undefined;
-  return o ? new ConfigError(`${prefix} ${o}`, err.field, err.detail) : err;
+  return o ? new ConfigError(`${prefix} ${withoutUrlPasswords(o)}`, err.field, err.detail) : err;
 }
+
+/** The override as the user typed it, but a password in a URL (`redis://:secret@host`, refused by the schema
+ *  because the config enters workflow histories) is not printed back. */
+const withoutUrlPasswords = (s: string) => s.replace(/(\/\/[^/@:\s]*:)[^@/\s]+@/g, '$1***@');
 
 /** Parses `a.b.c=value`; the value is read as YAML so numbers and booleans keep their type. */
 export function applyOverride(raw: Record<string, unknown>, assignment: string): void {
