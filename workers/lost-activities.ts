@@ -8,13 +8,12 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityInterceptors, NativeConnection } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../activities/artifacts/store';
 import { STATE_DIR_ENV } from '../activities/host-env';
-import { processStartTime } from '../activities/subprocess/process-group';
-import { sameProcess } from '../activities/subprocess/process-registry';
+import { hostRecords, ownerStamp, sameProcess } from '../activities/subprocess/process-registry';
 
 /** gRPC UNAVAILABLE and DEADLINE_EXCEEDED. */
 const UNREACHABLE = new Set([14, 4]);
@@ -45,9 +44,7 @@ export const runningActivitiesInterceptor = (): ActivityInterceptors => ({
         activityType: info.activityType,
         workflowId: info.workflowExecution?.workflowId,
         attempt: info.attempt,
-        owner: process.pid,
-        ownerStart: processStartTime(process.pid),
-        host: os.hostname(),
+        ...ownerStamp(),
       };
       mkdirSync(runningDir(), { recursive: true });
       writeFileAtomic(file, JSON.stringify(rec));
@@ -62,19 +59,9 @@ export const runningActivitiesInterceptor = (): ActivityInterceptors => ({
 
 /** Fails the attempts a dead worker of this host left running; returns what it failed. */
 export async function failLeftBehind(connection: NativeConnection, namespace: string): Promise<RunningRecord[]> {
-  const dir = runningDir();
-  if (!existsSync(dir)) return [];
   const failed: RunningRecord[] = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
-    const file = path.join(dir, f);
-    let rec: RunningRecord;
-    try {
-      rec = JSON.parse(readFileSync(file, 'utf8'));
-    } catch {
-      rmSync(file, { force: true }); // torn by the kill: nothing in it to act on
-      continue;
-    }
-    if (rec.host !== os.hostname() || sameProcess(rec.owner, rec.ownerStart)) continue;
+  for (const { file, rec } of hostRecords<RunningRecord>(runningDir())) {
+    if (sameProcess(rec.owner, rec.ownerStart)) continue;
     try {
       await connection.workflowService.respondActivityTaskFailed({
         namespace,

@@ -38,13 +38,7 @@ export function sameProcess(pid: number, start: string | undefined): boolean {
 export function recordGroup(stateDir: string, rec: Omit<GroupRecord, 'start' | 'owner' | 'ownerStart' | 'host'>): void {
   mkdirSync(registryDir(stateDir), { recursive: true });
   usedDirs.add(stateDir);
-  const full: GroupRecord = {
-    ...rec,
-    start: processStartTime(rec.pid),
-    owner: process.pid,
-    ownerStart: processStartTime(process.pid),
-    host: os.hostname(),
-  };
+  const full: GroupRecord = { ...rec, start: processStartTime(rec.pid), ...ownerStamp() };
   writeFileAtomic(recordFile(stateDir, rec.pid), JSON.stringify(full));
 }
 
@@ -52,21 +46,27 @@ export function forgetGroup(stateDir: string, pid: number): void {
   rmSync(recordFile(stateDir, pid), { force: true });
 }
 
-/** This host's records in the registry. */
-function records(stateDir: string): GroupRecord[] {
-  const dir = registryDir(stateDir);
+/** Who owns a record: this process, identified so that a reused pid is not taken for it, on this host. */
+export const ownerStamp = () => ({ owner: process.pid, ownerStart: processStartTime(process.pid), host: os.hostname() });
+
+/** The JSON records in `dir` written on this host (with their files); an unreadable one (torn by a kill) is removed. */
+export function hostRecords<T extends { host: string }>(dir: string): Array<{ file: string; rec: T }> {
   if (!existsSync(dir)) return [];
-  const out: GroupRecord[] = [];
+  const out: Array<{ file: string; rec: T }> = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+    const file = path.join(dir, f);
     try {
-      const rec = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as GroupRecord;
-      if (rec.host === os.hostname()) out.push(rec);
+      const rec = JSON.parse(readFileSync(file, 'utf8')) as T;
+      if (rec.host === os.hostname()) out.push({ file, rec });
     } catch {
-      rmSync(path.join(dir, f), { force: true }); // unreadable: nothing in it to trust
+      rmSync(file, { force: true }); // unreadable: nothing in it to trust
     }
   }
   return out;
 }
+
+/** This host's records in the registry. */
+const records = (stateDir: string): GroupRecord[] => hostRecords<GroupRecord>(registryDir(stateDir)).map((r) => r.rec);
 
 /** Kills the group if it is still the one recorded (process-group.ts stillRunning); removes the record either way. */
 async function stopRecorded(stateDir: string, rec: GroupRecord): Promise<boolean> {
