@@ -2,12 +2,13 @@
 import type { ArtifactRef } from './artifact-ref';
 import type { LoopConfig } from './config';
 import type { EndpointRef } from './endpoint';
+import type { StageProgress } from './progress';
 import type { TrackerOutcome } from './tracking';
 
 export type { ArtifactRef, LoopConfig, EndpointRef };
 
-export const STAGES = ['deploy', 'generate', 'evaluate', 'build-data', 'undeploy', 'train'] as const;
-export type Stage = (typeof STAGES)[number];
+import type { Stage } from './stages';
+export { STAGES, type Stage } from './stages';
 
 export const TASK_QUEUES = {
   workflows: 'collab-loop-workflows',
@@ -151,6 +152,9 @@ export interface IterationStatus {
   spend?: SpendReport;
   /** Every `retry --set` change the run's config has had so far, oldest first. */
   configChanges?: string[];
+  /** The running stage's work, at most a few seconds old (contracts/progress.ts); absent between stages, in
+   *  stages that report none (deploy, undeploy) and in iterations started before live progress. */
+  progress?: StageProgress;
 }
 
 /** What an iteration tells its loop at each stage change, so the loop's UI page shows where the run is. */

@@ -1,0 +1,60 @@
+// A stage's progress in words, the same on the terminal (`status`, `watch`, `start --wait`, `demo`) and in the
+// Temporal UI's Current Details. "34 of 96", never "34/96": the UI renders details as markdown with typography.
+import type { CallCounts, StageProgress, TrainerProgress } from './progress';
+
+/** "45 s", "12 min 5 s", "3 h 20 min". */
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}
+
+/** Rates: two significant digits, no trailing zeros beyond them ("0.52", "14", "1234"). */
+export const rate = (n: number) => (n >= 100 ? String(Math.round(n)) : n >= 10 ? n.toFixed(1) : n.toPrecision(2)).replace(/\.0+$/, '');
+
+export const usdText = (usd: number | undefined) => (usd === undefined ? 'no price set' : `$${usd.toFixed(4)}`);
+
+const callsText = (c: CallCounts) => `${c.ok} ok, ${c.cached} cached, ${c.failed} failed, ${c.retried} retried`;
+
+/** "34 of 96 conversations · 0.8/s · ETA 1 min 17 s" */
+export function countLine(p: StageProgress): string {
+  const of = p.total !== undefined ? `${p.done} of ${p.total}` : String(p.done);
+  return [
+    `${of} ${p.unit}`,
+    ...(p.perSecond !== undefined ? [`${rate(p.perSecond)}/s`] : []),
+    `ETA ${p.etaSeconds !== undefined ? duration(p.etaSeconds) : 'not yet known'}`,
+  ].join(' · ');
+}
+
+/** "calls 120 ok, 30 cached, 0 failed, 2 retried · 1.9 calls/s · tokens 10000 prompt + 2345 completion · 140 tokens/s · $0.0123" */
+export function llmLine(p: StageProgress): string | undefined {
+  if (!p.calls) return undefined;
+  return [
+    `calls ${callsText(p.calls)}`,
+    ...(p.callsPerSecond !== undefined ? [`${rate(p.callsPerSecond)} calls/s`] : []),
+    ...(p.tokens ? [`tokens ${p.tokens.prompt} prompt + ${p.tokens.completion} completion`] : []),
+    ...(p.tokensPerSecond !== undefined ? [`${rate(p.tokensPerSecond)} tokens/s`] : []),
+    usdText(p.usd),
+  ].join(' · ');
+}
+
+/** "train critic_2: step 12 of 40 · loss 0.41 · 0.5 steps/s · ETA 56 s" */
+export function trainerLine(t: TrainerProgress): string {
+  return [
+    `train${t.role ? ` ${t.role}` : ''}: step ${t.step}${t.total !== undefined ? ` of ${t.total}` : ''}`,
+    ...(t.loss !== undefined ? [`loss ${Number(t.loss.toPrecision(4))}`] : []),
+    ...(t.stepsPerSecond !== undefined ? [`${rate(t.stepsPerSecond)} steps/s`] : []),
+    `ETA ${t.etaSeconds !== undefined ? duration(t.etaSeconds) : 'not yet known'}`,
+  ].join(' · ');
+}
+
+/** The lines of a stage's progress: counts (or one line per trainer), then LLM calls, then the iteration's ETA. */
+export function progressLines(p: StageProgress, iterationEta?: number): string[] {
+  const lines = p.unit === 'steps' ? (p.trainers ?? []).map(trainerLine) : [`${p.stage}: ${countLine(p)}`];
+  const llm = llmLine(p);
+  if (llm) lines.push(llm);
+  if (iterationEta !== undefined) lines.push(`iteration ETA ${duration(iterationEta)}`);
+  return lines;
+}

@@ -1,0 +1,164 @@
+// The one progress model of a stage at work: measured by the activity doing the work (activities/progress/), sent to
+// its iteration every few seconds (a rejected update: workflows/live-progress.ts), summed there over the stage's
+// finished and running activities, and read from the iteration's status query by `status`, `watch`, `start --wait`,
+// `demo` and the Temporal UI's Current Details. Plain data and arithmetic, so workflows and the CLI share it.
+import type { Stage } from './stages';
+
+/** What a stage counts. */
+export type ProgressUnit = 'conversations' | 'records' | 'pairs' | 'searches' | 'steps';
+
+/** LLM calls by outcome: `ok` answered by the endpoint, `cached` from the durable request cache, `failed` given up
+ *  by the client, `retried` failed requests sent again. */
+export interface CallCounts {
+  ok: number;
+  cached: number;
+  failed: number;
+  retried: number;
+}
+
+/** One running activity's work, as measured where it happens. */
+export interface WorkProgress {
+  /** Which piece of the stage: a shard key ("eval-3"), or "train" / "train:<role>". */
+  key: string;
+  stage: Stage;
+  unit: ProgressUnit;
+  done: number;
+  total?: number;
+  /** Units per second over the last minute (absent until two measurements). */
+  perSecond?: number;
+  calls?: CallCounts;
+  callsPerSecond?: number;
+  tokens?: { prompt: number; completion: number };
+  tokensPerSecond?: number;
+  /** US dollars at the endpoints' `price`; absent when no endpoint the work called has a price. */
+  usd?: number;
+  /** Trainers: the last loss the trainer printed, and the model role it trains. */
+  loss?: number;
+  role?: string;
+  /** When it was measured (ms since the epoch). */
+  at: number;
+}
+
+/** What the stage's finished activities did (the workflow knows it from their results). */
+export interface FinishedWork {
+  done: number;
+  calls?: CallCounts;
+  tokens?: { prompt: number; completion: number };
+  usd?: number;
+}
+
+/** A trainer at work, for the stage's display. */
+export interface TrainerProgress {
+  role?: string;
+  step: number;
+  total?: number;
+  loss?: number;
+  stepsPerSecond?: number;
+  etaSeconds?: number;
+  at: number;
+}
+
+/** A whole stage: finished work plus every running activity's latest measurement. */
+export interface StageProgress {
+  stage: Stage;
+  unit: ProgressUnit;
+  done: number;
+  total?: number;
+  perSecond?: number;
+  /** Seconds until the stage is done at the current rate (absent while no rate is known). */
+  etaSeconds?: number;
+  calls?: CallCounts;
+  callsPerSecond?: number;
+  tokens?: { prompt: number; completion: number };
+  tokensPerSecond?: number;
+  /** Absent: no price set for any endpoint called. */
+  usd?: number;
+  trainers?: TrainerProgress[];
+  /** The oldest running measurement the numbers include (ms since the epoch): how fresh they are. */
+  at: number;
+}
+
+/** A measurement older than this is of an activity that stopped beating (lost worker): its rate no longer counts. */
+export const STALE_PROGRESS_MS = 30_000;
+
+const addCalls = (a: CallCounts | undefined, b: CallCounts | undefined): CallCounts | undefined =>
+  a && b ? { ok: a.ok + b.ok, cached: a.cached + b.cached, failed: a.failed + b.failed, retried: a.retried + b.retried } : (a ?? b);
+const addTokens = (a: StageProgress['tokens'], b: StageProgress['tokens']): StageProgress['tokens'] =>
+  a && b ? { prompt: a.prompt + b.prompt, completion: a.completion + b.completion } : (a ?? b);
+const addOpt = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : a + b);
+
+/** Seconds to do what is left at `perSecond` (absent without a rate or a total). */
+export const etaSeconds = (done: number, total: number | undefined, perSecond: number | undefined): number | undefined =>
+  total !== undefined && perSecond && perSecond > 0 ? Math.max(0, (total - done) / perSecond) : undefined;
+
+const trainerOf = (w: WorkProgress): TrainerProgress => ({
+  ...(w.role !== undefined ? { role: w.role } : {}),
+  step: w.done,
+  ...(w.total !== undefined ? { total: w.total } : {}),
+  ...(w.loss !== undefined ? { loss: w.loss } : {}),
+  ...(w.perSecond !== undefined ? { stepsPerSecond: w.perSecond } : {}),
+  ...(etaSeconds(w.done, w.total, w.perSecond) !== undefined ? { etaSeconds: etaSeconds(w.done, w.total, w.perSecond) } : {}),
+  at: w.at,
+});
+
+/** The stage's progress: `finished` plus the running activities' measurements (`now` drops the rates of silent
+ *  ones). A training stage's ETA is its slowest trainer's. */
+export function stageProgress(
+  stage: Stage,
+  unit: ProgressUnit,
+  total: number | undefined,
+  finished: FinishedWork,
+  running: readonly WorkProgress[],
+  now: number,
+): StageProgress {
+  let p: StageProgress = {
+    stage,
+    unit,
+    done: finished.done,
+    ...(total !== undefined ? { total } : {}),
+    ...(finished.calls ? { calls: finished.calls } : {}),
+    ...(finished.tokens ? { tokens: finished.tokens } : {}),
+    ...(finished.usd !== undefined ? { usd: finished.usd } : {}),
+    at: now,
+  };
+  for (const w of running) {
+    const fresh = now - w.at <= STALE_PROGRESS_MS;
+    p = {
+      ...p,
+      done: p.done + w.done,
+      calls: addCalls(p.calls, w.calls),
+      tokens: addTokens(p.tokens, w.tokens),
+      usd: addOpt(p.usd, w.usd),
+      perSecond: addOpt(p.perSecond, fresh ? w.perSecond : undefined),
+      callsPerSecond: addOpt(p.callsPerSecond, fresh ? w.callsPerSecond : undefined),
+      tokensPerSecond: addOpt(p.tokensPerSecond, fresh ? w.tokensPerSecond : undefined),
+      at: Math.min(p.at, w.at),
+    };
+  }
+  if (unit === 'steps') {
+    const trainers = running.map(trainerOf).sort((a, b) => (a.role ?? '').localeCompare(b.role ?? ''));
+    const etas = trainers.map((t) => t.etaSeconds);
+    const eta = etas.length && etas.every((e) => e !== undefined) ? Math.max(...(etas as number[])) : undefined;
+    return clean({ ...p, trainers, ...(eta !== undefined ? { etaSeconds: eta } : {}) });
+  }
+  const eta = etaSeconds(p.done, p.total, p.perSecond);
+  return clean({ ...p, ...(eta !== undefined ? { etaSeconds: eta } : {}) });
+}
+
+/** No `undefined` values: the status query's JSON and the UI show only what is known. */
+const clean = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+/** The iteration's ETA: the running stage's plus how long the later stages took in the last finished iteration
+ *  (absent in the first iteration, or while the stage has no ETA; a stage the last iteration skipped counts 0). */
+export function iterationEtaSeconds(
+  stages: readonly Stage[],
+  current: Stage,
+  stageEta: number | undefined,
+  previous: Partial<Record<Stage, { ms: number }>> | undefined,
+): number | undefined {
+  if (stageEta === undefined) return undefined;
+  const later = stages.slice(stages.indexOf(current) + 1);
+  if (later.length === 0) return stageEta;
+  if (!previous) return undefined;
+  return stageEta + later.reduce((a, st) => a + (previous[st]?.ms ?? 0) / 1000, 0);
+}
