@@ -4,7 +4,9 @@ import { stageTimesLine } from '../workflows/details';
 import { iterationLabel } from '../contracts/iteration-label';
 import { fmtNum, metricsTable } from '../contracts/metrics-table';
 import { roleChainLines } from '../contracts/role-chains';
-import type { IterationSummary, Spend, SpendReport } from '../contracts/run';
+import type { Attention, IterationSummary, Spend, SpendReport, Stage } from '../contracts/run';
+import { progressLines } from '../contracts/progress-text';
+import { runIterationEta, runProgress } from './run-progress';
 import type { RunStatus } from './runs';
 import { trimmedText, type ProbeAnswer } from '../activities/report/probe-text';
 import { writtenTrackerLines } from './tracking-lines';
@@ -33,42 +35,48 @@ export function spendLine(r: SpendReport): string {
 const runSpend = (reports: Array<SpendReport | undefined>): Spend | undefined =>
   reports.some(Boolean) ? sumSpend(reports.map((r) => r?.total)) : undefined;
 
+/** The run's state in one word or two: "needs attention" while a stage waits for `retry`, "paused", "running",
+ *  else the workflow's status ("completed", "failed", …). */
+export function runStateWord(s: RunStatus): string {
+  if (s.workflowStatus !== 'RUNNING') return s.workflowStatus.toLowerCase().replace(/_/g, ' ');
+  return s.iteration?.attention ? 'needs attention' : s.loop.paused ? 'paused' : 'running';
+}
+
+/** A stage that needs attention: where, since when, the error's first lines, and how to go on. */
+export function attentionLines(runName: string, a: Attention, errorLines = 12): string[] {
+  const roles = a.roles ? ` (${a.roles.length > 1 ? 'roles' : 'role'} ${a.roles.join(', ')})` : '';
+  return [
+    `NEEDS ATTENTION in stage "${a.stage}"${roles} (since ${a.since}):`,
+    ...a.error
+      .split('\n')
+      .slice(0, errorLines)
+      .map((l) => `  ${l}`),
+    `fix the cause, then: collab-loop retry ${runName} [--stage S] [--set key=value]`,
+  ];
+}
+
+/** `name=value …` of an iteration's metrics. */
+export const metricsLine = (metrics: Record<string, number>) =>
+  Object.entries(metrics)
+    .map(([k, v]) => `${k}=${fmtNum(v)}`)
+    .join(' ');
+
 export function renderStatus(s: RunStatus): string {
   const { loop, iteration: it } = s;
   const lines: string[] = [];
-  const state = s.workflowStatus === 'RUNNING' ? (loop.paused ? 'paused' : 'running') : s.workflowStatus.toLowerCase();
-  lines.push(`run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${state} · ${runIterationLabel(s)}`);
+  lines.push(`run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${runStateWord(s)} · ${runIterationLabel(s)}`);
   if (it && s.workflowStatus === 'RUNNING') {
-    const live = s.inFlight.reduce((a, f) => a + f.done, 0);
     lines.push(`  stage: ${it.stage}${it.paused ? ' (paused)' : ''}`);
-    const times = stageTimesLine(it.stages);
+    // The running stage's time and calls are counted when it ends; until then its progress says how far it is.
+    const { [it.stage as Stage]: _running, ...finished } = it.stages;
+    const times = stageTimesLine(finished);
     if (times) lines.push(`  stages: ${times}`);
-    if (it.shards.total)
-      lines.push(
-        `  progress: shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live} done (${live} in running shards) · tokens ${it.tokens}`,
-      );
+    const progress = runProgress(s);
+    if (progress) lines.push(...progressLines(progress, runIterationEta(s, progress)).map((l) => `  ${l}`));
     if (it.spend) lines.push(`  spend: ${spendLine(it.spend)}`);
-    const trainers = s.training?.length ? s.training : it.train?.step !== undefined ? [{ step: it.train.step, loss: it.train.loss }] : [];
-    for (const t of trainers)
-      lines.push(`  train${t.role ? ` ${t.role}` : ''}: step ${t.step}${t.loss !== undefined ? ` · loss ${fmtNum(t.loss)}` : ''}`);
     for (const w of s.waits ?? []) lines.push(`  ${it.stage} (${w.activity}): ${w.waiting}`);
-    if (it.metrics)
-      lines.push(
-        `  metrics: ${Object.entries(it.metrics)
-          .map(([k, v]) => `${k}=${fmtNum(v)}`)
-          .join(' ')}`,
-      );
-    if (it.attention) {
-      const roles = it.attention.roles ? ` (${it.attention.roles.length > 1 ? 'roles' : 'role'} ${it.attention.roles.join(', ')})` : '';
-      lines.push(`  NEEDS ATTENTION in stage "${it.attention.stage}"${roles} (since ${it.attention.since}):`);
-      lines.push(
-        ...it.attention.error
-          .split('\n')
-          .slice(0, 12)
-          .map((l) => `    ${l}`),
-      );
-      lines.push(`  fix the cause, then: collab-loop retry ${loop.runName} [--stage S] [--set key=value]`);
-    }
+    if (it.metrics) lines.push(`  metrics: ${metricsLine(it.metrics)}`);
+    if (it.attention) lines.push(...attentionLines(loop.runName, it.attention).map((l) => `  ${l}`));
   }
   const run = runSpend([...loop.done.map((d) => d.spend), s.workflowStatus === 'RUNNING' ? it?.spend : undefined]);
   if (run) lines.push(`  run spend: ${run.tokens} tokens${run.usd ? ` · $${run.usd.toFixed(4)}` : ''}`);

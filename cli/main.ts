@@ -1,5 +1,4 @@
 // collab-loop: start, watch and steer durable self-improvement loops. One file per concern under cli/.
-import type { Client } from '@temporalio/client';
 import { Command, Option } from 'commander';
 import { stringify as stringifyYaml } from 'yaml';
 import { writeFileSync } from 'node:fs';
@@ -17,7 +16,8 @@ import { applyOverridesToConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes } from './connection';
 import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
 import { cliAction, UserError } from './user-error';
-import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLoop, waitForRun } from './runs';
+import { getRunStatusRetrying, loadRunConfig, requireRunning, runConfig, startLoop } from './runs';
+import { followRun } from './watch-run';
 import { continueLoop } from './continue-run';
 import { runDataName } from '../contracts/run-data-name';
 import { lineageLines, metricsTable, renderStatus, trainedCheckpoint } from './format';
@@ -32,9 +32,6 @@ import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
-/** `--wait` of the commands that start a loop: its status once it has closed. */
-const printWhenDone = async (client: Client, runName: string) =>
-  console.log(renderStatus(await waitForRun(client, runName, () => undefined)));
 const program = new Command('collab-loop')
   .description('Durable self-improvement loops for collaborative and multi-agent LLMs (Temporal workflows)')
   .showHelpAfterError();
@@ -155,7 +152,7 @@ program
   .option('--name <name>', 'run name (default: config name or file name)')
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .option('--restart', "begin a used name's run anew; the earlier run's files stay where they are")
-  .option('--wait', 'wait for the run to finish and print its metrics')
+  .option('--wait', 'show its progress live until the run closes, then its metrics (as `watch`)')
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[]; restart?: boolean; wait?: boolean }) => {
       const loaded = await loadRunConfig(file, { overrides: o.set, name: o.name });
@@ -164,14 +161,14 @@ program
       const { handle, input } = await startLoop(client, loaded, { restart: o.restart });
       const files = input.restart ? `, restart ${input.restart}: its files go under ${runDataName(input)}/ in the state dir` : '';
       console.log(`started run ${loaded.runName} (workflow ${handle.workflowId})${files}`);
-      if (o.wait) await printWhenDone(client, loaded.runName);
+      if (o.wait) await followRun(client, loaded.runName);
     }),
   );
 
 program
   .command('continue <name>')
   .description('go on with a stopped, failed, terminated or timed-out run from its last finished iteration')
-  .option('--wait', 'wait for the run to finish and print its metrics')
+  .option('--wait', 'show its progress live until the run closes, then its metrics (as `watch`)')
   .action(
     cliAction(async (name: string, o: { wait?: boolean }) => {
       const client = await connectClient();
@@ -179,7 +176,7 @@ program
       console.log(
         `run ${name}: continuing at iteration ${state.iteration} of ${input.config.iterations} from checkpoint ${state.checkpoint}`,
       );
-      if (o.wait) await printWhenDone(client, name);
+      if (o.wait) await followRun(client, name);
     }),
   );
 
@@ -202,6 +199,18 @@ program
         return;
       }
       console.log(o.json ? JSON.stringify(s, null, 2) : renderStatus(s));
+    }),
+  );
+
+program
+  .command('watch <name>')
+  .description(
+    'show a run live until it closes: stage, counts, rate, ETA, LLM calls, tokens, spend, trainer step and loss; exit 0 when it completed (Ctrl-C detaches, the run goes on)',
+  )
+  .action(
+    cliAction(async (name: string) => {
+      const client = await connectClientRetrying('status');
+      await followRun(client, name);
     }),
   );
 

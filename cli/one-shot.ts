@@ -4,25 +4,13 @@ import { connectClient, ensureSearchAttributes } from './connection';
 import { ensureDevServer } from './server-control';
 import { withInProcessWorkers } from './in-process-worker';
 import type { Client } from '@temporalio/client';
-import { describeRun, startLoop, waitForRun, type RunStatus } from './runs';
-import { lineageLines, metricsTable, renderStatus, runIterationLabel } from './format';
+import { describeRun, startLoop, type RunStatus } from './runs';
+import { watchRun } from './watch-run';
+import { lineageLines, metricsTable, renderStatus } from './format';
 import { loopWorkflowId } from '../contracts/messages';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
 import { trackerLine } from './tracking-lines';
-
-function progressPrinter(): (s: RunStatus) => void {
-  let last = '';
-  return (s) => {
-    const it = s.iteration;
-    const live = s.inFlight.reduce((a, f) => a + f.done, 0);
-    const line = it
-      ? `${runIterationLabel(s)} · ${it.stage}${it.shards.total ? ` · shards ${it.shards.done}/${it.shards.total} · conversations ${it.conversations.done + live}` : ''}${it.train?.step !== undefined ? ` · train step ${it.train.step}` : ''}${it.attention ? ` · NEEDS ATTENTION: ${it.attention.error.split('\n')[0]}` : ''}`
-      : `${s.workflowStatus.toLowerCase()}`;
-    if (line !== last) console.log(`  ${line}`);
-    last = line;
-  };
-}
 
 const uiLink = (ui: string, namespace: string, workflowId: string) =>
   `${ui}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
@@ -56,7 +44,9 @@ async function runToEnd(
     console.log(
       `run ${loaded.runName}: ${evalOnly ? 'evaluation' : `iterations 0–${loaded.config.iterations - 1}`} of ${loaded.config.recipe.name}`,
     );
-    return waitForRun(client, loaded.runName, progressPrinter(), 500, { returnOnAttention: true });
+    // Its workers live in this process: a stage that needs attention ends the command (workers and all).
+    const status = await watchRun(client, loaded.runName, { pollMs: 500, returnOnAttention: true });
+    return status!;
   });
   const link = server.uiUrl && uiLink(server.uiUrl, client.options.namespace, loopWorkflowId(loaded.runName));
   return { loaded, status, link, started: server.started, pid: server.pid };

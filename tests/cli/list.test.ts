@@ -1,8 +1,7 @@
 // `collab-loop list` on a real server says each run's state as a user reads it — running, paused, needs attention,
 // stopped, failed, completed — with its iteration and stage, and the run's start, which the loop's continue-as-new
 // after every iteration (workflows/loop.ts) must not move.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -10,20 +9,12 @@ import { iterationWorkflowId, loopWorkflowId } from '../../contracts/messages';
 import type { RunRow } from '../../cli/list-runs';
 import { cli } from '../helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfigRaw } from '../helpers/config';
-import { startDevServer } from '../helpers/temporal';
+import { cliDevServer } from '../helpers/cli-server';
 import { withWorkers } from '../helpers/workers';
 import { waitUntil } from '../helpers/wait';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevServer();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
-// HOME without a Temporal profile file of the machine's user.
-const home = tempStateDir();
-const cliEnv = () => ({ TEMPORAL_ADDRESS: env.address, HOME: home, XDG_CONFIG_HOME: home });
+const server = cliDevServer();
+const { cliEnv } = server;
 
 /** Starts a small coral run on the simulator through the CLI, as a user does. */
 async function start(name: string, patch: (raw: Record<string, any>) => void): Promise<void> {
@@ -55,7 +46,7 @@ const trainingStarted = (run: string) => waitUntil(async () => (await listJson()
 
 describe('collab-loop list', () => {
   it('shows running, paused, needs attention, stopped, failed and completed runs as such, started at their first segment', async () => {
-    await withWorkers(env, async () => {
+    await withWorkers(server.env(), async () => {
       await start('done', (c) => Object.assign(c, { iterations: 2 }));
       await start('slow', (c) => {
         c.iterations = 2;
@@ -79,14 +70,14 @@ describe('collab-loop list', () => {
 
       // needs attention (a trainer that fails its only attempt), then failed (its iteration terminated)
       expect(await rowIn('broken', 'needs attention')).toMatchObject({ iteration: 0, stage: 'train' });
-      await env.client.workflow.getHandle(iterationWorkflowId('broken', 0)).terminate('list test: the loop fails');
+      await server.env().client.workflow.getHandle(iterationWorkflowId('broken', 0)).terminate('list test: the loop fails');
       expect(await rowIn('broken', 'failed')).toMatchObject({ iteration: 0, stage: 'train' });
 
       // completed after two iterations, i.e. one continue-as-new: started is the first segment's start
       const done = await rowIn('done', 'completed');
       expect(done).toMatchObject({ iteration: 1, iterations: 2, stage: 'done' });
       const segments = [];
-      for await (const w of env.client.workflow.list({ query: `WorkflowId = '${loopWorkflowId('done')}'` })) segments.push(w);
+      for await (const w of server.env().client.workflow.list({ query: `WorkflowId = '${loopWorkflowId('done')}'` })) segments.push(w);
       expect(segments.map((w) => w.status.name).sort()).toEqual(['COMPLETED', 'CONTINUED_AS_NEW']);
       const first = segments.find((w) => w.status.name === 'CONTINUED_AS_NEW')!;
       const last = segments.find((w) => w.status.name === 'COMPLETED')!;

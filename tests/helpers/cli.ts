@@ -41,3 +41,19 @@ export async function startCliWorker(env: Record<string, string>, args: string[]
   }
   return { worker, output, stop };
 }
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The CLI on a pseudo-terminal, as in a user's terminal window (200 columns): util-linux `script` gives it one
+ *  (bsdutils, essential on Debian) and passes on its exit code. The output is the raw terminal stream. */
+export function cliInTerminal(args: string[], env: Record<string, string> = {}): ResultPromise {
+  const command = `stty cols 200 rows 50 && exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
+  return execa('script', ['-qfec', command, '/dev/null'], {
+    reject: false,
+    env,
+    cwd: PROJECT_ROOT,
+    all: true,
+    buffer: true,
+    stdin: 'ignore',
+  });
+}

@@ -1,0 +1,62 @@
+// One live view of a run, shared by `watch`, `start --wait`, `continue --wait` and `demo`: from successive
+// statuses, the moments worth a line of their own (a stage begins, a stage needs attention, the user retried or
+// paused, an iteration ends with its metrics, the run closes) and what the running stage is doing now. Plain
+// data: cli/live-display.ts draws it on a terminal or as plain lines.
+import type { StageProgress } from '../contracts/progress';
+import { attentionLines, metricsLine, runIterationLabel, runStateWord } from './format';
+import { runIterationEta, runProgress } from './run-progress';
+import type { RunStatus } from './runs';
+
+export interface LiveFrame {
+  /** Lines to print once, in order (on a terminal: above the live rows). */
+  log: string[];
+  /** Where the run is: "run demo (coral) · running · iteration 0 (of 0–1) · stage generate". */
+  header: string;
+  /** The running stage's work (absent between stages and in stages that report none). */
+  progress?: StageProgress;
+  iterationEta?: number;
+  /** Which stage of which iteration `progress` belongs to: a display starts its rows anew when it changes. */
+  stageKey?: string;
+}
+
+export class LiveView {
+  private stageKey?: string;
+  private attention?: string;
+  private paused = false;
+  private doneCount?: number;
+
+  /** The frame of the run's latest status: log lines for what changed since the previous one. */
+  next(s: RunStatus): LiveFrame {
+    const { loop, iteration: it } = s;
+    const running = s.workflowStatus === 'RUNNING';
+    const log: string[] = [];
+    // Iterations that ended since the last look (none on the first: they ended before anyone watched).
+    for (const d of loop.done.slice(this.doneCount ?? loop.done.length))
+      log.push(`iteration ${d.iteration} done${Object.keys(d.metrics).length ? `: ${metricsLine(d.metrics)}` : ''}`);
+    this.doneCount = loop.done.length;
+
+    const stageKey = running && it && it.stage !== 'done' ? `${loop.iteration}/${it.stage}` : undefined;
+    if (stageKey && stageKey !== this.stageKey) log.push(`${runIterationLabel(s)} · stage ${it!.stage}`);
+    if (stageKey) this.stageKey = stageKey;
+
+    const attention = running && it?.attention;
+    const attentionKey = attention ? `${attention.stage}@${attention.since}` : undefined;
+    if (attention && attentionKey !== this.attention) log.push(...attentionLines(loop.runName, attention));
+    else if (!attention && this.attention && running) log.push(`stage ${it?.stage ?? ''} goes on after the retry`.trim());
+    this.attention = attentionKey;
+
+    const paused = running && loop.paused;
+    if (paused !== this.paused && running)
+      log.push(paused ? `paused at the next stage boundary (collab-loop resume ${loop.runName} goes on)` : 'resumed');
+    this.paused = paused;
+
+    const progress = runProgress(s);
+    const stage = stageKey ? ` · stage ${it!.stage}` : '';
+    return {
+      log,
+      header: `run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${runStateWord(s)} · ${runIterationLabel(s)}${stage}`,
+      ...(progress ? { progress, iterationEta: runIterationEta(s, progress) } : {}),
+      ...(stageKey ? { stageKey } : {}),
+    };
+  }
+}
