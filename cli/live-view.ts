@@ -24,6 +24,8 @@ export class LiveView {
   private attention?: string;
   private paused = false;
   private doneCount?: number;
+  /** What the stage's activities were seen waiting on (a worker, a retry, a heartbeat timeout), clocks left out. */
+  private waits = new Set<string>();
 
   /** The frame of the run's latest status: log lines for what changed since the previous one. */
   next(s: RunStatus): LiveFrame {
@@ -36,8 +38,18 @@ export class LiveView {
     this.doneCount = loop.done.length;
 
     const stageKey = running && it && it.stage !== 'done' ? `${loop.iteration}/${it.stage}` : undefined;
-    if (stageKey && stageKey !== this.stageKey) log.push(`${runIterationLabel(s)} · stage ${it!.stage}`);
+    if (stageKey && stageKey !== this.stageKey) {
+      log.push(`${runIterationLabel(s)} · stage ${it!.stage}`);
+      this.waits.clear();
+    }
     if (stageKey) this.stageKey = stageKey;
+
+    // Why a stage sits still with no error yet (no worker, a retry's backoff): once per kind of wait.
+    for (const w of running ? (s.waits ?? []) : []) {
+      const key = `${w.activity} ${w.waiting.replace(/\d+ s\b/g, '')}`;
+      if (!this.waits.has(key)) log.push(`${it?.stage} (${w.activity}): ${w.waiting}`);
+      this.waits.add(key);
+    }
 
     const attention = running && it?.attention;
     const attentionKey = attention ? `${attention.stage}@${attention.since}` : undefined;

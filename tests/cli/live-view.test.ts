@@ -151,6 +151,19 @@ describe('the live view', () => {
     expect(view.next(next).log).toEqual(['iteration 1 done: accuracy=0.6250', 'iteration 2 (of 0–2) · stage deploy']);
   });
 
+  it('says once what a stage waits on (no worker, a retry), not at every tick of its clock', () => {
+    const view = new LiveView();
+    const waiting = (seconds: number) =>
+      status(iteration({ stage: 'deploy' }), {
+        waits: [{ activity: 'deployCheckpoint', attempt: 1, waiting: `waiting for a worker on queue gpu (scheduled ${seconds} s ago)` }],
+      });
+    expect(view.next(waiting(31)).log).toEqual([
+      'iteration 1 (of 0–2) · stage deploy',
+      'deploy (deployCheckpoint): waiting for a worker on queue gpu (scheduled 31 s ago)',
+    ]);
+    expect(view.next(waiting(32)).log).toEqual([]);
+  });
+
   it('announces a run that already needs attention or is paused when it starts watching', () => {
     const attention = { stage: 'generate' as const, error: 'budget reached', since: 'then' };
     expect(new LiveView().next(status(iteration({ attention }))).log).toContain('NEEDS ATTENTION in stage "generate" (since then):');
@@ -194,7 +207,13 @@ describe('the live view', () => {
     const view = new LiveView();
     display.show(view.next(status(iteration({ progress: generating }))));
     display.show(view.next(status(iteration({ progress: { ...generating, done: 48 } }))));
+    // Train's rows differ in number and kind (one bar per trainer): drawn anew.
+    const two = { ...training, trainers: [...training.trainers!, { role: 'critic_3', step: 3, total: 40, at: NOW }] };
+    display.show(view.next(status(iteration({ stage: 'train', progress: two }))));
     display.close();
+    expect(out).toContain('iteration 1 (of 0–2) · stage train\n');
+    expect(out).toMatch(/█+░+ train critic_2: step 12 of 40 · loss 0.41/);
+    expect(out).toMatch(/█+░+ train critic_3: step 3 of 40/);
     expect(out).toContain('iteration 1 (of 0–2) · stage generate\n');
     expect(out).toMatch(/█+░+ generate: 34 of 96 conversations/);
     expect(out).toMatch(/█+░+ generate: 48 of 96 conversations/);

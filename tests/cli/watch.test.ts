@@ -3,7 +3,7 @@
 // step and loss during train; through a pipe the same run reads as plain lines. A trainer that fails its only
 // attempt makes the stage need attention: every view announces it with the retry hint and keeps watching, and
 // after `collab-loop retry` each sees the run through to its end and exits 0.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ResultPromise } from 'execa';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -71,7 +71,7 @@ function expectAttention(out: string, run: string): void {
 }
 
 /** The process's output once it shows `text`. */
-const shows = (output: () => string, text: string, what: string) => waitUntil(async () => output().includes(text), 240_000, what);
+const shows = (output: () => string, text: string, what: string) => waitUntil(async () => output().includes(text), 120_000, what);
 
 describe('the live display', () => {
   it('start --wait and watch: live on a terminal, plain lines in a pipe, a needs-attention announced in both', async () => {
@@ -89,9 +89,13 @@ describe('the live display', () => {
         plain: cliInTerminal(['watch', 'plain'], cliEnv()),
       };
       const watchOut = { live: collectOutput(watches.live), plain: collectOutput(watches.plain) };
+      const all = [...Object.values(waits), ...Object.values(watches)];
+      onTestFinished(() => {
+        for (const p of all) if (p.exitCode === null) p.kill();
+      });
 
       for (const run of runs) {
-        await waitForAttention(server.env().client, run, 0, 240_000);
+        await waitForAttention(server.env().client, run, 0, 180_000);
         // Announced while the run waits, not at its end: each view keeps watching until the user retries.
         await shows(waitOut[run], 'NEEDS ATTENTION in stage "train"', `${run}: start --wait announces the attention`);
         await shows(watchOut[run], 'NEEDS ATTENTION in stage "train"', `${run}: watch announces the attention`);
@@ -127,7 +131,7 @@ describe('the live display', () => {
         expect(out).toMatch(new RegExp(`run ${run} \\(coral\\) · completed · iterations 0–0 done`));
       }
     });
-  });
+  }, 600_000);
 
   it('watch of a run that has ended prints its status and exits 0 when it completed, 1 when it failed', async () => {
     await withWorkers(server.env(), async () => {
@@ -149,6 +153,21 @@ describe('the live display', () => {
       expect(r.exitCode, String(r.all)).toBe(1);
       expect(String(r.stdout)).toMatch(/^run terminated \(coral\) · terminated/m);
     });
+  });
+
+  it('demo: one line per stage, with no counts of another stage, no stray state word, and each iteration’s metrics', async () => {
+    const r = await cli(['demo', 'configs/coral.dry-run.yaml', '--name', 'demo-lines', '--set', `stateDir=${tempStateDir()}`], cliEnv());
+    expect(r.exitCode, r.all).toBe(0);
+    const lines = r.stdout.split('\n');
+    const stageLines = lines.filter((l) => l.includes(' · stage '));
+    for (const l of stageLines)
+      expect(l).toMatch(/^iteration [01] \(of 0–1\) · stage (deploy|generate|evaluate|build-data|undeploy|train)$/);
+    for (const i of [0, 1]) for (const stage of ['generate', 'train']) expect(lines).toContain(`iteration ${i} (of 0–1) · stage ${stage}`);
+    expect(lines.filter((l) => /^\s*(running|completed)\s*$/.test(l))).toEqual([]);
+    // 24 questions × 2 samples evaluated: the table's count, and the iteration's line says the same.
+    for (const i of [0, 1]) expect(lines.find((l) => l.startsWith(`iteration ${i} done: `))).toMatch(/ conversations=48$/);
+    expect(lines.find((l) => l.startsWith('conversations '))).toMatch(/^conversations\s+48\s+48$/);
+    expect(r.stdout).toMatch(/^finished in /m);
   });
 
   it('watch of a name never used is one clear line', async () => {
