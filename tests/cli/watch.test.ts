@@ -133,7 +133,7 @@ describe('the live display', () => {
     });
   }, 600_000);
 
-  it('watch of a run that has ended prints its status and exits 0 when it completed, 1 when it failed', async () => {
+  it('watch exits 0 when the run completed, 1 when it was terminated; Ctrl-C detaches and the run goes on', async () => {
     await withWorkers(server.env(), async () => {
       const file = configFile();
       const start = await cli(['start', file, '--name', 'ended', '--set', 'trainer.maximumAttempts=2', '--wait'], cliEnv());
@@ -148,6 +148,15 @@ describe('the live display', () => {
       const watch = cliProcess(['watch', 'terminated'], cliEnv());
       const out = collectOutput(watch);
       await shows(out, 'stage generate', 'watch sees generate');
+      // Ctrl-C detaches one watcher; the run goes on, and the other still watches it.
+      const detaching = cliProcess(['watch', 'terminated'], cliEnv());
+      await shows(collectOutput(detaching), 'stage generate', 'the second watch sees generate');
+      detaching.kill('SIGINT');
+      const detached = await detaching;
+      expect(detached.exitCode, String(detached.all)).toBe(130);
+      expect(String(detached.stdout)).toContain('detached from run terminated; it goes on (collab-loop watch terminated shows it again)');
+      expect((await server.env().client.workflow.getHandle(loopWorkflowId('terminated')).describe()).status.name).toBe('RUNNING');
+      expect(watch.exitCode).toBeNull();
       await server.env().client.workflow.getHandle(loopWorkflowId('terminated')).terminate('watch test');
       const r = await watch;
       expect(r.exitCode, String(r.all)).toBe(1);
