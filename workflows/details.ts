@@ -2,6 +2,8 @@
 // where it is, how far it got, what it measured, and what needs the user.
 import { iterationLabel } from '../contracts/iteration-label';
 import { metricsTable } from '../contracts/metrics-table';
+import { iterationEtaSeconds, type StageProgress } from '../contracts/progress';
+import { progressLines } from '../contracts/progress-text';
 import {
   STAGES,
   type Attention,
@@ -52,13 +54,19 @@ export function renderIterationDetails(runName: string, s: IterationStatus): str
   // "4 of 6", not "4/6": the UI renders details as markdown with typography, which would print a fraction slash.
   if (s.shards.total)
     lines.push('', `shards ${s.shards.done} of ${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
-  if (s.train?.step !== undefined)
+  if (s.progress) lines.push(...liveLines(s.progress));
+  else if (s.train?.step !== undefined)
     lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
   const times = stageTimesLine(s.stages);
   if (times) lines.push('', `stages: ${times}`);
   lines.push(...configChangeLines(s.configChanges));
   if (s.metrics) lines.push('', ...Object.entries(s.metrics).map(([k, v]) => `- ${k}: ${fmt(v)}`));
   return lines.join('\n');
+}
+
+/** The stage's live progress as a list, with how old it is (the UI shows details as they were when the page loaded). */
+function liveLines(p: StageProgress, iterationEta?: number): string[] {
+  return ['', ...progressLines(p, iterationEta).map((l) => `- ${l}`), '', `measured ${new Date(p.at).toISOString()}`];
 }
 
 export interface LoopView {
@@ -72,6 +80,8 @@ export interface LoopView {
   done: IterationSummary[];
   /** What the running iteration last reported (absent before its first stage, and in older iterations). */
   current?: IterationProgress;
+  /** The running stage's live progress (live-progress.ts). */
+  progress?: StageProgress;
   /** A tracker that could not be written (the loop goes on; the user should know). */
   trackingError?: string;
   /** Each model role's checkpoint chain (role-chains.ts), when the run has several roles. */
@@ -90,7 +100,10 @@ export function renderLoopDetails(v: LoopView): string {
   const lines = [`**${v.runName}** (${v.recipe}) · ${head}${v.paused ? ' · ⏸ paused' : ''}`, `checkpoint \`${v.checkpoint}\``];
   const c = v.current;
   if (c && c.iteration === v.iteration && c.stage !== 'done' && !v.stopped) {
-    lines.push('', `iteration ${c.iteration}: stage **${c.stage}** · conversations ${c.conversations} · tokens ${c.tokens}`);
+    const counts = v.progress ? '' : ` · conversations ${c.conversations} · tokens ${c.tokens}`;
+    lines.push('', `iteration ${c.iteration}: stage **${c.stage}**${counts}`);
+    if (v.progress)
+      lines.push(...liveLines(v.progress, iterationEtaSeconds(STAGES, v.progress.stage, v.progress.etaSeconds, v.done.at(-1)?.stages)));
     // The first line says what failed; the iteration's own page has the log tail.
     if (c.attention) lines.push(...attentionLines(v.runName, c.attention, 1));
     if (c.metrics)

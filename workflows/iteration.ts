@@ -14,7 +14,8 @@ import {
 } from '../contracts/messages';
 import type { LoopConfig } from '../contracts/config';
 import { STAGES, type IterationInput, type IterationSummary, type Stage, type StageStats } from '../contracts/run';
-import { publish, tellLoop } from './iteration-progress';
+import { publish, statusView, tellLoop } from './iteration-progress';
+import { noteProgressReports, stillRunning } from './live-progress';
 import { newIterationState, wantsTrainData, type IterationState } from './iteration-state';
 import { iterationSummary } from './iteration-summary';
 import { afterLostServers } from './redeploy';
@@ -49,9 +50,11 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   return iterationSummary(s);
 }
 
-/** Status and config queries, pause, and the retry update (accepted only while a stage needs attention). */
+/** Status and config queries, progress reports, pause, and the retry update (accepted only while a stage needs
+ *  attention). */
 function handleMessages(s: IterationState): void {
-  setHandler(iterationStatusQuery, () => s.status);
+  setHandler(iterationStatusQuery, () => statusView(s));
+  noteProgressReports(s.live, stillRunning(s), () => publish(s));
   setHandler(iterationConfigQuery, () => s.config);
   setHandler(pauseSignal, (p) => {
     s.status.paused = p;

@@ -49,6 +49,9 @@ export interface UsageCounter {
   /** Tokens of calls actually sent (cache hits excluded): what this attempt paid. */
   paidPromptTokens: number;
   paidCompletionTokens: number;
+  /** Calls given up (handed to Temporal) and failed requests sent again: the progress model's failed / retried. */
+  failedCalls: number;
+  retriedRequests: number;
 }
 
 export const newUsageCounter = (): UsageCounter => ({
@@ -58,6 +61,8 @@ export const newUsageCounter = (): UsageCounter => ({
   completionTokens: 0,
   paidPromptTokens: 0,
   paidCompletionTokens: 0,
+  failedCalls: 0,
+  retriedRequests: 0,
 });
 
 export interface ChatClientOptions {
@@ -137,6 +142,12 @@ export function createChat(opts: ChatClientOptions): Chat {
   const labels = { role: opts.role ?? '', endpoint: endpoint.model };
   // Runs started before the field existed carry llm configs without it.
   const outageMs = (llm.outageToleranceSeconds ?? 600) * 1000;
+  /** A failed request: given up (the call fails) or sent again; counted for the metrics and the progress model. */
+  const tally = (givenUp: boolean, kind: string) => {
+    count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind });
+    if (givenUp) usage.failedCalls++;
+    else usage.retriedRequests++;
+  };
 
   function requestBody(
     call: ChatCall,
@@ -192,12 +203,12 @@ export function createChat(opts: ChatClientOptions): Chat {
           const c = classifyLlmError(err, endpoint.baseUrl);
           const gone = servedGone(c);
           if (gone) {
-            count('llmFailures', 1, { ...labels, kind: SERVED_ENDPOINT_GONE });
+            tally(true, SERVED_ENDPOINT_GONE);
             throw gone;
           }
           if (c.outage && outageMs > 0) throw new EndpointDown(c);
           const givenUp = !c.retryable || retries >= llm.callRetries;
-          count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind: c.type });
+          tally(givenUp, c.type);
           if (givenUp) throw toTemporalFailure(c);
           const backoff = Math.min(250 * 2 ** retries++, llm.maxRetryDelaySeconds * 1000);
           await sleep(Math.min(c.retryAfterMs ?? backoff, llm.maxRetryDelaySeconds * 1000), signal);
@@ -207,12 +218,12 @@ export function createChat(opts: ChatClientOptions): Chat {
     return rideOut(withCallRetries, {
       toleranceMs: outageMs,
       isOutage: (e) => e instanceof EndpointDown,
-      onWait: (e) => count('llmRetries', 1, { ...labels, kind: (e as EndpointDown).failure.type }),
+      onWait: (e) => tally(false, (e as EndpointDown).failure.type),
       askedDelayMs: (e) => (e as EndpointDown).failure.retryAfterMs,
       giveUp: (e, waitedMs) => {
         if (signal?.aborted) return signal.reason;
         const c = (e as EndpointDown).failure;
-        count('llmFailures', 1, { ...labels, kind: c.type });
+        tally(true, c.type);
         const s = (ms: number) => Math.round(ms / 1000);
         return toTemporalFailure({
           ...c,
