@@ -15,7 +15,8 @@ function print(entry: LogEntry): void {
   process.stderr.write(`${when} [${entry.level}] ${entry.message}${meta}\n`);
 }
 
-/** Stages last from a second (undeploy) to a day (training): the core's default buckets stop at 10 (s or ms). */
+/** Stages last from a second (undeploy) to a day (training): the exporter's default boundaries are sized for task
+ *  latencies, and a scrape could not tell a ten-minute stage from a ten-hour one. */
 export const STAGE_SECONDS_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400];
 
 /**
