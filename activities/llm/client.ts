@@ -19,7 +19,7 @@ import type { ExternalEndpoint, LlmConfig } from '../../contracts/config';
 import { requestCacheKey } from './cache';
 import { type ClassifiedError, classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter, estimateTokens, estimateUsage } from './limiter';
-import { count } from '../metrics';
+import { count, metricIteration } from '../metrics';
 import { rideOut } from '../outage-backoff';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { postJson } from './post-json';
@@ -40,6 +40,18 @@ export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
   ...(e.api && e.api !== 'chat' ? { api: e.api } : {}),
   ...(e.path !== undefined ? { path: e.path } : {}),
 });
+
+/**
+ * The `endpoint` label of an endpoint's call metrics: never its URL (a served checkpoint's port changes with every
+ * deploy) nor a served model's id (a checkpoint fetched from S3 is served as its 64-hex content hash, a transformers
+ * server as its path), but the role and the iteration it serves, e.g. "agent@iter-1": one series per role and
+ * iteration. An endpoint named in the config keeps its model name.
+ */
+export function endpointLabel(endpoint: EndpointRef, role: string | undefined): string {
+  if (!endpoint.served) return endpoint.model;
+  const iteration = metricIteration();
+  return `${role || 'model'}@${iteration === undefined ? 'served' : `iter-${iteration}`}`;
+}
 
 export interface UsageCounter {
   calls: number;
@@ -138,8 +150,7 @@ export function createChat(opts: ChatClientOptions): Chat {
   const apiKey = resolveApiKey(endpoint);
   const chatUrl = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const limiter = endpointLimiter(endpoint, llm.sharedLimits);
-  // The model id, not the URL: a served checkpoint's port changes with every deploy.
-  const labels = { role: opts.role ?? '', endpoint: endpoint.model };
+  const labels = { role: opts.role ?? '', endpoint: endpointLabel(endpoint, opts.role) };
   // Runs started before the field existed carry llm configs without it.
   const outageMs = (llm.outageToleranceSeconds ?? 600) * 1000;
   /** A failed request: given up (the call fails) or sent again; counted for the metrics and the progress model. */
