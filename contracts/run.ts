@@ -109,6 +109,9 @@ export interface LoopState {
   /** The config after the `retry --set` changes, which every later iteration runs with (absent: the run's own). */
   config?: LoopConfig;
   configChanges?: string[];
+  /** When the run's first execution started (ISO), carried across continue-as-new: the server's start time and
+   *  static summary are each execution's own (absent in runs from before it was kept). */
+  startedAt?: string;
 }
 
 export interface IterationInput {

@@ -42,6 +42,9 @@ describe('replay of recorded histories', () => {
         // The loop told of each finished shard for its live progress (live-progress-v1).
         'iteration-coral-live-progress-v1.json',
         'loop-coral-live-progress-v1.json',
+        // The loop's second segment starting a debate iteration whose summary names each role's checkpoint
+        // (iteration-roles-summary-v1), carrying the run's start (LoopState.startedAt).
+        'loop-debate-roles-summary-v1.json',
       ]),
     );
   });

@@ -3,9 +3,10 @@
 import { getExternalWorkflowHandle, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { iterationProgressSignal } from '../contracts/messages';
 import type { IterationStatus } from '../contracts/run';
-import { renderIterationDetails } from './details';
+import { renderIterationDetails, type RolesView } from './details';
 import type { IterationState } from './iteration-state';
 import { generateWork, iterationStageProgress } from './live-progress';
+import { roleLineage } from './role-lineage';
 
 /** The status as the query, the CLI and the UI read it: with the stage's live progress. */
 export function statusView(s: IterationState): IterationStatus {
@@ -13,7 +14,14 @@ export function statusView(s: IterationState): IterationStatus {
   return progress ? { ...s.status, progress } : s.status;
 }
 
-export const publish = (s: IterationState) => setCurrentDetails(renderIterationDetails(s.input.runName, statusView(s)));
+export const publish = (s: IterationState) => setCurrentDetails(renderIterationDetails(s.input.runName, statusView(s), rolesView(s)));
+
+/** Each model role's lineage as far as the iteration got: served once deployed, trained as each trainer returns. */
+function rolesView(s: IterationState): RolesView | undefined {
+  if (!s.deployed?.roles) return undefined;
+  const training = s.status.stage === 'train' && !s.status.attention;
+  return { models: roleLineage(s.deployed, s.data, s.trainedRoles, s.config), method: s.config.trainer?.method, training };
+}
 
 /** Stage changes, attention, metrics and (live-progress-v1) each finished shard go to the loop's details;
  *  `finishedKey`: the shard that just finished, whose reports the loop then stops adding. */

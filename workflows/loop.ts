@@ -15,6 +15,7 @@ import {
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { CollabActivities } from '../contracts/activities';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
@@ -49,7 +50,7 @@ import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
 import { advance } from './loop-state';
 import { loopStageProgress, noteProgressReports } from './live-progress';
-import { trackSummary } from './stage-summaries';
+import { iterationStartSummary, trackSummary } from './stage-summaries';
 
 export interface LoopResult {
   runName: string;
@@ -92,7 +93,13 @@ interface LoopRun {
 export async function trainingLoop(input: LoopInput, resumed?: LoopState & { paused?: boolean }): Promise<LoopResult> {
   const run: LoopRun = {
     input,
-    state: resumed ?? { iteration: 0, checkpoint: input.config.baseCheckpoint, done: [] },
+    // The first execution's start, set once: continue-as-new carries it to every later segment.
+    state: resumed ?? {
+      iteration: 0,
+      checkpoint: input.config.baseCheckpoint,
+      done: [],
+      startedAt: workflowInfo().startTime.toISOString(),
+    },
     stopped: false,
     live: new Map(),
     finishedKeys: new Set(),
@@ -163,7 +170,10 @@ async function runIteration(run: LoopRun): Promise<IterationSummary> {
       workflowId: iterationWorkflowId(input.runName, state.iteration),
       taskQueue: TASK_QUEUES.workflows,
       args: [iterationInput(run)],
-      staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}`,
+      // Iterations started before every role's checkpoint was named were started with the primary role's only.
+      ...(patched('iteration-roles-summary-v1')
+        ? iterationStartSummary(input.runName, state.iteration, state.checkpoint, state.checkpoints)
+        : { staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}` }),
       typedSearchAttributes: [
         { key: RunNameKey, value: input.runName },
         { key: RecipeKey, value: input.config.recipe.name },
@@ -257,6 +267,8 @@ function publish(run: LoopRun): void {
       progress: loopStageProgress(current, run.live, run.finishedKeys),
       trackingError,
       configChanges: state.configChanges,
+      startedAt: state.startedAt,
+      now: Date.now(),
     }),
   );
 }

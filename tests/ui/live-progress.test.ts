@@ -3,29 +3,26 @@
 // counts rise between two readings, with a rate and an ETA; during train the trainer's step, total, loss and ETA
 // show. The reports that carry it leave nothing in the iteration's history.
 import { describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import type { Page } from 'playwright-core';
 import { startLoop } from '../../cli/runs';
 import type { RunStatus } from '../../cli/runs';
 import { iterationWorkflowId, loopWorkflowId } from '../../contracts/messages';
 import type { StageProgress } from '../../contracts/progress';
 import type { LoopResult } from '../../workflows/loop';
-import { createWorkers, runWorkers } from '../../workers/run-worker';
+import { runWorkers } from '../../workers/run-worker';
 import { cli } from '../helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';
-import { workflowBundle } from '../helpers/temporal';
-import { pageText, useUiBrowser } from '../helpers/ui-browser';
+import { openUiRun, pageText, useUiServer, workflowUrl } from '../helpers/ui-page';
 import { waitUntil } from '../helpers/wait';
 
-const ui = useUiBrowser();
+const ui = useUiServer();
 
 /** The Current Details text of a workflow's page, loaded afresh, once it matches `text`. */
 async function currentDetails(page: Page, id: string, text: RegExp): Promise<string> {
   let last = '';
   return waitUntil(
     async () => {
-      await page.goto(ui.workflowUrl(id));
+      await page.goto(workflowUrl(ui.server.uiPort, id));
       await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: 60_000 });
       await page.waitForTimeout(500);
       const t = await pageText(page);
@@ -52,8 +49,7 @@ describe('live progress while a stage works', () => {
       c.trainer.command = [...STAND_IN_TRAINER.slice(0, -1), '300', '--steps', '60'];
     });
     const runName = 'live-progress';
-    const address = `127.0.0.1:${ui.server.port}`;
-    const env = { TEMPORAL_ADDRESS: address };
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${ui.server.port}` };
     const statusJson = async (): Promise<RunStatus> => {
       const r = await cli(['status', runName, '--json'], env);
       if (r.exitCode !== 0) throw new Error(`status --json failed:\n${r.all}`);
@@ -63,11 +59,7 @@ describe('live progress while a stage works', () => {
       const p = (await statusJson()).iteration?.progress;
       return p?.stage === stage && p;
     };
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const native = await NativeConnection.connect({ address });
-    const workers = await createWorkers({ connection: native, workflowBundle: await workflowBundle(), shutdownGraceTime: '1s' });
-    const page = await ui.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const { client, workers, page, close } = await openUiRun(ui.server, ui.browser);
     const loopPage = await ui.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await runWorkers(
@@ -139,10 +131,8 @@ describe('live progress while a stage works', () => {
         })(),
       );
     } finally {
-      await page.close();
       await loopPage.close();
-      await native.close();
-      await connection.close();
+      await close();
     }
   });
 });

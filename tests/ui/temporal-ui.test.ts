@@ -3,8 +3,6 @@
 // say where the run is, what it measured and what needs the user. Assertions are on the page's text, never pixels.
 // The screenshots go to a temporary folder; UPDATE_SCREENSHOTS=1 writes them to docs/screenshots for the README.
 import { describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import type { Page } from 'playwright-core';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -13,30 +11,17 @@ import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { startLoop } from '../../cli/runs';
 import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId, retryStageUpdate } from '../../contracts/messages';
 import type { LoopResult } from '../../workflows/loop';
-import { createWorkers, runWorkers } from '../../workers/run-worker';
+import { runWorkers } from '../../workers/run-worker';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';
-import { workflowBundle } from '../helpers/temporal';
-import { pageText, useUiBrowser } from '../helpers/ui-browser';
+import { openTab as openUiTab, openUiRun, useUiServer } from '../helpers/ui-page';
 import { waitUntil } from '../helpers/wait';
 
 const shots = process.env.UPDATE_SCREENSHOTS
   ? path.join(PROJECT_ROOT, 'docs', 'screenshots')
   : mkdtempSync(path.join(os.tmpdir(), 'collab-loop-ui-'));
-const ui = useUiBrowser();
+const ui = useUiServer();
 
-/** Opens a workflow's page on a tab ("Timeline", "User Metadata", …) and returns its text once `text` is on it. */
-async function openTab(page: Page, id: string, tab: string, text: RegExp): Promise<string> {
-  await page.goto(ui.workflowUrl(id));
-  await page.getByRole('tab', { name: tab }).click({ timeout: 60_000 });
-  return waitUntil(
-    async () => {
-      const t = await pageText(page);
-      return text.test(t) && t;
-    },
-    60_000,
-    `${text} on the ${tab} tab of ${id}`,
-  );
-}
+const openTab = (page: Page, id: string, tab: string, text: RegExp) => openUiTab(page, ui.server.uiPort, id, tab, text);
 
 describe('the Temporal UI tells the story of a run', () => {
   it('timeline summaries, current details with the needs-attention reason, metrics after the retry', async () => {
@@ -48,12 +33,7 @@ describe('the Temporal UI tells the story of a run', () => {
       c.trainer.maximumAttempts = 1;
     });
     const runName = 'ui-story';
-    const address = `127.0.0.1:${ui.server.port}`;
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const native = await NativeConnection.connect({ address });
-    const workers = await createWorkers({ connection: native, workflowBundle: await workflowBundle(), shutdownGraceTime: '1s' });
-    const page = await ui.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const { client, workers, page, close } = await openUiRun(ui.server, ui.browser);
     try {
       await runWorkers(
         workers,
@@ -112,9 +92,7 @@ describe('the Temporal UI tells the story of a run', () => {
         })(),
       );
     } finally {
-      await page.close();
-      await native.close();
-      await connection.close();
+      await close();
     }
     console.log(`UI screenshots: ${shots}`);
   });
