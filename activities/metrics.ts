@@ -1,8 +1,9 @@
 // The project's own Prometheus metrics: named instruments created once, on the meter of the worker's Temporal
 // runtime when `collab-loop worker --metrics-port` exports one, else on the SDK's no-op meter (unit tests, workers
 // without the flag), so call sites never ask whether metrics are on. Each activity runs with its run's name as
-// the `run` label (workers/metric-labels.ts sets it from the activity's input); call sites add role, endpoint,
-// kind or outcome.
+// the `run` label (workers/metric-labels.ts sets it, and the iteration, from the activity's input); call sites add
+// role, endpoint, kind or outcome. What only the workflow knows (needs attention, budget, stage durations) is
+// emitted by workflows/run-metrics.ts on the workflow's meter.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type MetricMeter, type MetricTags, noopMetricMeter } from '@temporalio/common';
 
@@ -19,6 +20,13 @@ function instruments(meter: MetricMeter) {
     sandboxRuns: counter('sandbox_runs', 'sandboxed Python runs, by outcome (ok, error, timeout)'),
     renders: counter('renders', 'web pages rendered to PNG'),
     trainerSteps: counter('trainer_steps', 'training steps trainers reported'),
+    storageErrors: counter('storage_errors', 'failed requests to the S3 object store (retried ones included), by operation and kind'),
+    storageUploadedBytes: counter('storage_uploaded_bytes', 'bytes written to the S3 object store', 'bytes'),
+    storageDownloadedBytes: counter('storage_downloaded_bytes', 'bytes read from the S3 object store', 'bytes'),
+    checkpointUploads: counter('checkpoint_uploads', 'checkpoints published to the object store, by kind (final, step)'),
+    checkpointUploadedBytes: counter('checkpoint_uploaded_bytes', 'checkpoint bytes uploaded (files already stored are skipped)', 'bytes'),
+    checkpointFetches: counter('checkpoint_fetches', 'published checkpoints fetched from the object store onto a host'),
+    checkpointFetchedBytes: counter('checkpoint_fetched_bytes', 'checkpoint bytes fetched from the object store', 'bytes'),
   };
 }
 
@@ -35,10 +43,14 @@ export function useMetricMeter(meter: MetricMeter): void {
   recording = meter !== noopMetricMeter;
 }
 
-const runLabel = new AsyncLocalStorage<string>();
+/** The activity's run (the `run` label) and iteration (part of a served endpoint's label: client.ts). */
+const activityRun = new AsyncLocalStorage<{ run: string; iteration?: number }>();
 
-/** Runs `fn` with `run` as the run label of every metric it records. */
-export const withRunLabel = <T>(run: string, fn: () => T): T => runLabel.run(run, fn);
+/** Runs `fn` with `run` as the run label of every metric it records, in `iteration` of that run if known. */
+export const withRunLabel = <T>(run: string, fn: () => T, iteration?: number): T => activityRun.run({ run, iteration }, fn);
+
+/** The iteration of the activity that is running, if its input names one. */
+export const metricIteration = (): number | undefined => activityRun.getStore()?.iteration;
 
 // Adds are summed here and handed to the meter in batches — every second, when an activity ends
 // (workers/metric-labels.ts) and before a scrape-reader reads them (tests) — because each add on the Temporal
@@ -69,7 +81,7 @@ export function flushMetrics(): void {
 /** Adds `value` to one of the instruments, with the current run's label and the call site's `labels`. */
 export function count(name: keyof Instruments, value: number, labels: MetricTags = {}): void {
   if (!recording || !(value > 0)) return;
-  const run = runLabel.getStore() ?? '';
+  const run = activityRun.getStore()?.run ?? '';
   const key = `${name}\u0000${run}\u0000${labelKey(labels)}`;
   const p = pending.get(key);
   if (p) p.value += value;

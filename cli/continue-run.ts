@@ -9,6 +9,7 @@ import { iterationWorkflowId } from '../contracts/messages';
 import type { LoopInput, LoopState } from '../contracts/run';
 import type { LoopResult, trainingLoop } from '../workflows/loop';
 import { advance } from '../workflows/loop-state';
+import { runStart } from './list-runs';
 import { describeRun, lastStart, noSuchRun, runState, startExecution } from './runs';
 import { UserError } from './user-error';
 
@@ -25,6 +26,9 @@ export async function continueLoop(client: Client, runName: string): Promise<Con
   if (status === 'RUNNING') throw new UserError(`run "${runName}" is running; nothing to continue (collab-loop status ${runName})`);
   const { input, state: started } = await lastStart(client, runName);
   const state: LoopState = structuredClone(started ?? { iteration: 0, checkpoint: input.config.baseCheckpoint, done: [] });
+  // The run keeps its start: the loop carries it in its state (absent when it stopped in its first execution, or
+  // in runs from before it was kept: then it is where `list` says the run started).
+  state.startedAt ??= (await runStart(client, existing)).toISOString();
   if (status === 'COMPLETED') {
     // A stop that landed after an iteration finished ends the execution with that iteration in its result only.
     const result = (await client.workflow.getHandle(existing.workflowId).result()) as LoopResult;
@@ -41,7 +45,7 @@ export async function continueLoop(client: Client, runName: string): Promise<Con
     input,
     // Paused when it stopped or not, a continued run goes on: continuing is the user asking it to.
     state: { ...state, paused: false },
-    memo: { iterations: total },
+    memo: { iterations: total, startedAt: state.startedAt },
     summary: `${input.config.recipe.name} loop **${runName}** · continued at iteration ${state.iteration} of ${total}`,
     details: `continued from checkpoint \`${state.checkpoint}\`\n\nstate: \`${input.config.stateDir}\``,
     // The run is closed (checked above): its id may be used again.

@@ -86,8 +86,14 @@ async function describeIteration(client: Client, run: string, iteration: number)
   }
 }
 
-/** The start of the first execution of the latest one's continue-as-new chain (the server's first_run_id). */
-async function runStart(client: Client, w: WorkflowExecutionInfo): Promise<Date> {
+/** The run's start: a continued run's from its memo, else the start of the first execution of the latest one's
+ *  continue-as-new chain (the server's first_run_id). */
+export async function runStart(
+  client: Client,
+  w: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'startTime' | 'memo'>,
+): Promise<Date> {
+  const carried = (w.memo as Partial<LoopMemo> | undefined)?.startedAt;
+  if (carried) return new Date(carried);
   const first = (await client.workflow.getHandle(w.workflowId, w.runId).describe()).raw.workflowExecutionInfo?.firstRunId;
   if (!first || first === w.runId) return w.startTime;
   try {

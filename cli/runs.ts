@@ -68,6 +68,9 @@ async function checkStorage(loaded: LoadedConfig): Promise<void> {
 /** Memo written at start: lets `list` say how many iterations a run has without asking a worker. */
 export interface LoopMemo {
   iterations: number;
+  /** A continued run's start (LoopState.startedAt): `continue` begins a new continue-as-new chain, whose first
+   *  execution is not where the run started. The server carries a memo across continue-as-new. */
+  startedAt?: string;
 }
 
 /** A run's state as a user reads it: "stopped" for a loop that completed on `stop`, else its workflow status

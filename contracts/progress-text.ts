@@ -11,8 +11,8 @@ export function duration(seconds: number): string {
   return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
 }
 
-/** Rates: two significant digits, no trailing zeros beyond them ("0.52", "14", "1234"). */
-export const rate = (n: number) => (n >= 100 ? String(Math.round(n)) : n >= 10 ? n.toFixed(1) : n.toPrecision(2)).replace(/\.0+$/, '');
+/** Rates: two significant digits below 100, no trailing zeros ("0.5", "14", "1234"). */
+export const rate = (n: number) => (n >= 100 ? String(Math.round(n)) : String(Number(n.toPrecision(2))));
 
 export const usdText = (usd: number | undefined) => (usd === undefined ? 'no price set' : `$${usd.toFixed(4)}`);
 

@@ -78,6 +78,9 @@ export interface StageProgress {
   at: number;
 }
 
+/** No `undefined` values: the status query's JSON and the UI show only what is known. */
+const clean = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
 /** A measurement older than this is of an activity that stopped beating (lost worker): its rate no longer counts. */
 export const STALE_PROGRESS_MS = 30_000;
 
@@ -86,6 +89,14 @@ const addCalls = (a: CallCounts | undefined, b: CallCounts | undefined): CallCou
 const addTokens = (a: StageProgress['tokens'], b: StageProgress['tokens']): StageProgress['tokens'] =>
   a && b ? { prompt: a.prompt + b.prompt, completion: a.completion + b.completion } : (a ?? b);
 const addOpt = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : a + b);
+
+/** The work of several finished pieces as one. */
+export const sumWork = (works: readonly FinishedWork[]): FinishedWork =>
+  works.reduce<FinishedWork>(
+    (a, w) =>
+      clean({ done: a.done + w.done, calls: addCalls(a.calls, w.calls), tokens: addTokens(a.tokens, w.tokens), usd: addOpt(a.usd, w.usd) }),
+    { done: 0 },
+  );
 
 /** Seconds to do what is left at `perSecond` (absent without a rate or a total). */
 export const etaSeconds = (done: number, total: number | undefined, perSecond: number | undefined): number | undefined =>
@@ -144,9 +155,6 @@ export function stageProgress(
   const eta = etaSeconds(p.done, p.total, p.perSecond);
   return clean({ ...p, ...(eta !== undefined ? { etaSeconds: eta } : {}) });
 }
-
-/** No `undefined` values: the status query's JSON and the UI show only what is known. */
-const clean = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 /** The iteration's ETA: the running stage's plus how long the later stages took in the last finished iteration
  *  (absent in the first iteration, or while the stage has no ETA; a stage the last iteration skipped counts 0). */

@@ -2,7 +2,7 @@
 import type { ArtifactRef } from './artifact-ref';
 import type { LoopConfig } from './config';
 import type { EndpointRef } from './endpoint';
-import type { StageProgress } from './progress';
+import type { FinishedWork, ProgressUnit, StageProgress } from './progress';
 import type { TrackerOutcome } from './tracking';
 
 export type { ArtifactRef, LoopConfig, EndpointRef };
@@ -109,6 +109,9 @@ export interface LoopState {
   /** The config after the `retry --set` changes, which every later iteration runs with (absent: the run's own). */
   config?: LoopConfig;
   configChanges?: string[];
+  /** When the run's first execution started (ISO), carried across continue-as-new: the server's start time and
+   *  static summary are each execution's own (absent in runs from before it was kept). */
+  startedAt?: string;
 }
 
 export interface IterationInput {
@@ -157,7 +160,8 @@ export interface IterationStatus {
   progress?: StageProgress;
 }
 
-/** What an iteration tells its loop at each stage change, so the loop's UI page shows where the run is. */
+/** What an iteration tells its loop at each stage change (and, since live progress, as each shard finishes), so
+ *  the loop's UI page shows where the run is. */
 export interface IterationProgress {
   iteration: number;
   stage: Stage | 'done';
@@ -165,6 +169,10 @@ export interface IterationProgress {
   conversations: number;
   tokens: number;
   metrics?: Record<string, number>;
+  /** The stage's finished work; the loop adds the running pieces' own reports (workflows/live-progress.ts). */
+  work?: { unit: ProgressUnit; total?: number; finished: FinishedWork };
+  /** The piece whose finishing this message tells (a shard key): its reports are in `work` from now on. */
+  finishedKey?: string;
 }
 
 export interface LoopStatus {
@@ -194,6 +202,9 @@ export interface ShardSpec {
   /** Conversations in the shard (tasks × samples); absent in plans recorded before it existed. */
   conversations?: number;
 }
+
+/** A shard's name within its iteration ("eval-3"): results, budget ledger entries and progress reports go by it. */
+export const shardKey = (shard: Pick<ShardSpec, 'split' | 'index'>) => `${shard.split}-${shard.index}`;
 
 export interface ShardInput {
   runName: string;
@@ -229,6 +240,8 @@ export interface ShardResult {
   tokens: number;
   /** LLM spend per model role (absent in shards run before budgets). */
   spend?: Record<string, Spend>;
+  /** The shard's work in the progress model's terms (absent in shards run before live progress). */
+  work?: FinishedWork;
 }
 
 /** LLM spend: tokens (prompt + completion) and what they cost in US dollars at the endpoints' `price` (0 without). */

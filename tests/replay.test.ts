@@ -39,6 +39,12 @@ describe('replay of recorded histories', () => {
         'loop-coral-restart-v1.json',
         // A lost model server deployed again mid-generation (redeploy-lost-servers-v1; durability.lost-servers.test.ts).
         'iteration-coral-redeploy-lost-servers-v1.json',
+        // The loop told of each finished shard for its live progress (live-progress-v1).
+        'iteration-coral-live-progress-v1.json',
+        'loop-coral-live-progress-v1.json',
+        // The loop's second segment starting a debate iteration whose summary names each role's checkpoint
+        // (iteration-roles-summary-v1), carrying the run's start (LoopState.startedAt).
+        'loop-debate-roles-summary-v1.json',
       ]),
     );
   });

@@ -15,6 +15,10 @@ function print(entry: LogEntry): void {
   process.stderr.write(`${when} [${entry.level}] ${entry.message}${meta}\n`);
 }
 
+/** Stages last from a second (undeploy) to a day (training): the exporter's default boundaries are sized for task
+ *  latencies, and a scrape could not tell a ten-minute stage from a ten-hour one. */
+export const STAGE_SECONDS_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400];
+
 /**
  * Installs the process-wide Temporal runtime logger once; later calls are no-ops. `COLLAB_LOOP_LOG_LEVEL` overrides.
  * `metricsPort`: the runtime also serves Prometheus metrics on that port (all interfaces) at /metrics — the SDK's
@@ -23,7 +27,15 @@ function print(entry: LogEntry): void {
  */
 export function installWorkerLogging(level: LogLevel = 'WARN', metricsPort?: number): void {
   const chosen = (process.env.COLLAB_LOOP_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) ?? level;
-  const metrics = metricsPort === undefined ? undefined : { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } };
+  const metrics =
+    metricsPort === undefined
+      ? undefined
+      : {
+          prometheus: {
+            bindAddress: `0.0.0.0:${metricsPort}`,
+            histogramBucketOverrides: { collab_loop_stage_seconds: STAGE_SECONDS_BUCKETS },
+          },
+        };
   try {
     Runtime.install({ logger: new DefaultLogger(chosen, print), ...(metrics ? { telemetryOptions: { metrics } } : {}) });
   } catch (err) {

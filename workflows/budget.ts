@@ -3,6 +3,7 @@
 import { addSpend, budgetReached, sumSpend } from '../contracts/spend';
 import type { BudgetLedgerInput, Spend, SpendReport, Stage } from '../contracts/run';
 import type { IterationState } from './iteration-state';
+import { reportBudget } from './run-metrics';
 
 /** This iteration's spend so far, from the finished shards and the data build (never double-counted on retries). */
 export function spendReport(s: IterationState): SpendReport {
@@ -19,11 +20,15 @@ export function spendReport(s: IterationState): SpendReport {
   return { total: sumSpend(Object.values(byStage)), byStage, byRole };
 }
 
+/** What the run has spent so far: the earlier iterations' and this one's. */
+export const runSpent = (s: IterationState): Spend => addSpend(s.input.spentBefore, spendReport(s).total);
+
 /** Before issuing new calls: fails the stage as "budget reached" once the run has spent its budget. */
 export function checkBudget(s: IterationState): void {
+  const spent = runSpent(s);
+  reportBudget(s, spent); // at each shard boundary: the budget gauges follow the shards as they finish
   const b = s.config.budget;
   if (!s.patches.budgets || !b) return;
-  const spent = addSpend(s.input.spentBefore, spendReport(s).total);
   const limit =
     b.tokens !== undefined && spent.tokens >= b.tokens ? 'tokens' : b.usd !== undefined && spent.usd >= b.usd ? 'usd' : undefined;
   if (limit) throw budgetReached(s.input.runName, spent, b, limit);

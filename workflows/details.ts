@@ -1,14 +1,19 @@
 // Markdown shown as "current details" in the Temporal UI: a run must be understandable from the UI alone —
 // where it is, how far it got, what it measured, and what needs the user.
+import { duration } from '../contracts/duration';
 import { iterationLabel } from '../contracts/iteration-label';
 import { metricsTable } from '../contracts/metrics-table';
+import { iterationEtaSeconds, type StageProgress } from '../contracts/progress';
+import { progressLines } from '../contracts/progress-text';
 import {
   STAGES,
   type Attention,
   type IterationProgress,
   type IterationStatus,
   type IterationSummary,
+  type RoleLineage,
   type StageStats,
+  type TrainOutcome,
 } from '../contracts/run';
 
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(4));
@@ -46,19 +51,65 @@ export function stageTimesLine(stages: Partial<Record<string, StageStats>> | und
   return parts.length ? parts.join(' · ') : undefined;
 }
 
-export function renderIterationDetails(runName: string, s: IterationStatus): string {
+/** What an iteration's details say of its model roles: each one's lineage so far (role-lineage.ts). */
+export interface RolesView {
+  models: Record<string, RoleLineage>;
+  /** The trainer's method (`sft`, `dpo`), as the timeline's train rows name it. */
+  method?: string;
+  /** The train stage is under way: a trained role with data and no result yet is training now. */
+  training: boolean;
+}
+
+/** Verbatim in markdown (paths hold `_` and `*`): inline code, a backtick in it turned into a quote. */
+export const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+
+/** `8 steps · final loss 0.4100 · resumed at step 3`. */
+const trainResult = (t: TrainOutcome | undefined) =>
+  [
+    t?.steps !== undefined ? `${t.steps} steps` : undefined,
+    t?.finalLoss !== undefined ? `final loss ${fmt(t.finalLoss)}` : undefined,
+    t?.resumedFromStep ? `resumed at step ${t.resumedFromStep}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+
+/** Every role's served checkpoint, then each trained role's outcome as `train critic_2 · sft · 8 steps · final loss
+ *  0.41 → <checkpoint>`: the timeline's `train critic_2 · sft · command` row cannot say it, since an activity's
+ *  summary is fixed when it is scheduled (Temporal's user metadata; the SDK has no call to change it later). */
+export function roleLines(v: RolesView | undefined): string[] {
+  const roles = Object.entries(v?.models ?? {});
+  if (!v || !roles.length) return [];
+  const served = roles.map(([role, m]) => `- ${role} (${m.kind}): ${m.checkpoint ? code(m.checkpoint) : `model ${code(m.model ?? '?')}`}`);
+  const trained = roles.flatMap(([role, m]) => {
+    const head = `- train ${role}${v.method ? ` · ${v.method}` : ''}`;
+    if (m.nextCheckpoint) return [`${head} · ${trainResult(m.train) || 'done'} → ${code(m.nextCheckpoint)}`];
+    if (m.skipped) return [`${head} · kept its checkpoint: ${m.skipped}`];
+    if (m.kind === 'trained' && m.dataset && v.training) return [`${head} · running`];
+    return [];
+  });
+  return ['', 'served checkpoints:', '', ...served, ...(trained.length ? ['', 'trained:', '', ...trained] : [])];
+}
+
+export function renderIterationDetails(runName: string, s: IterationStatus, roles?: RolesView): string {
   const lines = [`**${runName}** · iteration ${s.iteration} · stage **${s.stage}**${s.paused ? ' · ⏸ paused' : ''}`];
   if (s.attention) lines.push(...attentionLines(runName, s.attention, 12));
   // "4 of 6", not "4/6": the UI renders details as markdown with typography, which would print a fraction slash.
   if (s.shards.total)
     lines.push('', `shards ${s.shards.done} of ${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
-  if (s.train?.step !== undefined)
+  if (s.progress) lines.push(...liveLines(s.progress));
+  else if (s.train?.step !== undefined)
     lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
   const times = stageTimesLine(s.stages);
   if (times) lines.push('', `stages: ${times}`);
+  lines.push(...roleLines(roles));
   lines.push(...configChangeLines(s.configChanges));
   if (s.metrics) lines.push('', ...Object.entries(s.metrics).map(([k, v]) => `- ${k}: ${fmt(v)}`));
   return lines.join('\n');
+}
+
+/** The stage's live progress as a list, with how old it is (the UI shows details as they were when the page loaded). */
+function liveLines(p: StageProgress, iterationEta?: number): string[] {
+  return ['', ...progressLines(p, iterationEta).map((l) => `- ${l}`), '', `measured ${new Date(p.at).toISOString()}`];
 }
 
 export interface LoopView {
@@ -72,12 +123,27 @@ export interface LoopView {
   done: IterationSummary[];
   /** What the running iteration last reported (absent before its first stage, and in older iterations). */
   current?: IterationProgress;
+  /** The running stage's live progress (live-progress.ts). */
+  progress?: StageProgress;
   /** A tracker that could not be written (the loop goes on; the user should know). */
   trackingError?: string;
   /** Each model role's checkpoint chain (role-chains.ts), when the run has several roles. */
   models?: string[];
   /** The `retry --set` changes the run's config has had. */
   configChanges?: string[];
+  /** When the run's first execution started (LoopState.startedAt; absent in runs from before it was kept). */
+  startedAt?: string;
+  /** Workflow time now, for how long the run has been going. */
+  now?: number;
+}
+
+/** `started <ISO> · running 3.5 min`, from the run's first execution: the UI's own start, duration and static
+ *  summary are the current continue-as-new segment's (ContinueAsNewOptions carries no staticSummary). */
+export function runTimeLines(v: Pick<LoopView, 'startedAt' | 'now' | 'iteration' | 'iterations' | 'stopped'>): string[] {
+  if (!v.startedAt || v.now === undefined) return [];
+  const took = duration(Math.max(0, v.now - Date.parse(v.startedAt)));
+  const verb = v.stopped ? 'ran' : v.iteration >= v.iterations ? 'took' : 'running';
+  return [`started ${v.startedAt} · ${verb} ${took}`];
 }
 
 /** Metrics so far: the CLI's table, verbatim in a code block (the UI's markdown tables have no cell padding). */
@@ -87,10 +153,17 @@ function metricsBlock(done: IterationSummary[]): string[] {
 
 export function renderLoopDetails(v: LoopView): string {
   const head = iterationLabel({ iteration: v.iteration, iterations: v.iterations, stopped: v.stopped });
-  const lines = [`**${v.runName}** (${v.recipe}) · ${head}${v.paused ? ' · ⏸ paused' : ''}`, `checkpoint \`${v.checkpoint}\``];
+  const lines = [
+    `**${v.runName}** (${v.recipe}) · ${head}${v.paused ? ' · ⏸ paused' : ''}`,
+    ...runTimeLines(v),
+    `checkpoint \`${v.checkpoint}\``,
+  ];
   const c = v.current;
   if (c && c.iteration === v.iteration && c.stage !== 'done' && !v.stopped) {
-    lines.push('', `iteration ${c.iteration}: stage **${c.stage}** · conversations ${c.conversations} · tokens ${c.tokens}`);
+    const counts = v.progress ? '' : ` · conversations ${c.conversations} · tokens ${c.tokens}`;
+    lines.push('', `iteration ${c.iteration}: stage **${c.stage}**${counts}`);
+    if (v.progress)
+      lines.push(...liveLines(v.progress, iterationEtaSeconds(STAGES, v.progress.stage, v.progress.etaSeconds, v.done.at(-1)?.stages)));
     // The first line says what failed; the iteration's own page has the log tail.
     if (c.attention) lines.push(...attentionLines(v.runName, c.attention, 1));
     if (c.metrics)

@@ -4,6 +4,7 @@ import { runDataName } from '../contracts/run-data-name';
 import { patched } from '@temporalio/workflow';
 import type { RecipeNeeds } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
+import type { WorkProgress } from '../contracts/progress';
 import type { RetryRequest } from '../contracts/messages';
 import type {
   ArtifactRef,
@@ -16,6 +17,7 @@ import type {
   ShardSpec,
   TrainResult,
 } from '../contracts/run';
+import { shardKey } from '../contracts/run';
 
 /** Patches that changed which commands an iteration issues: each is true in iterations started after it shipped. */
 export interface IterationPatches {
@@ -33,6 +35,8 @@ export interface IterationPatches {
   /** Every LLM call is checked against the run's `budget` before it is sent (activities/llm/budget-ledger.ts), and
    *  generate shows the spend from its start; before it, the budget was checked at shard boundaries only. */
   exactBudgets: boolean;
+  /** The loop hears of each finished shard (live-progress.ts), not only of stage changes. */
+  liveProgress: boolean;
 }
 
 /** The generate stage's plan: its shards, and what the recipe needs from the other stages. */
@@ -70,6 +74,9 @@ export interface IterationState {
   readonly trainedRoles: Map<string, TrainResult>;
   /** The budget ledger's generation (BudgetLedgerInput.epoch): bumped when a retry restarts generation. */
   budgetEpoch: number;
+  /** The latest progress report of each running piece (live-progress.ts): for the status query and the details
+   *  only — no command depends on it, as a replay does not see the reports. */
+  readonly live: Map<string, WorkProgress>;
 }
 
 /** The patches are asked in the order iterations always asked them. */
@@ -80,12 +87,13 @@ export function newIterationState(input: IterationInput): IterationState {
   const budgets = patched('budget-v1');
   const retryConfig = patched('retry-config-v1');
   const exactBudgets = patched('exact-budget-v1');
+  const liveProgress = patched('live-progress-v1');
   return {
     input,
     config: input.config,
     checkpoint: input.checkpoint,
     ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
-    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig, exactBudgets },
+    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig, exactBudgets, liveProgress },
     status: {
       iteration: input.iteration,
       stage: 'deploy',
@@ -100,6 +108,7 @@ export function newIterationState(input: IterationInput): IterationState {
     shardResults: new Map(),
     trainedRoles: new Map(),
     budgetEpoch: 0,
+    live: new Map(),
   };
 }
 
@@ -110,8 +119,6 @@ export const stageContext = (s: IterationState) => ({ runName: runDataName(s.inp
 /** Training data is built only for loops that train, from a train split (as the iteration started: a retry's
  *  config does not change it). */
 export const wantsTrainData = (s: IterationState) => !s.input.evalOnly && !!s.input.config.recipe.trainTasks;
-
-export const shardKey = (shard: ShardSpec) => `${shard.split}-${shard.index}`;
 
 /** The finished shards of a split, in plan order. */
 export const resultsOf = (s: IterationState, split: ShardSpec['split']): ShardResult[] =>

@@ -14,10 +14,13 @@ import {
 } from '../contracts/messages';
 import type { LoopConfig } from '../contracts/config';
 import { STAGES, type IterationInput, type IterationSummary, type Stage, type StageStats } from '../contracts/run';
-import { publish, tellLoop } from './iteration-progress';
+import { publish, statusView, tellLoop } from './iteration-progress';
+import { noteProgressReports, stillRunning } from './live-progress';
 import { newIterationState, wantsTrainData, type IterationState } from './iteration-state';
 import { iterationSummary } from './iteration-summary';
+import { runSpent } from './budget';
 import { afterLostServers } from './redeploy';
+import { recordStageDuration, reportBudget, setNeedsAttention } from './run-metrics';
 import { describeFailure, RestartFrom } from './stage-failure';
 import { buildData } from './stages/build-data';
 import { deploy, stopServers, undeploy } from './stages/deploy';
@@ -49,9 +52,11 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   return iterationSummary(s);
 }
 
-/** Status and config queries, pause, and the retry update (accepted only while a stage needs attention). */
+/** Status and config queries, progress reports, pause, and the retry update (accepted only while a stage needs
+ *  attention). */
 function handleMessages(s: IterationState): void {
-  setHandler(iterationStatusQuery, () => s.status);
+  setHandler(iterationStatusQuery, () => statusView(s));
+  noteProgressReports(s.live, stillRunning(s), () => publish(s));
   setHandler(iterationConfigQuery, () => s.config);
   setHandler(pauseSignal, (p) => {
     s.status.paused = p;
@@ -118,6 +123,8 @@ async function runStage(s: IterationState, stage: Stage): Promise<void> {
       if (s.released && needsServers(s, stage)) await deploy(s, (s.status.stages.deploy ??= { startedAt: stats.startedAt, ms: 0 }));
       await STAGE_BODIES[stage](s, stats);
       stats.ms += Date.now() - started;
+      recordStageDuration(s, stage, stats.ms);
+      reportBudget(s, runSpent(s));
       return;
     } catch (err) {
       stats.ms += Date.now() - started;
@@ -139,9 +146,15 @@ async function needsAttention(s: IterationState, stage: Stage, err: unknown): Pr
   upsertSearchAttributes([{ key: NeedsAttentionKey, value: true }]);
   publish(s);
   tellLoop(s);
+  setNeedsAttention(s, stage, true);
+  reportBudget(s, runSpent(s)); // a stage stopped for its budget shows what was spent against it
   s.retry = undefined;
   let req: RetryRequest | undefined;
-  while (!req) await condition(() => (req = s.retry) !== undefined);
+  try {
+    while (!req) await condition(() => (req = s.retry) !== undefined);
+  } finally {
+    setNeedsAttention(s, stage, false); // retried, or the run stopped while it waited
+  }
   s.status.attention = undefined;
   return req;
 }

@@ -15,6 +15,7 @@ import {
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { CollabActivities } from '../contracts/activities';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
@@ -40,6 +41,7 @@ import {
   type LoopStatus,
 } from '../contracts/run';
 import type { LoopConfig } from '../contracts/config';
+import type { WorkProgress } from '../contracts/progress';
 import { sumSpend } from '../contracts/spend';
 import { type TrackerOutcome, trackingFailure } from '../contracts/tracking';
 import { effectiveConfig } from '../contracts/effective-config';
@@ -47,7 +49,8 @@ import { HEARTBEAT_TIMEOUT } from './activity-proxies';
 import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
 import { advance } from './loop-state';
-import { trackSummary } from './stage-summaries';
+import { loopStageProgress, noteProgressReports } from './live-progress';
+import { iterationStartSummary, trackSummary } from './stage-summaries';
 
 export interface LoopResult {
   runName: string;
@@ -78,6 +81,10 @@ interface LoopRun {
   trackingError?: string;
   /** What the last tracking call did with each tracker. */
   tracking?: TrackerOutcome[];
+  /** The running pieces' progress reports and the shards the iteration said finished (live-progress.ts): for the
+   *  details only, as a replay does not see the reports. */
+  readonly live: Map<string, WorkProgress>;
+  readonly finishedKeys: Set<string>;
   child?: ChildWorkflowHandle<typeof iterationWorkflow>;
   /** Cancelled by `stop`: the running iteration cleans up (kills its subprocesses) and ends. */
   readonly childScope: CancellationScope;
@@ -86,8 +93,16 @@ interface LoopRun {
 export async function trainingLoop(input: LoopInput, resumed?: LoopState & { paused?: boolean }): Promise<LoopResult> {
   const run: LoopRun = {
     input,
-    state: resumed ?? { iteration: 0, checkpoint: input.config.baseCheckpoint, done: [] },
+    // The first execution's start, set once: continue-as-new carries it to every later segment.
+    state: resumed ?? {
+      iteration: 0,
+      checkpoint: input.config.baseCheckpoint,
+      done: [],
+      startedAt: workflowInfo().startTime.toISOString(),
+    },
     stopped: false,
+    live: new Map(),
+    finishedKeys: new Set(),
     childScope: new CancellationScope(),
   };
   handleMessages(run);
@@ -122,9 +137,19 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
 function handleMessages(run: LoopRun): void {
   setHandler(loopStatusQuery, () => status(run));
   setHandler(iterationProgressSignal, (p) => {
+    if (p.iteration !== run.current?.iteration || p.stage !== run.current.stage) {
+      run.live.clear();
+      run.finishedKeys.clear();
+    }
+    if (p.finishedKey) run.finishedKeys.add(p.finishedKey);
     run.current = p;
     publish(run);
   });
+  noteProgressReports(
+    run.live,
+    (p) => p.stage === run.current?.stage && !run.finishedKeys.has(p.key),
+    () => publish(run),
+  );
   setHandler(pauseSignal, async (p) => {
     run.state.paused = p;
     publish(run);
@@ -145,7 +170,10 @@ async function runIteration(run: LoopRun): Promise<IterationSummary> {
       workflowId: iterationWorkflowId(input.runName, state.iteration),
       taskQueue: TASK_QUEUES.workflows,
       args: [iterationInput(run)],
-      staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}`,
+      // Iterations started before every role's checkpoint was named were started with the primary role's only.
+      ...(patched('iteration-roles-summary-v1')
+        ? iterationStartSummary(input.runName, state.iteration, state.checkpoint, state.checkpoints)
+        : { staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}` }),
       typedSearchAttributes: [
         { key: RunNameKey, value: input.runName },
         { key: RecipeKey, value: input.config.recipe.name },
@@ -236,8 +264,11 @@ function publish(run: LoopRun): void {
       stopped,
       done: state.done,
       current,
+      progress: loopStageProgress(current, run.live, run.finishedKeys),
       trackingError,
       configChanges: state.configChanges,
+      startedAt: state.startedAt,
+      now: Date.now(),
     }),
   );
 }

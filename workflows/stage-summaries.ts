@@ -2,6 +2,7 @@
 // activity type ("shard 3/6 · eval · 8 conversations", "train dpo · 8 steps", "deploy transformers · iter-1").
 import { checkpointName } from '../contracts/iteration-label';
 import type { LoopConfig, ShardSpec } from '../contracts/run';
+import { code } from './details';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -39,3 +40,20 @@ export function trainSummary(config: LoopConfig, role?: string): string {
 }
 
 export const trackSummary = (iterations: number, final: boolean) => `track ${plural(iterations, 'iteration')}${final ? ' · final' : ''}`;
+
+/** An iteration's UI summary and details: the checkpoint it serves or, when its trained roles serve different
+ *  ones, how many, with each role's checkpoint in the details (the loop's checkpoint is only the primary role's). */
+export function iterationStartSummary(
+  runName: string,
+  iteration: number,
+  checkpoint: string,
+  checkpoints: Record<string, string> = {},
+): { staticSummary: string; staticDetails?: string } {
+  const distinct = new Set(Object.values(checkpoints)).size;
+  const served = distinct > 1 ? `${Object.keys(checkpoints).length} roles on ${distinct} checkpoints` : `checkpoint ${checkpoint}`;
+  const roles = Object.entries(checkpoints).map(([role, c]) => `- ${role}: ${code(c)}`);
+  return {
+    staticSummary: `${runName} · iteration ${iteration} · ${served}`,
+    ...(roles.length ? { staticDetails: ['served checkpoints:', '', ...roles].join('\n') } : {}),
+  };
+}

@@ -19,7 +19,7 @@ import type { ExternalEndpoint, LlmConfig } from '../../contracts/config';
 import { requestCacheKey } from './cache';
 import { type ClassifiedError, classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter, estimateTokens, estimateUsage } from './limiter';
-import { count } from '../metrics';
+import { count, metricIteration } from '../metrics';
 import { rideOut } from '../outage-backoff';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
 import { postJson } from './post-json';
@@ -41,6 +41,18 @@ export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
   ...(e.path !== undefined ? { path: e.path } : {}),
 });
 
+/**
+ * The `endpoint` label of an endpoint's call metrics: never its URL (a served checkpoint's port changes with every
+ * deploy) nor a served model's id (a checkpoint fetched from S3 is served as its 64-hex content hash, a transformers
+ * server as its path), but the role and the iteration it serves, e.g. "agent@iter-1": one series per role and
+ * iteration. An endpoint named in the config keeps its model name.
+ */
+export function endpointLabel(endpoint: EndpointRef, role: string | undefined): string {
+  if (!endpoint.served) return endpoint.model;
+  const iteration = metricIteration();
+  return `${role || 'model'}@${iteration === undefined ? 'served' : `iter-${iteration}`}`;
+}
+
 export interface UsageCounter {
   calls: number;
   cachedCalls: number;
@@ -49,6 +61,9 @@ export interface UsageCounter {
   /** Tokens of calls actually sent (cache hits excluded): what this attempt paid. */
   paidPromptTokens: number;
   paidCompletionTokens: number;
+  /** Calls given up (handed to Temporal) and failed requests sent again: the progress model's failed / retried. */
+  failedCalls: number;
+  retriedRequests: number;
 }
 
 export const newUsageCounter = (): UsageCounter => ({
@@ -58,6 +73,8 @@ export const newUsageCounter = (): UsageCounter => ({
   completionTokens: 0,
   paidPromptTokens: 0,
   paidCompletionTokens: 0,
+  failedCalls: 0,
+  retriedRequests: 0,
 });
 
 export interface ChatClientOptions {
@@ -133,10 +150,15 @@ export function createChat(opts: ChatClientOptions): Chat {
   const apiKey = resolveApiKey(endpoint);
   const chatUrl = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const limiter = endpointLimiter(endpoint, llm.sharedLimits);
-  // The model id, not the URL: a served checkpoint's port changes with every deploy.
-  const labels = { role: opts.role ?? '', endpoint: endpoint.model };
+  const labels = { role: opts.role ?? '', endpoint: endpointLabel(endpoint, opts.role) };
   // Runs started before the field existed carry llm configs without it.
   const outageMs = (llm.outageToleranceSeconds ?? 600) * 1000;
+  /** A failed request: given up (the call fails) or sent again; counted for the metrics and the progress model. */
+  const tally = (givenUp: boolean, kind: string) => {
+    count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind });
+    if (givenUp) usage.failedCalls++;
+    else usage.retriedRequests++;
+  };
 
   function requestBody(
     call: ChatCall,
@@ -192,12 +214,12 @@ export function createChat(opts: ChatClientOptions): Chat {
           const c = classifyLlmError(err, endpoint.baseUrl);
           const gone = servedGone(c);
           if (gone) {
-            count('llmFailures', 1, { ...labels, kind: SERVED_ENDPOINT_GONE });
+            tally(true, SERVED_ENDPOINT_GONE);
             throw gone;
           }
           if (c.outage && outageMs > 0) throw new EndpointDown(c);
           const givenUp = !c.retryable || retries >= llm.callRetries;
-          count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind: c.type });
+          tally(givenUp, c.type);
           if (givenUp) throw toTemporalFailure(c);
           const backoff = Math.min(250 * 2 ** retries++, llm.maxRetryDelaySeconds * 1000);
           await sleep(Math.min(c.retryAfterMs ?? backoff, llm.maxRetryDelaySeconds * 1000), signal);
@@ -207,12 +229,12 @@ export function createChat(opts: ChatClientOptions): Chat {
     return rideOut(withCallRetries, {
       toleranceMs: outageMs,
       isOutage: (e) => e instanceof EndpointDown,
-      onWait: (e) => count('llmRetries', 1, { ...labels, kind: (e as EndpointDown).failure.type }),
+      onWait: (e) => tally(false, (e as EndpointDown).failure.type),
       askedDelayMs: (e) => (e as EndpointDown).failure.retryAfterMs,
       giveUp: (e, waitedMs) => {
         if (signal?.aborted) return signal.reason;
         const c = (e as EndpointDown).failure;
-        count('llmFailures', 1, { ...labels, kind: c.type });
+        tally(true, c.type);
         const s = (ms: number) => Math.round(ms / 1000);
         return toTemporalFailure({
           ...c,

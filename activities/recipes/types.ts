@@ -10,6 +10,7 @@ import type { TrainingDataFormat } from '../data/formats';
 import type { ImageSimilarity } from '../render/image-similarity';
 import type { RunCodeTests } from '../sandbox/code-tests';
 import type { SimilarityMeasure } from '../../contracts/config-fields';
+import type { ProgressUnit } from '../../contracts/progress';
 import type { RunUnitTests } from '../sandbox/unit-tests';
 import type { OnlineRlRollout, TrainMethod } from '../training/adapters/types';
 import type { PromptCatalog } from './prompt-texts';
@@ -77,6 +78,8 @@ export interface TrainingData {
  * `RecipeRuntime` (every record `unknown`): they only move records between the artifact store and these methods.
  */
 export interface RecipeRuntime<Eval = unknown, Build = Eval, Raw = Eval | Build> {
+  /** What one run of `runTask` is called in progress displays (default: conversations). */
+  progressUnit?: ProgressUnit;
   taskCount(split: Split): number;
   samplesPerTask(split: Split): number;
   runTask(run: TaskRun): Promise<Raw>;

@@ -1,15 +1,7 @@
 // Where an iteration's time and LLM budget went: one row per iteration, one column per stage.
+import { duration } from '../../contracts/duration';
 import { STAGES, type IterationSummary, type Spend, type Stage, type StageStats } from '../../contracts/run';
 import { esc, note } from './html';
-
-const duration = (ms: number) =>
-  ms < 1000
-    ? `${ms} ms`
-    : ms < 120_000
-      ? `${(ms / 1000).toFixed(1)} s`
-      : ms < 7_200_000
-        ? `${(ms / 60_000).toFixed(1)} min`
-        : `${(ms / 3_600_000).toFixed(1)} h`;
 
 /** One row per iteration, one column per key (a stage or a model role) that some row has. */
 function iterationTable(

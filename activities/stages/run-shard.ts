@@ -3,7 +3,7 @@
 // retried shard (after a crash, a kill or a flaky endpoint) re-sends only the calls that never succeeded.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
-import type { ShardInput, ShardResult } from '../../contracts/run';
+import { shardKey, type ShardInput, type ShardResult } from '../../contracts/run';
 import { generationServices } from '../generation/services';
 import { storeFor } from '../artifacts/store';
 import { requestCacheFor } from '../llm/cache';
@@ -13,6 +13,9 @@ import { budgetSpender } from '../llm/budget-ledger';
 import { recipeNeeds, recipeOf, recipeRuntime } from '../recipes/runtime';
 import { countedRoleChats, roleEndpoints, totalUsage } from '../llm/roles';
 import { startHeartbeat } from '../heartbeat';
+import { llmCounts } from '../progress/llm-counts';
+import { progressMeter } from '../progress/meter';
+import { reportProgress } from '../progress/report';
 
 export interface ShardProgress {
   done: number;
@@ -49,6 +52,9 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   // conversation (each one is encoded and handed to the Temporal core: a tenth of a millisecond per LLM call at
   // 512 in flight, `npm run bench` llm-cpu); the counts are only shown by `collab-loop status`.
   const hb = startHeartbeat(progress);
+  const counts = () => ({ done: progress.done, total: jobs.length, ...llmCounts(byRole, prices) });
+  const unit = runtime.progressUnit ?? 'conversations';
+  const report = reportProgress(progressMeter({ key: shardKey(shard), stage: 'generate', unit }, counts));
   const errors: unknown[] = [];
   let next = 0;
   const lane = async () => {
@@ -70,6 +76,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   try {
     await Promise.all(Array.from({ length: Math.min(config.generation.concurrency, jobs.length) }, lane));
   } finally {
+    report.stop();
     hb.stop();
   }
   if (signal.aborted) throw signal.reason; // a CancelledFailure: the stage was stopped
@@ -88,5 +95,6 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     cachedCalls: u.cachedCalls,
     tokens: records.reduce<number>((sum, r) => sum + runtime.recordTokens(r), 0),
     spend: spendByRole(byRole, config, declared),
+    work: counts(),
   };
 }

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { sha256Hex } from './content-hash';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
+import { count } from '../metrics';
 import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from './run-storage';
 import { tmpPathBeside } from './local-object-store';
 import type { ObjectStore } from './object-store';
@@ -53,7 +54,12 @@ async function filesUnder(dir: string, rel = ''): Promise<string[]> {
  * store, the folder URI after every file is uploaded (multipart and resumable inside a file, skipped when its
  * blob exists) and the index written last, so a half-published checkpoint is never visible.
  */
-export async function publishCheckpoint(config: StorageOf, dir: string, name: string, opts: { heartbeat?: boolean } = {}): Promise<string> {
+export async function publishCheckpoint(
+  config: StorageOf,
+  dir: string,
+  name: string,
+  opts: { heartbeat?: boolean; kind?: CheckpointKind } = {},
+): Promise<string> {
   if (isLocalStorage(config)) return dir;
   const objects = objectStoreFor(config);
   const files = await filesUnder(dir);
@@ -61,14 +67,17 @@ export async function publishCheckpoint(config: StorageOf, dir: string, name: st
   const progress = { ...keptDetails(), publishing: name, files: files.length, filesDone: 0, bytesDone: 0 };
   // heartbeat: false — published beside a running trainer, whose own progress must stay in the details.
   const hb = opts.heartbeat === false ? { update() {}, stop() {} } : startHeartbeat(progress);
+  const labels = { kind: opts.kind ?? 'final' };
   try {
     for (const rel of files) {
       const file = path.join(dir, ...rel.split('/'));
       const [sha256, { size }] = await Promise.all([fileSha256(file), stat(file)]);
       const key = blobKey(sha256);
       const before = progress.bytesDone;
-      if (!(await objects.exists(key)))
+      if (!(await objects.exists(key))) {
         await objects.putFile(key, file, { onProgress: (b) => hb.update({ ...progress, bytesDone: before + b }) });
+        count('checkpointUploadedBytes', size, labels);
+      }
       index.files.push({ path: rel, sha256, bytes: size });
       progress.filesDone++;
       progress.bytesDone = before + size;
@@ -76,6 +85,7 @@ export async function publishCheckpoint(config: StorageOf, dir: string, name: st
     }
     const folder = `checkpoints/${name}`;
     await objects.put(`${folder}/${INDEX}`, JSON.stringify(index, null, 2));
+    count('checkpointUploads', 1, labels);
     return objects.uriOf(folder);
   } finally {
     hb.stop();
@@ -97,6 +107,10 @@ export async function publishedFile(config: StorageOf, name: string, file: strin
 }
 
 /** A checkpoint named by its URI in the run's store (s3://…) rather than a local directory (a path or file://). */
+/** What a published checkpoint is, for the checkpoint_* metrics: a train stage's result, or an intermediate step a
+ *  retried train stage can resume from (../training/published-steps.ts). */
+export type CheckpointKind = 'final' | 'step';
+
 export const isPublishedCheckpoint = (checkpoint: string) => /^[a-z][a-z0-9+.-]*:\/\//.test(checkpoint) && !checkpoint.startsWith('file:');
 
 /**
@@ -121,8 +135,8 @@ const fetching = new Map<string, Promise<string>>();
 
 /** A published checkpoint fetched into `dir` itself (not the cache): for a trainer that resumes from a directory
  *  of its own and may write beside it or rotate it away. */
-export async function fetchCheckpoint(config: StorageOf, checkpoint: string, dir: string): Promise<string> {
-  return fetchInto(config, checkpoint, await publishedIndex(config, checkpoint), dir);
+export async function fetchCheckpoint(config: StorageOf, checkpoint: string, dir: string, kind: CheckpointKind = 'final'): Promise<string> {
+  return fetchInto(config, checkpoint, await publishedIndex(config, checkpoint), dir, kind);
 }
 
 async function publishedIndex(config: StorageOf, checkpoint: string): Promise<Buffer> {
@@ -137,7 +151,13 @@ async function publishedIndex(config: StorageOf, checkpoint: string): Promise<Bu
   return indexBytes;
 }
 
-async function fetchInto(config: StorageOf, checkpoint: string, indexBytes: Buffer, dir: string): Promise<string> {
+async function fetchInto(
+  config: StorageOf,
+  checkpoint: string,
+  indexBytes: Buffer,
+  dir: string,
+  kind: CheckpointKind = 'final',
+): Promise<string> {
   const objects = objectStoreFor(config);
   const index = JSON.parse(indexBytes.toString('utf8')) as CheckpointIndex;
   const tmp = tmpPathBeside(dir);
@@ -157,6 +177,12 @@ async function fetchInto(config: StorageOf, checkpoint: string, indexBytes: Buff
     await rename(tmp, dir).catch(async (err) => {
       if (!(await exists(dir))) throw err;
     });
+    count('checkpointFetches', 1, { kind });
+    count(
+      'checkpointFetchedBytes',
+      index.files.reduce((sum, f) => sum + f.bytes, 0),
+      { kind },
+    );
     return dir;
   } finally {
     hb.stop();

@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { rm, stat, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { count } from '../metrics';
 import { writeAtomic } from './local-object-store';
 import type { ObjectStore, PutOptions } from './object-store';
 import { rideOutOutage } from './outage-retry';
@@ -77,13 +78,21 @@ export class S3ObjectStore implements ObjectStore {
     return rideOutOutage(op, { toleranceMs: outageToleranceMs(this.config) });
   }
 
-  /** Runs one SDK call; its failure becomes the store's error. */
-  private async call<T>(doing: string, f: () => Promise<T>): Promise<T> {
+  /** Runs one SDK call of the store's operation `op`; its failure becomes the store's error. */
+  private async call<T>(op: StoreOp, doing: string, f: () => Promise<T>): Promise<T> {
     try {
       return await f();
     } catch (e) {
-      throw s3Failure(e, this.place, doing);
+      throw this.failed(e, op, doing);
     }
+  }
+
+  /** The store's error for `e`, counted by operation and kind (the S3 or network error code) — each failed request,
+   *  also those an outage wait retries: the storage_errors metric shows an outage while the run rides it out. */
+  private failed(e: unknown, op: StoreOp, doing: string): unknown {
+    const err = s3Failure(e, this.place, doing);
+    if (err instanceof StorageError) count('storageErrors', 1, { operation: op, kind: err.code ?? 'other' });
+    return err;
   }
 
   exists(key: string): Promise<boolean> {
@@ -91,7 +100,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   private existsOnce(key: string): Promise<boolean> {
-    return this.call(`check ${key}`, () =>
+    return this.call('exists', `check ${key}`, () =>
       this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) })).then(
         () => true,
         (e) => {
@@ -107,8 +116,8 @@ export class S3ObjectStore implements ObjectStore {
     return opts.failFast ? this.putOnce(key, body) : this.patient(() => this.putOnce(key, body));
   }
 
-  private async putOnce(key: string, body: Buffer): Promise<void> {
-    await this.call(`put ${key}`, () =>
+  private async putOnce(key: string, body: Buffer, op: StoreOp = 'put'): Promise<void> {
+    await this.call(op, `put ${key}`, () =>
       this.client.send(
         new PutObjectCommand({
           Bucket: this.config.bucket,
@@ -119,11 +128,12 @@ export class S3ObjectStore implements ObjectStore {
         }),
       ),
     );
+    count('storageUploadedBytes', body.length);
   }
 
   /** GetObject's response, or undefined when there is no such object. */
-  private async getObject(key: string, doing: string) {
-    return this.call(doing, () =>
+  private async getObject(key: string, op: StoreOp, doing: string) {
+    return this.call(op, doing, () =>
       this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) })).catch((e) => {
         if (isMissing(e)) return undefined;
         throw e;
@@ -137,9 +147,10 @@ export class S3ObjectStore implements ObjectStore {
 
   private async getOnce(key: string): Promise<Buffer | undefined> {
     const doing = `get ${key}`;
-    const res = await this.getObject(key, doing);
+    const res = await this.getObject(key, 'get', doing);
     if (!res?.Body) return undefined;
-    const bytes = await this.call(doing, () => res.Body!.transformToByteArray());
+    const bytes = await this.call('get', doing, () => res.Body!.transformToByteArray());
+    count('storageDownloadedBytes', bytes.byteLength);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -150,16 +161,18 @@ export class S3ObjectStore implements ObjectStore {
   private async putFileOnce(key: string, file: string, opts: { onProgress?: (bytesDone: number) => void }): Promise<void> {
     const { size } = await stat(file);
     if (size <= this.partBytes) {
-      await this.putOnce(key, await readFile(file));
+      await this.putOnce(key, await readFile(file), 'putFile');
       opts.onProgress?.(size);
       return;
     }
     await uploadFileInParts(
-      { client: this.client, bucket: this.config.bucket, key: this.fullKey(key), fail: (e, doing) => s3Failure(e, this.place, doing) },
+      { client: this.client, bucket: this.config.bucket, key: this.fullKey(key), fail: (e, doing) => this.failed(e, 'putFile', doing) },
       file,
       size,
       { partBytes: this.partBytes, concurrency: this.partConcurrency, onProgress: opts.onProgress },
     );
+    // The whole file, though a resumed upload sends only the parts the store did not have yet.
+    count('storageUploadedBytes', size);
   }
 
   getFile(key: string, dest: string): Promise<boolean> {
@@ -168,17 +181,22 @@ export class S3ObjectStore implements ObjectStore {
 
   private async getFileOnce(key: string, dest: string): Promise<boolean> {
     const doing = `download ${key}`;
-    const res = await this.getObject(key, doing);
+    const res = await this.getObject(key, 'getFile', doing);
     if (!res?.Body) return false;
     const body = res.Body as Readable;
     // A body never read holds its pooled socket: release it whatever fails before or while it is copied.
     try {
       await writeAtomic(dest, async (tmp) => {
         try {
-          await this.call(doing, () => pipeline(body, createWriteStream(tmp)));
+          await this.call('getFile', doing, () => pipeline(body, createWriteStream(tmp)));
           const got = (await stat(tmp)).size;
           if (res.ContentLength !== undefined && got !== res.ContentLength)
-            throw new StorageError(`object store ${this.location}: ${doing}: got ${got} of ${res.ContentLength} bytes`, undefined, true);
+            throw this.failed(
+              new StorageError(`object store ${this.location}: ${doing}: got ${got} of ${res.ContentLength} bytes`, 'ShortRead', true),
+              'getFile',
+              doing,
+            );
+          count('storageDownloadedBytes', got);
         } catch (e) {
           await rm(tmp, { force: true });
           throw e;
@@ -200,7 +218,7 @@ export class S3ObjectStore implements ObjectStore {
     const out: string[] = [];
     let ContinuationToken: string | undefined;
     do {
-      const res = await this.call(`list ${prefix || '(all)'}`, () =>
+      const res = await this.call('list', `list ${prefix || '(all)'}`, () =>
         this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.fullKey(prefix), ContinuationToken })),
       );
       for (const o of res.Contents ?? []) if (o.Key) out.push(o.Key.slice(strip));
@@ -209,6 +227,9 @@ export class S3ObjectStore implements ObjectStore {
     return out;
   }
 }
+
+/** The ObjectStore method a request serves: the `operation` label of storage_errors. */
+type StoreOp = 'exists' | 'put' | 'get' | 'putFile' | 'getFile' | 'list';
 
 /** NoSuchKey from GET; a bare 404 from HEAD (a HEAD response has no body to name the error). */
 function isMissing(e: { name?: string; $metadata?: { httpStatusCode?: number } }): boolean {

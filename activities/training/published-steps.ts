@@ -55,7 +55,7 @@ export async function fetchNewerStep(
   const dest = path.join(into, ...p.rel.split('/'));
   await rm(dest, { recursive: true, force: true }); // an incomplete copy of that step (findResumePoint skipped it)
   await mkdir(path.dirname(dest), { recursive: true });
-  return { path: await fetchCheckpoint(config, p.uri, dest), step: p.step };
+  return { path: await fetchCheckpoint(config, p.uri, dest, 'step'), step: p.step };
 }
 
 export interface StepPublisher {
@@ -86,7 +86,7 @@ export function startStepPublisher(
       waiting = undefined;
       if (s.step <= newest) continue;
       try {
-        const uri = await publishCheckpoint(config, s.dir, `${name}.partial/step-${s.step}`, { heartbeat: false });
+        const uri = await publishCheckpoint(config, s.dir, `${name}.partial/step-${s.step}`, { heartbeat: false, kind: 'step' });
         const p: PublishedStep = { step: s.step, uri, rel: s.rel, dataset };
         await objectStoreFor(config).put(pointerKey(name), JSON.stringify(p));
         newest = s.step;

@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { TrainerConfig } from '../../contracts/config';
 import { writeFileAtomic } from '../artifacts/store';
 import { startHeartbeat } from '../heartbeat';
+import { progressMeter } from '../progress/meter';
+import { reportProgress } from '../progress/report';
 import { modelRoles, primaryRole, type DeclaredRoles } from '../llm/roles';
 import { count } from '../metrics';
 import { localStateDir } from '../storage/run-storage';
@@ -47,6 +49,16 @@ export async function runTrainer(
 ): Promise<void> {
   const ctx = Context.current();
   const hb = startHeartbeat(progress);
+  const report = reportProgress(
+    progressMeter(
+      { key: input.role ? `train:${input.role}` : 'train', stage: 'train', unit: 'steps', ...(input.role ? { role: input.role } : {}) },
+      () => ({
+        done: progress.step ?? progress.resumedFromStep ?? 0,
+        ...(t.maxSteps !== undefined || progress.totalSteps !== undefined ? { total: t.maxSteps ?? progress.totalSteps } : {}),
+        ...(progress.loss !== undefined ? { loss: progress.loss } : {}),
+      }),
+    ),
+  );
   const trainedRole = input.role ?? primaryRole(modelRoles(input.config, roles, input.checkpoint)) ?? '';
   const log = createWriteStream(logFile, { flags: 'a' });
   let failed: string | undefined;
@@ -109,6 +121,7 @@ export async function runTrainer(
     settled = true;
   } finally {
     clearInterval(poll);
+    report.stop();
     // The newest step goes to the store before a failed attempt ends (its retry may run on another host); a
     // cancelled one does not wait for it.
     if (settled) {

@@ -162,7 +162,8 @@ describe('run names', () => {
       expect(start.exitCode, start.all).toBe(0);
       await waitUntil(async () => terminated, 90_000, 'the endpoint to answer 20 requests');
       await terminated;
-      expect((await loop.describe()).status.name).toBe('TERMINATED');
+      const cutOff = await loop.describe();
+      expect(cutOff.status.name).toBe('TERMINATED');
       onAnswer = undefined;
 
       const cont = await cli(['continue', runName, '--wait'], cliEnv());
@@ -172,6 +173,12 @@ describe('run names', () => {
       expect(result.iterations.map((i) => i.iteration)).toEqual([0, 1]);
       // Only requests in flight when the run was cut off may be paid again: at most the endpoint's concurrency.
       expect(endpoint.stats().duplicates).toBeLessThanOrEqual(8);
+      // The run started when it was first started, not at the continue: in `list` and on the loop's UI page.
+      const list = await cli(['list', '--json'], cliEnv());
+      const row = (JSON.parse(list.stdout) as Array<{ run: string; started: string }>).find((r) => r.run === runName);
+      expect(row?.started).toBe(cutOff.startTime.toISOString());
+      const ui = await loop.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      expect(ui.currentDetails).toContain(`started ${cutOff.startTime.toISOString()} · took `);
     });
   });
 

@@ -11,6 +11,7 @@ import { cliProcess } from '../helpers/cli';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { startDevServer } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { scrape, total } from '../helpers/prometheus';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -19,29 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition (`name{a="x",b="y"} 3`); comments skipped. */
-function parseExposition(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line);
-    if (!m) continue;
-    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    out.push({ name: m[1], labels, value: Number(m[3]) });
-  }
-  return out;
-}
-
-const total = (samples: Sample[], name: string, labels: Record<string, string>) =>
-  samples
-    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
 
 describe('worker --metrics-port', () => {
   it('exports the SDK worker metrics and the run-labelled collab_loop counters', async () => {
@@ -70,8 +48,7 @@ describe('worker --metrics-port', () => {
       // Same base checkpoint, same seed: every evaluation call of the rerun is in the request cache.
       await run('metrics-rerun', true);
 
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      const samples = parseExposition(text);
+      const samples = await scrape(port);
       // The SDK's own worker metrics, per task queue.
       expect(samples.some((s) => s.name.startsWith('temporal_') && s.labels.task_queue === TASK_QUEUES.llm)).toBe(true);
       expect(samples.some((s) => s.name === 'temporal_worker_task_slots_available')).toBe(true);

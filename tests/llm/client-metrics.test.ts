@@ -46,9 +46,9 @@ const call = (content: string): ChatCall => ({
   sampleKey: content,
 });
 
-function chat(model: string) {
+function chat(model: string, served = false) {
   return createChat({
-    endpoint: { baseUrl: `${server.url}/v1`, model, cacheId: model, maxConcurrency: 2 },
+    endpoint: { baseUrl: `${server.url}/v1`, model, cacheId: model, maxConcurrency: 2, served },
     cache: requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'client-metrics-')) }),
     llm: LLM,
     usage: newUsageCounter(),
@@ -84,5 +84,12 @@ describe('LLM client metrics', () => {
     expect(metrics.sum('collab_loop_llm_retries', labels)).toBe(0);
     expect(metrics.sum('collab_loop_llm_requests', labels)).toBe(0);
     expect(metrics.sum('collab_loop_llm_calls', labels)).toBe(0);
+  });
+
+  it('labels a checkpoint the loop serves by role and iteration, not by its model id', async () => {
+    // A checkpoint fetched from S3 is served under its content hash (sim-<64 hex>); the label stays readable.
+    await withRunLabel('r3', () => chat('m1', true)(call('c')), 3);
+    expect(metrics.sum('collab_loop_llm_calls', { run: 'r3', role: 'critic', endpoint: 'critic@iter-3' })).toBe(1);
+    expect(metrics.sum('collab_loop_llm_calls', { run: 'r3', endpoint: 'm1' })).toBe(0);
   });
 });

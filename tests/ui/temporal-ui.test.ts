@@ -2,70 +2,26 @@
 // Chromium): activity summaries in the iteration's timeline, and current details on the loop and the iteration that
 // say where the run is, what it measured and what needs the user. Assertions are on the page's text, never pixels.
 // The screenshots go to a temporary folder; UPDATE_SCREENSHOTS=1 writes them to docs/screenshots for the README.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CHROMIUM_ARGS, DEFAULT_CHROMIUM_PATH } from '../../activities/render/browser-pool';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { startLoop } from '../../cli/runs';
 import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId, retryStageUpdate } from '../../contracts/messages';
 import type { LoopResult } from '../../workflows/loop';
-import { createWorkers, runWorkers } from '../../workers/run-worker';
+import { runWorkers } from '../../workers/run-worker';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';
-import { workflowBundle } from '../helpers/temporal';
-import { startUiServer, type UiServer } from '../helpers/ui-server';
+import { openTab as openUiTab, openUiRun, useUiServer } from '../helpers/ui-page';
 import { waitUntil } from '../helpers/wait';
 
 const shots = process.env.UPDATE_SCREENSHOTS
   ? path.join(PROJECT_ROOT, 'docs', 'screenshots')
   : mkdtempSync(path.join(os.tmpdir(), 'collab-loop-ui-'));
-let server: UiServer;
-let browser: Browser;
-beforeAll(async () => {
-  server = await startUiServer(tempStateDir());
-  // The UI is on localhost: keep every launch flag except the resolver rule that blocks all hosts.
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
-    args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--host-resolver-rules')),
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ui = useUiServer();
 
-const workflowUrl = (id: string) => `http://127.0.0.1:${server.uiPort}/namespaces/default/workflows/${encodeURIComponent(id)}`;
-
-/** The page's text including its frames: the UI renders summaries and details as markdown inside iframes. */
-async function pageText(page: Page): Promise<string> {
-  const parts = await Promise.all(
-    page.frames().map((f) =>
-      f
-        .locator('body')
-        .innerText()
-        .catch(() => ''),
-    ),
-  );
-  return parts.join('\n');
-}
-
-/** Opens a workflow's page on a tab ("Timeline", "User Metadata", …) and returns its text once `text` is on it. */
-async function openTab(page: Page, id: string, tab: string, text: RegExp): Promise<string> {
-  await page.goto(workflowUrl(id));
-  await page.getByRole('tab', { name: tab }).click({ timeout: 60_000 });
-  return waitUntil(
-    async () => {
-      const t = await pageText(page);
-      return text.test(t) && t;
-    },
-    60_000,
-    `${text} on the ${tab} tab of ${id}`,
-  );
-}
+const openTab = (page: Page, id: string, tab: string, text: RegExp) => openUiTab(page, ui.server.uiPort, id, tab, text);
 
 describe('the Temporal UI tells the story of a run', () => {
   it('timeline summaries, current details with the needs-attention reason, metrics after the retry', async () => {
@@ -77,12 +33,7 @@ describe('the Temporal UI tells the story of a run', () => {
       c.trainer.maximumAttempts = 1;
     });
     const runName = 'ui-story';
-    const address = `127.0.0.1:${server.port}`;
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
-    const native = await NativeConnection.connect({ address });
-    const workers = await createWorkers({ connection: native, workflowBundle: await workflowBundle(), shutdownGraceTime: '1s' });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const { client, workers, page, close } = await openUiRun(ui.server, ui.browser);
     try {
       await runWorkers(
         workers,
@@ -141,9 +92,7 @@ describe('the Temporal UI tells the story of a run', () => {
         })(),
       );
     } finally {
-      await page.close();
-      await native.close();
-      await connection.close();
+      await close();
     }
     console.log(`UI screenshots: ${shots}`);
   });

@@ -1,18 +1,10 @@
 // generate: plan the shards, then run them (and score them on the sandbox queue where the recipe needs it), a few
 // shard activities at a time; a retry runs only the shards still missing.
-import type { LlmUsage, ShardSpec, StageStats } from '../../contracts/run';
+import { shardKey, type LlmUsage, type ShardSpec, type StageStats } from '../../contracts/run';
 import { scheduled, stageActivities } from '../activity-proxies';
 import { checkBudget, ledgerInput, spendReport } from '../budget';
-import { publish, summary } from '../iteration-progress';
-import {
-  earlier,
-  servedEndpoints,
-  shardKey,
-  stageContext,
-  wantsTrainData,
-  type IterationPlan,
-  type IterationState,
-} from '../iteration-state';
+import { publish, summary, tellLoop } from '../iteration-progress';
+import { earlier, servedEndpoints, stageContext, wantsTrainData, type IterationPlan, type IterationState } from '../iteration-state';
 import { legacyNeeds } from '../legacy-needs';
 import { planSummary, shardSummary } from '../stage-summaries';
 
@@ -70,6 +62,7 @@ export async function generate(s: IterationState, stats: StageStats): Promise<vo
       Object.assign(stats, sumUsage([...s.shardResults.values()]));
       if (s.patches.budgets) s.status.spend = spendReport(s);
       publish(s);
+      if (s.patches.liveProgress) tellLoop(s, shardKey(shard));
     }
   };
   const settled = await Promise.allSettled(Array.from({ length: Math.min(MAX_PARALLEL_SHARDS, pending.length) }, lane));

@@ -3,7 +3,7 @@
 import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { StageStats } from '../../contracts/run';
 import { scheduled, stageActivities } from '../activity-proxies';
-import { summary } from '../iteration-progress';
+import { publish, summary } from '../iteration-progress';
 import { servedCheckpoint, stageContext, type IterationState } from '../iteration-state';
 import { trainableRoles } from '../role-lineage';
 import { describeFailure } from '../stage-failure';
@@ -34,6 +34,7 @@ export async function train(s: IterationState, _stats: StageStats): Promise<void
         ...(several ? { role } : {}),
       });
       s.trainedRoles.set(role, result);
+      publish(s); // the role's steps, loss and checkpoint in the details now, not when the last role is done
     }),
   );
   const failed = pending.filter((_, i) => settled[i].status === 'rejected');

@@ -49,6 +49,8 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       key,
     });
   return {
+    // Each task run is one tree search over the models (TOA paper §3), not one conversation.
+    progressUnit: 'searches',
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
     runTask: async ({ split, taskIndex, sampleIndex, chats }): Promise<ToaEvalRecord | ToaBuildRecord> => {

@@ -1,0 +1,138 @@
+// Live progress while a stage works, read as a user reads it: `collab-loop status --json` (the CLI as a subprocess)
+// and the Current Details of the iteration and loop pages in the real Temporal UI (Chromium). During generate the
+// counts rise between two readings, with a rate and an ETA; during train the trainer's step, total, loss and ETA
+// show. The reports that carry it leave nothing in the iteration's history.
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startLoop } from '../../cli/runs';
+import type { RunStatus } from '../../cli/runs';
+import { iterationWorkflowId, loopWorkflowId } from '../../contracts/messages';
+import type { StageProgress } from '../../contracts/progress';
+import type { LoopResult } from '../../workflows/loop';
+import { runWorkers } from '../../workers/run-worker';
+import { cli } from '../helpers/cli';
+import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';
+import { openUiRun, pageText, useUiServer, workflowUrl } from '../helpers/ui-page';
+import { waitUntil } from '../helpers/wait';
+
+const ui = useUiServer();
+
+/** The Current Details text of a workflow's page, loaded afresh, once it matches `text`. */
+async function currentDetails(page: Page, id: string, text: RegExp): Promise<string> {
+  let last = '';
+  return waitUntil(
+    async () => {
+      await page.goto(workflowUrl(ui.server.uiPort, id));
+      await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: 60_000 });
+      await page.waitForTimeout(500);
+      const t = await pageText(page);
+      last = t;
+      return text.test(t) && t;
+    },
+    60_000,
+    `${text} in the Current Details of ${id}`,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; the page said:\n${last}`);
+  });
+}
+
+describe('live progress while a stage works', () => {
+  it('status --json and the UI show rising counts, rate and ETA during generate, and step and loss during train', async () => {
+    const stateDir = tempStateDir();
+    // Generate lasts ~50 s (4 shards of 12 conversations, one at a time each, at 500 ms a call), train ~20 s (60
+    // steps of 300 ms): long enough to read each twice on a loaded machine.
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      c.recipe.limit = 24;
+      c.server.latencyMs = 500;
+      c.generation = { ...c.generation, shardSize: 12, concurrency: 1 };
+      c.trainer.command = [...STAND_IN_TRAINER.slice(0, -1), '300', '--steps', '60'];
+    });
+    const runName = 'live-progress';
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${ui.server.port}` };
+    const statusJson = async (): Promise<RunStatus> => {
+      const r = await cli(['status', runName, '--json'], env);
+      if (r.exitCode !== 0) throw new Error(`status --json failed:\n${r.all}`);
+      return JSON.parse(r.stdout) as RunStatus;
+    };
+    const progressOf = async (stage: string): Promise<StageProgress | false> => {
+      const p = (await statusJson()).iteration?.progress;
+      return p?.stage === stage && p;
+    };
+    const { client, workers, page, close } = await openUiRun(ui.server, ui.browser);
+    const loopPage = await ui.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    try {
+      await runWorkers(
+        workers,
+        (async () => {
+          await startLoop(client, { file: 'configs/coral.dry-run.yaml', config, runName });
+
+          // generate: two readings of status --json, the second with more done, a rate and an ETA.
+          const first = await waitUntil(
+            async () => {
+              const p = await progressOf('generate');
+              return p && p.done > 0 && p;
+            },
+            120_000,
+            'generate progress',
+          );
+          expect(first).toMatchObject({ unit: 'conversations', total: 48 });
+          const later = await waitUntil(
+            async () => {
+              const p = await progressOf('generate');
+              return p && p.done > first.done && p.perSecond !== undefined && p;
+            },
+            60_000,
+            'generate progress rising',
+          );
+          expect(later.perSecond).toBeGreaterThan(0);
+          expect(later.etaSeconds).toBeGreaterThanOrEqual(0);
+          expect(later.calls!.ok + later.calls!.cached).toBeGreaterThan(first.calls!.ok + first.calls!.cached);
+          expect(later.tokens!.prompt).toBeGreaterThan(0);
+          expect(later.usd).toBeUndefined(); // the simulator has no price
+          expect(Date.now() - later.at).toBeLessThan(30_000);
+
+          // The same in the UI, on the iteration's page and the loop's.
+          const gen = /generate: (\d+) of 48 conversations · [\d.]+\/s · ETA \d+ (s|min)/;
+          const [iterText] = await Promise.all([
+            currentDetails(page, iterationWorkflowId(runName, 0), gen),
+            currentDetails(loopPage, loopWorkflowId(runName), gen),
+          ]);
+          expect(iterText).toMatch(/calls \d+ ok, \d+ cached, 0 failed, 0 retried · [\d.]+ calls\/s · tokens \d+ prompt \+ \d+ completion/);
+          expect(iterText).toContain('no price set');
+
+          // train: the trainer's step of its total, loss, rate and ETA.
+          const trainer = await waitUntil(
+            async () => {
+              const p = await progressOf('train');
+              const t = p && p.trainers?.[0];
+              return t && t.step > 2 && t.stepsPerSecond !== undefined && t;
+            },
+            120_000,
+            'trainer progress',
+          );
+          expect(trainer).toMatchObject({ total: 60 });
+          expect(trainer.loss).toBeGreaterThan(0);
+          expect(trainer.etaSeconds).toBeGreaterThanOrEqual(0);
+          await currentDetails(
+            page,
+            iterationWorkflowId(runName, 0),
+            /train: step \d+ of 60 · loss [\d.]+ · [\d.]+ steps\/s · ETA \d+ (s|min)/,
+          );
+
+          const result = (await client.workflow.getHandle(loopWorkflowId(runName)).result()) as LoopResult;
+          expect(result.iterations).toHaveLength(1);
+          // Dozens of reports were sent; none of them is in the iteration's history.
+          const history = await client.workflow.getHandle(iterationWorkflowId(runName, 0)).fetchHistory();
+          const updates = (history.events ?? []).filter(
+            (e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateAdmittedEventAttributes,
+          );
+          expect(updates).toHaveLength(0);
+        })(),
+      );
+    } finally {
+      await loopPage.close();
+      await close();
+    }
+  });
+});
