@@ -61,7 +61,9 @@ class TerminalDisplay implements LiveDisplay {
   private restart(rows: Row[], shape: string): void {
     this.stop();
     this.multi = new cliProgress.MultiBar(
-      { stream: this.stream, hideCursor: true, clearOnComplete: true, barsize: 24, format: TEXT_FORMAT },
+      // linewrap: the terminal keeps wrapping, so a long log line (an iteration's metrics, an error) is shown whole;
+      // cli-progress then cuts each live row at the terminal's width itself, which keeps its redraw in place.
+      { stream: this.stream, hideCursor: true, clearOnComplete: true, linewrap: true, barsize: 24, format: TEXT_FORMAT },
       cliProgress.Presets.shades_classic,
     );
     this.bars = rows.map((r) =>

@@ -19,21 +19,21 @@ const server = cliDevServer();
 const { cliEnv } = server;
 
 /** One iteration whose generate takes several seconds (a slow simulated endpoint of capacity 2) and whose trainer
- *  fails its first attempt, then trains 40 steps of 300 ms. */
+ *  fails its first attempt, then trains 60 steps of 250 ms. */
 function configFile(): string {
   const stateDir = tempStateDir();
   const file = path.join(stateDir, 'run.yaml');
   const raw = testConfigRaw(stateDir, (c) => {
     c.iterations = 1;
-    c.recipe.limit = 16;
+    c.recipe.limit = 24;
     c.server = { kind: 'simulator', latencyMs: 200, capacity: 2 };
     c.generation = { ...c.generation, shardSize: 4, concurrency: 2 };
     c.trainer.command = [
       ...STAND_IN_TRAINER,
       '--steps',
-      '40',
+      '60',
       '--step-ms',
-      '300',
+      '250',
       '--fail-first',
       '1',
       '--fail-marker',
@@ -59,8 +59,8 @@ function expectLiveDisplay(out: string): void {
   expect(rising(conversations), `conversations drawn: ${conversations.join(', ')}`).toBe(true);
   expect(out).toMatch(/generate: \d+ of \d+ conversations · [\d.]+\/s · ETA \d+ (s|min)/);
   expect(out).toMatch(/calls \d+ ok, \d+ cached, \d+ failed, \d+ retried/);
-  expect(out).toMatch(/train: step \d+ of 40 · loss [\d.]+ · [\d.]+ steps\/s · ETA \d+ s/);
-  const steps = values(out, /train: step (\d+) of 40/g);
+  expect(out).toMatch(/train: step \d+ of 60 · loss [\d.]+ · [\d.]+ steps\/s · ETA \d+ (s|min)/);
+  const steps = values(out, /train: step (\d+) of 60/g);
   expect(rising(steps), `trainer steps drawn: ${steps.join(', ')}`).toBe(true);
 }
 
@@ -127,7 +127,7 @@ describe('the live display', () => {
         ).toBe(true);
         expectAttention(out, run);
         expect(lines).toContain('stage train goes on after the retry');
-        expect(lines.some((l) => l.startsWith('iteration 0 done: accuracy='))).toBe(true);
+        expect(lines.some((l) => l.startsWith('iteration 0 done: agreement_correctness='))).toBe(true);
         expect(out).toMatch(new RegExp(`run ${run} \\(coral\\) · completed · iterations 0–0 done`));
       }
     });
