@@ -99,8 +99,12 @@ export function renderIterationDetails(runName: string, s: IterationStatus, role
   const lines = [`**${runName}** · iteration ${s.iteration} · stage **${s.stage}**${s.paused ? ' · ⏸ paused' : ''}`];
   if (s.attention) lines.push(...attentionLines(runName, s.attention, 12));
   // "4 of 6", not "4/6": the UI renders details as markdown with typography, which would print a fraction slash.
+  // With live progress the counts are in its lines; the shards' line says only how many have finished.
   if (s.shards.total)
-    lines.push('', `shards ${s.shards.done} of ${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
+    lines.push(
+      '',
+      `shards ${s.shards.done} of ${s.shards.total}${s.progress ? ' finished' : ` · conversations ${s.conversations.done} · tokens ${s.tokens}`}`,
+    );
   if (s.progress) lines.push(...liveLines(s.progress));
   else if (s.train?.step !== undefined)
     lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);

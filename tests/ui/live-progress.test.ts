@@ -14,10 +14,11 @@ import type { LoopResult } from '../../workflows/loop';
 import { runWorkers } from '../../workers/run-worker';
 import { cli } from '../helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';
-import { openUiRun, pageText, useUiServer, workflowUrl } from '../helpers/ui-page';
+import { openUiRun, pageText, screenshotDir, useUiServer, workflowUrl } from '../helpers/ui-page';
 import { waitUntil } from '../helpers/wait';
 
 const ui = useUiServer();
+const shots = screenshotDir();
 
 /** The Current Details text of a workflow's page, loaded afresh, once it matches `text`. */
 async function currentDetails(page: Page, id: string, text: RegExp): Promise<string> {
@@ -102,6 +103,7 @@ describe('live progress while a stage works', () => {
           ]);
           expect(iterText).toMatch(/calls \d+ ok, \d+ cached, 0 failed, 0 retried · [\d.]+ calls\/s · tokens \d+ prompt \+ \d+ completion/);
           expect(iterText).toContain('no price set');
+          await page.screenshot({ path: path.join(shots, 'iteration-live-progress.png'), fullPage: true });
 
           // train: the trainer's step of its total, loss, rate and ETA.
           const trainer = await waitUntil(
