@@ -41,10 +41,15 @@ const configChangeLines = (changes: string[] | undefined): string[] =>
   changes?.length ? ['', 'config changed by `retry --set`:', '', ...changes.map((c) => `- \`${c.replace(/`/g, "'")}\``)] : [];
 
 /** `deploy 2.1 s · generate 14 s (120 calls, 30 cached) · …` for the stages that ran. */
-export function stageTimesLine(stages: Partial<Record<string, StageStats>> | undefined): string | undefined {
+export function stageTimesLine(
+  stages: Partial<Record<string, StageStats>> | undefined,
+  /** The stage at work (not waiting for the user) and the time now: it shows how long since it started. */
+  running?: { stage: string; now: number },
+): string | undefined {
   const parts = STAGES.flatMap((name) => {
     const s = stages?.[name];
     if (!s) return [];
+    if (name === running?.stage) return [`${name} running for ${seconds(running.now - Date.parse(s.startedAt))}`];
     const calls = s.calls ? ` (${s.calls} calls${s.cachedCalls ? `, ${s.cachedCalls} cached` : ''})` : '';
     return [`${name} ${seconds(s.ms)}${calls}`];
   });
@@ -94,12 +99,16 @@ export function renderIterationDetails(runName: string, s: IterationStatus, role
   const lines = [`**${runName}** · iteration ${s.iteration} · stage **${s.stage}**${s.paused ? ' · ⏸ paused' : ''}`];
   if (s.attention) lines.push(...attentionLines(runName, s.attention, 12));
   // "4 of 6", not "4/6": the UI renders details as markdown with typography, which would print a fraction slash.
+  // With live progress the counts are in its lines; the shards' line says only how many have finished.
   if (s.shards.total)
-    lines.push('', `shards ${s.shards.done} of ${s.shards.total} · conversations ${s.conversations.done} · tokens ${s.tokens}`);
+    lines.push(
+      '',
+      `shards ${s.shards.done} of ${s.shards.total}${s.progress ? ' finished' : ` · conversations ${s.conversations.done} · tokens ${s.tokens}`}`,
+    );
   if (s.progress) lines.push(...liveLines(s.progress));
   else if (s.train?.step !== undefined)
     lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
-  const times = stageTimesLine(s.stages);
+  const times = stageTimesLine(s.stages, s.attention || s.stage === 'done' ? undefined : { stage: s.stage, now: Date.now() });
   if (times) lines.push('', `stages: ${times}`);
   lines.push(...roleLines(roles));
   lines.push(...configChangeLines(s.configChanges));

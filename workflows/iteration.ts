@@ -92,6 +92,7 @@ async function runStages(s: IterationState): Promise<void> {
       if (from <= STAGES.indexOf('generate')) {
         s.plan = undefined;
         s.shardResults.clear();
+        s.live.clear();
         s.status.conversations.done = 0;
         s.status.tokens = 0;
         s.budgetEpoch++;

@@ -1,6 +1,10 @@
 // Reading the real Temporal UI in Chromium (playwright-core, the system Chromium): a UI server's browser, a run
 // with the project's workers, and a workflow page's text, frames included, once what a test waits for is on it.
 import { afterAll, beforeAll } from 'vitest';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -10,6 +14,16 @@ import { tempStateDir } from './config';
 import { workflowBundle } from './temporal';
 import { startUiServer, type UiServer } from './ui-server';
 import { waitUntil } from './wait';
+
+/** Where a UI test's screenshots go: a temporary folder, or with UPDATE_SCREENSHOTS=1 docs/screenshots (the
+ *  README's). */
+export function screenshotDir(): string {
+  const dir = process.env.UPDATE_SCREENSHOTS
+    ? path.join(PROJECT_ROOT, 'docs', 'screenshots')
+    : mkdtempSync(path.join(os.tmpdir(), 'collab-loop-ui-'));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 /** The UI is on localhost: every launch flag except the resolver rule that blocks all hosts. */
 export const launchUiBrowser = (): Promise<Browser> =>

@@ -3,19 +3,22 @@
 // counts rise between two readings, with a rate and an ETA; during train the trainer's step, total, loss and ETA
 // show. The reports that carry it leave nothing in the iteration's history.
 import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startLoop } from '../../cli/runs';
 import type { RunStatus } from '../../cli/runs';
-import { iterationWorkflowId, loopWorkflowId } from '../../contracts/messages';
+import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId, progressUpdate } from '../../contracts/messages';
 import type { StageProgress } from '../../contracts/progress';
 import type { LoopResult } from '../../workflows/loop';
 import { runWorkers } from '../../workers/run-worker';
 import { cli } from '../helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';
-import { openUiRun, pageText, useUiServer, workflowUrl } from '../helpers/ui-page';
+import { openUiRun, pageText, screenshotDir, useUiServer, workflowUrl } from '../helpers/ui-page';
 import { waitUntil } from '../helpers/wait';
 
 const ui = useUiServer();
+const shots = screenshotDir();
 
 /** The Current Details text of a workflow's page, loaded afresh, once it matches `text`. */
 async function currentDetails(page: Page, id: string, text: RegExp): Promise<string> {
@@ -100,6 +103,7 @@ describe('live progress while a stage works', () => {
           ]);
           expect(iterText).toMatch(/calls \d+ ok, \d+ cached, 0 failed, 0 retried · [\d.]+ calls\/s · tokens \d+ prompt \+ \d+ completion/);
           expect(iterText).toContain('no price set');
+          await page.screenshot({ path: path.join(shots, 'iteration-live-progress.png'), fullPage: true });
 
           // train: the trainer's step of its total, loss, rate and ETA.
           const trainer = await waitUntil(
@@ -132,6 +136,46 @@ describe('live progress while a stage works', () => {
       );
     } finally {
       await loopPage.close();
+      await close();
+    }
+  });
+
+  it("a stage that reports for days stays live: reports are not counted against the server's 2000 updates per run", async () => {
+    const stateDir = tempStateDir();
+    // A trainer that holds until told: the train stage is under way while the test reports in its place.
+    const release = path.join(stateDir, 'release');
+    const config = testConfig(stateDir, (c) => {
+      c.iterations = 1;
+      c.trainer.command = [...STAND_IN_TRAINER, '--hold-until', release];
+    });
+    const runName = 'live-progress-days';
+    const { client, workers, close } = await openUiRun(ui.server, ui.browser);
+    try {
+      await runWorkers(
+        workers,
+        (async () => {
+          await startLoop(client, { file: 'configs/coral.dry-run.yaml', config, runName });
+          const iteration = client.workflow.getHandle(iterationWorkflowId(runName, 0));
+          await waitUntil(async () => (await iteration.query(iterationStatusQuery)).stage === 'train', 120_000, 'the train stage');
+          // 2100 reports (a train stage reporting every 4 s for 2 h 20 min), 8 in flight at a time.
+          const report = (step: number) =>
+            iteration
+              .executeUpdate(progressUpdate, {
+                args: [{ key: 'train', stage: 'train', unit: 'steps', done: step, total: 5000, at: Date.now() }],
+              })
+              .catch((err: Error) => String((err.cause as Error | undefined)?.message ?? err.message));
+          const outcomes: string[] = [];
+          for (let i = 0; i < 2100; i += 8)
+            outcomes.push(...((await Promise.all(Array.from({ length: 8 }, (_, j) => report(i + j)))) as string[]));
+          expect(new Set(outcomes)).toEqual(new Set(['progress noted']));
+          await report(4321);
+          const p = (await iteration.query(iterationStatusQuery)).progress;
+          expect(p?.trainers?.[0]).toMatchObject({ step: 4321, total: 5000 });
+          writeFileSync(release, '');
+          await client.workflow.getHandle(loopWorkflowId(runName)).result();
+        })(),
+      );
+    } finally {
       await close();
     }
   });

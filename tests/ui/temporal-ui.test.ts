@@ -4,28 +4,22 @@
 // The screenshots go to a temporary folder; UPDATE_SCREENSHOTS=1 writes them to docs/screenshots for the README.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { startLoop } from '../../cli/runs';
 import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId, retryStageUpdate } from '../../contracts/messages';
 import type { LoopResult } from '../../workflows/loop';
 import { runWorkers } from '../../workers/run-worker';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../helpers/config';
-import { openTab as openUiTab, openUiRun, useUiServer } from '../helpers/ui-page';
+import { openTab as openUiTab, openUiRun, screenshotDir, useUiServer } from '../helpers/ui-page';
 import { waitUntil } from '../helpers/wait';
 
-const shots = process.env.UPDATE_SCREENSHOTS
-  ? path.join(PROJECT_ROOT, 'docs', 'screenshots')
-  : mkdtempSync(path.join(os.tmpdir(), 'collab-loop-ui-'));
+const shots = screenshotDir();
 const ui = useUiServer();
 
 const openTab = (page: Page, id: string, tab: string, text: RegExp) => openUiTab(page, ui.server.uiPort, id, tab, text);
 
 describe('the Temporal UI tells the story of a run', () => {
   it('timeline summaries, current details with the needs-attention reason, metrics after the retry', async () => {
-    mkdirSync(shots, { recursive: true });
     const stateDir = tempStateDir();
     const config = testConfig(stateDir, (c) => {
       // The first training attempt crashes and there is no second: the run waits for the user.
