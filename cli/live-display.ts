@@ -4,7 +4,8 @@
 // ETA — the words are contracts/progress-text.ts's, as in `status` and the Temporal UI. Off a terminal (a pipe, CI
 // logs) the same view becomes plain lines: one per event, and the progress at most every `progressEveryMs`.
 import cliProgress from 'cli-progress';
-import { countLine, duration, llmLine, progressLines, trainerLine } from '../contracts/progress-text';
+import { durationOfSeconds } from '../contracts/duration';
+import { countLine, llmLine, progressLines, trainerLine } from '../contracts/progress-text';
 import type { LiveFrame } from './live-view';
 
 export interface LiveDisplay {
@@ -31,7 +32,7 @@ export function liveRows(f: LiveFrame): Row[] {
     rows.push({ line: `${p.stage}: ${countLine(p)}`, ...(p.total ? { bar: { value: Math.min(p.done, p.total), total: p.total } } : {}) });
   const llm = llmLine(p);
   if (llm) rows.push({ line: llm });
-  if (f.iterationEta !== undefined) rows.push({ line: `iteration ETA ${duration(f.iterationEta)}` });
+  if (f.iterationEta !== undefined) rows.push({ line: `iteration ETA ${durationOfSeconds(f.iterationEta)}` });
   return rows;
 }
 

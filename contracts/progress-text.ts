@@ -1,15 +1,7 @@
 // A stage's progress in words, the same on the terminal (`status`, `watch`, `start --wait`, `demo`) and in the
 // Temporal UI's Current Details. "34 of 96", never "34/96": the UI renders details as markdown with typography.
+import { durationOfSeconds } from './duration';
 import type { CallCounts, StageProgress, TrainerProgress } from './progress';
-
-/** "45 s", "12 min 5 s", "3 h 20 min". */
-export function duration(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
-  const m = Math.round(s / 60);
-  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
-}
 
 /** Rates: two significant digits below 100, no trailing zeros ("0.5", "14", "1234"). */
 export const rate = (n: number) => (n >= 100 ? String(Math.round(n)) : String(Number(n.toPrecision(2))));
@@ -24,7 +16,7 @@ export function countLine(p: StageProgress): string {
   return [
     `${of} ${p.unit}`,
     ...(p.perSecond !== undefined ? [`${rate(p.perSecond)}/s`] : []),
-    `ETA ${p.etaSeconds !== undefined ? duration(p.etaSeconds) : 'not yet known'}`,
+    `ETA ${p.etaSeconds !== undefined ? durationOfSeconds(p.etaSeconds) : 'not yet known'}`,
   ].join(' · ');
 }
 
@@ -46,7 +38,7 @@ export function trainerLine(t: TrainerProgress): string {
     `train${t.role ? ` ${t.role}` : ''}: step ${t.step}${t.total !== undefined ? ` of ${t.total}` : ''}`,
     ...(t.loss !== undefined ? [`loss ${Number(t.loss.toPrecision(4))}`] : []),
     ...(t.stepsPerSecond !== undefined ? [`${rate(t.stepsPerSecond)} steps/s`] : []),
-    `ETA ${t.etaSeconds !== undefined ? duration(t.etaSeconds) : 'not yet known'}`,
+    `ETA ${t.etaSeconds !== undefined ? durationOfSeconds(t.etaSeconds) : 'not yet known'}`,
   ].join(' · ');
 }
 
@@ -55,6 +47,6 @@ export function progressLines(p: StageProgress, iterationEta?: number): string[]
   const lines = p.unit === 'steps' ? (p.trainers ?? []).map(trainerLine) : [`${p.stage}: ${countLine(p)}`];
   const llm = llmLine(p);
   if (llm) lines.push(llm);
-  if (iterationEta !== undefined) lines.push(`iteration ETA ${duration(iterationEta)}`);
+  if (iterationEta !== undefined) lines.push(`iteration ETA ${durationOfSeconds(iterationEta)}`);
   return lines;
 }

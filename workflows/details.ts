@@ -17,8 +17,6 @@ import {
 } from '../contracts/run';
 
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(4));
-const seconds = (ms: number) =>
-  ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 3_600_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 3_600_000).toFixed(1)} h`;
 
 /** The error verbatim: a log tail holds argv and paths that markdown would turn into typography. One line goes in
  *  inline code (it wraps), a log tail in a code block. */
@@ -49,9 +47,9 @@ export function stageTimesLine(
   const parts = STAGES.flatMap((name) => {
     const s = stages?.[name];
     if (!s) return [];
-    if (name === running?.stage) return [`${name} running for ${seconds(running.now - Date.parse(s.startedAt))}`];
+    if (name === running?.stage) return [`${name} running for ${duration(running.now - Date.parse(s.startedAt))}`];
     const calls = s.calls ? ` (${s.calls} calls${s.cachedCalls ? `, ${s.cachedCalls} cached` : ''})` : '';
-    return [`${name} ${seconds(s.ms)}${calls}`];
+    return [`${name} ${duration(s.ms)}${calls}`];
   });
   return parts.length ? parts.join(' · ') : undefined;
 }

@@ -87,12 +87,12 @@ describe('status', () => {
     expect(text).toContain('run r (coral) · running · iteration 1 (of 0–2)');
     expect(text).toContain('  stages: deploy 2.1 s\n');
     expect(text).not.toMatch(/generate 0\.0 s|tokens 0\b/);
-    expect(text).toContain('  generate: 34 of 96 conversations · 0.8/s · ETA 1 min 18 s');
+    expect(text).toContain('  generate: 34 of 96 conversations · 0.8/s · ETA 78 s');
     expect(text).toContain(
       '  calls 120 ok, 30 cached, 0 failed, 2 retried · 1.9 calls/s · tokens 10000 prompt + 2345 completion · 140 tokens/s · no price set',
     );
     // 78 s of generate left, then evaluate, build-data, undeploy and train as long as last time: 1+3+1+15 s.
-    expect(text).toContain('  iteration ETA 1 min 38 s');
+    expect(text).toContain('  iteration ETA 98 s');
   });
 
   it('shows each trainer’s step, loss, rate and ETA while training', () => {
@@ -176,8 +176,8 @@ describe('the live view', () => {
     const view = new LiveView();
     const gen = liveRows(view.next(status(iteration({ progress: generating }))));
     expect(gen.map((r) => r.bar)).toEqual([undefined, { value: 34, total: 96 }, undefined, undefined]);
-    expect(gen[1].line).toBe('generate: 34 of 96 conversations · 0.8/s · ETA 1 min 18 s');
-    expect(gen[3].line).toBe('iteration ETA 1 min 38 s');
+    expect(gen[1].line).toBe('generate: 34 of 96 conversations · 0.8/s · ETA 78 s');
+    expect(gen[3].line).toBe('iteration ETA 98 s');
     const two = { ...training, trainers: [...training.trainers!, { role: 'critic_3', step: 3, total: 40, at: NOW }] };
     const train = liveRows(view.next(status(iteration({ stage: 'train', progress: two }))));
     expect(train.map((r) => r.bar)).toEqual([undefined, { value: 12, total: 40 }, { value: 3, total: 40 }, undefined]);
@@ -238,12 +238,12 @@ describe('the live view', () => {
     at(40, 33); // 8 s after the last line
     expect(lines).toEqual([
       'iteration 1 (of 0–2) · stage generate',
-      '  generate: 20 of 96 conversations · 0.8/s · ETA 1 min 18 s',
+      '  generate: 20 of 96 conversations · 0.8/s · ETA 78 s',
       '  calls 120 ok, 30 cached, 0 failed, 2 retried · 1.9 calls/s · tokens 10000 prompt + 2345 completion · 140 tokens/s · no price set',
-      '  iteration ETA 1 min 38 s',
-      '  generate: 30 of 96 conversations · 0.8/s · ETA 1 min 18 s',
+      '  iteration ETA 98 s',
+      '  generate: 30 of 96 conversations · 0.8/s · ETA 78 s',
       '  calls 120 ok, 30 cached, 0 failed, 2 retried · 1.9 calls/s · tokens 10000 prompt + 2345 completion · 140 tokens/s · no price set',
-      '  iteration ETA 1 min 38 s',
+      '  iteration ETA 98 s',
     ]);
     expect(lines.join('')).not.toContain('\x1b');
   });

@@ -57,9 +57,9 @@ function expectLiveDisplay(out: string): void {
   expect(out).toMatch(/█+░+ generate: \d+ of \d+ conversations/);
   const conversations = values(out, /generate: (\d+) of \d+ conversations/g);
   expect(rising(conversations), `conversations drawn: ${conversations.join(', ')}`).toBe(true);
-  expect(out).toMatch(/generate: \d+ of \d+ conversations · [\d.]+\/s · ETA \d+ (s|min)/);
+  expect(out).toMatch(/generate: \d+ of \d+ conversations · [\d.]+\/s · ETA [\d.]+ (ms|s|min|h)/);
   expect(out).toMatch(/calls \d+ ok, \d+ cached, \d+ failed, \d+ retried/);
-  expect(out).toMatch(/train: step \d+ of 80 · loss [\d.]+ · [\d.]+ steps\/s · ETA \d+ (s|min)/);
+  expect(out).toMatch(/train: step \d+ of 80 · loss [\d.]+ · [\d.]+ steps\/s · ETA [\d.]+ (ms|s|min|h)/);
   const steps = values(out, /train: step (\d+) of 80/g);
   expect(rising(steps), `trainer steps drawn: ${steps.join(', ')}`).toBe(true);
 }
@@ -122,7 +122,7 @@ describe('the live display', () => {
         expect(lines).toContain('iteration 0 (of 0–0) · stage train');
         // generate lasts longer than the plain lines' 10 s pace: its progress is there, with a rate and an ETA.
         expect(
-          lines.some((l) => /^ {2}generate: \d+ of \d+ conversations · [\d.]+\/s · ETA \d+ (s|min)/.test(l)),
+          lines.some((l) => /^ {2}generate: \d+ of \d+ conversations · [\d.]+\/s · ETA [\d.]+ (ms|s|min|h)/.test(l)),
           out,
         ).toBe(true);
         expectAttention(out, run);

@@ -96,7 +96,7 @@ describe('live progress while a stage works', () => {
           expect(Date.now() - later.at).toBeLessThan(30_000);
 
           // The same in the UI, on the iteration's page and the loop's.
-          const gen = /generate: (\d+) of 48 conversations · [\d.]+\/s · ETA \d+ (s|min)/;
+          const gen = /generate: (\d+) of 48 conversations · [\d.]+\/s · ETA [\d.]+ (ms|s|min|h)/;
           const [iterText] = await Promise.all([
             currentDetails(page, iterationWorkflowId(runName, 0), gen),
             currentDetails(loopPage, loopWorkflowId(runName), gen),
@@ -121,7 +121,7 @@ describe('live progress while a stage works', () => {
           await currentDetails(
             page,
             iterationWorkflowId(runName, 0),
-            /train: step \d+ of 60 · loss [\d.]+ · [\d.]+ steps\/s · ETA \d+ (s|min)/,
+            /train: step \d+ of 60 · loss [\d.]+ · [\d.]+ steps\/s · ETA [\d.]+ (ms|s|min|h)/,
           );
 
           const result = (await client.workflow.getHandle(loopWorkflowId(runName)).result()) as LoopResult;
