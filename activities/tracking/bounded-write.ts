@@ -1,19 +1,18 @@
 // One tracker's write within its own time (track-iteration.ts runs the trackers side by side, so a tracker that
 // never answers delays no other and the iteration waits at most the longest timeout). Within that time a tracker
 // that is down (refused connection, 5xx: trackerUnavailable) is tried again with backoff; one that refuses the
-// request (trackerConfigError) fails at once; at the deadline its requests are aborted. Stopping loses nothing:
+// request (trackerConfigError) fails at once; at the deadline its requests are aborted. The backoff is the one
+// every outage wait uses (../outage-backoff.ts). Stopping loses nothing:
 // each tracker keeps its own logged-through mark (mlflow.ts, wandb.ts), so the next call sends what this one did not.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TrackerName, TrackerOutcome } from '../../contracts/tracking';
 import { activityCancellation } from '../heartbeat';
+import { rideOut } from '../outage-backoff';
 
 export interface Written {
   where: string;
   hint?: string;
 }
-
-const FIRST_BACKOFF_MS = 1_000;
 
 const isFinal = (err: unknown) => err instanceof ApplicationFailure && err.nonRetryable;
 
@@ -37,24 +36,34 @@ export async function writeWithin(
   const cancelled = activityCancellation();
   const signal = cancelled ? AbortSignal.any([deadline, cancelled]) : deadline;
   const stop = aborted(signal);
+  const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
   let lastError: string | undefined;
-  for (let backoffMs = FIRST_BACKOFF_MS; ; backoffMs *= 2) {
-    try {
-      const attempt = write(signal);
-      attempt.catch(() => {}); // when the deadline wins the race, its late failure is expected
-      const { where, hint } = await Promise.race([attempt, stop]);
-      return { tracker, state: 'written', where, ...(hint ? { hint } : {}) };
-    } catch (err) {
-      if (cancelled?.aborted) throw err; // the loop was stopped: not the tracker's failure
-      if (!deadline.aborted) {
-        lastError = err instanceof Error ? err.message : String(err);
-        if (isFinal(err)) return { tracker, state: 'failed', error: lastError.startsWith(field) ? lastError : `${field}: ${lastError}` };
-        await sleep(backoffMs, undefined, { signal }).catch(() => {});
-        if (!signal.aborted) continue;
-        if (cancelled?.aborted) throw cancelled.reason;
-      }
-      const before = lastError ? `; before that: ${lastError}` : '';
-      return { tracker, state: 'timed out', error: `${field}: no answer within ${timeoutSeconds} s (${field}.timeoutSeconds)${before}` };
+  // Each attempt ends at the deadline whatever the tracker's client does with the signal; its late failure is expected.
+  const attempt = () => {
+    const a = write(signal);
+    a.catch(() => {});
+    return Promise.race([a, stop]);
+  };
+  try {
+    const { where, hint } = await rideOut(attempt, {
+      toleranceMs: timeoutSeconds * 1000,
+      // A tracker that is down is tried again until the deadline; one that refuses the request, and the deadline's
+      // own abort, end the write.
+      isOutage: (err) => !isFinal(err) && !signal.aborted,
+      giveUp: (err) => err,
+      onWait: (err) => {
+        lastError = message(err);
+      },
+      signal,
+    });
+    return { tracker, state: 'written', where, ...(hint ? { hint } : {}) };
+  } catch (err) {
+    if (cancelled?.aborted) throw cancelled.reason; // the loop was stopped: not the tracker's failure
+    if (isFinal(err) && !deadline.aborted) {
+      const m = message(err);
+      return { tracker, state: 'failed', error: m.startsWith(field) ? m : `${field}: ${m}` };
     }
+    const before = lastError ? `; before that: ${lastError}` : '';
+    return { tracker, state: 'timed out', error: `${field}: no answer within ${timeoutSeconds} s (${field}.timeoutSeconds)${before}` };
   }
 }
