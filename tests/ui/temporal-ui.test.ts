@@ -57,7 +57,7 @@ describe('the Temporal UI tells the story of a run', () => {
           const iterationDetails = await openTab(page, iteration0, 'User Metadata', /needs attention/);
           expect(iterationDetails).toMatch(/stage train/);
           expect(iterationDetails).toMatch(/shards 4 of 4 · conversations 16/);
-          expect(iterationDetails).toMatch(/generate [\d.]+ s \(\d+ calls/);
+          expect(iterationDetails).toMatch(/generate [\d.]+ m?s \(\d+ calls/);
           expect(iterationDetails).toMatch(/agreement_correctness: [\d.]+/);
           expect(iterationDetails).toContain('simulated crash (attempt 1)');
           expect(iterationDetails).toContain(`collab-loop retry ${runName}`);
