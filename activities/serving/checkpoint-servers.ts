@@ -58,9 +58,10 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-async function listsModel(baseUrl: string, model: string): Promise<boolean> {
+async function listsModel(baseUrl: string, model: string, apiKey: string | undefined): Promise<boolean> {
   try {
-    const res = await fetch(`${baseUrl}/models`, { signal: AbortSignal.timeout(2000) });
+    const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined;
+    const res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(2000) });
     const body = (await res.json()) as { data?: Array<{ id?: string }> };
     return !!body.data?.some((m) => m.id === model);
   } catch {
@@ -77,7 +78,7 @@ async function waitReady(launch: ServerLaunch, pid: number, timeoutS: number, lo
     if (signal.aborted) throw signal.reason;
     if (
       (await healthy(launch.healthUrl)) &&
-      (!launch.checkModelsList || (await listsModel(launch.endpoint.baseUrl, launch.endpoint.model)))
+      (!launch.checkModelsList || (await listsModel(launch.endpoint.baseUrl, launch.endpoint.model, launch.apiKey)))
     )
       return;
     if (!isAlive(pid))

