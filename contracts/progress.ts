@@ -102,15 +102,16 @@ export const sumWork = (works: readonly FinishedWork[]): FinishedWork =>
 export const etaSeconds = (done: number, total: number | undefined, perSecond: number | undefined): number | undefined =>
   total !== undefined && perSecond && perSecond > 0 ? Math.max(0, (total - done) / perSecond) : undefined;
 
-const trainerOf = (w: WorkProgress): TrainerProgress => ({
-  ...(w.role !== undefined ? { role: w.role } : {}),
-  step: w.done,
-  ...(w.total !== undefined ? { total: w.total } : {}),
-  ...(w.loss !== undefined ? { loss: w.loss } : {}),
-  ...(w.perSecond !== undefined ? { stepsPerSecond: w.perSecond } : {}),
-  ...(etaSeconds(w.done, w.total, w.perSecond) !== undefined ? { etaSeconds: etaSeconds(w.done, w.total, w.perSecond) } : {}),
-  at: w.at,
-});
+const trainerOf = (w: WorkProgress): TrainerProgress =>
+  clean({
+    role: w.role,
+    step: w.done,
+    total: w.total,
+    loss: w.loss,
+    stepsPerSecond: w.perSecond,
+    etaSeconds: etaSeconds(w.done, w.total, w.perSecond),
+    at: w.at,
+  });
 
 /** The stage's progress: `finished` plus the running activities' measurements (`now` drops the rates of silent
  *  ones). A training stage's ETA is its slowest trainer's. */
