@@ -2,7 +2,10 @@
 // statuses, the moments worth a line of their own (a stage begins, a stage needs attention, the user retried or
 // paused, an iteration ends with its metrics, the run closes) and what the running stage is doing now. Plain
 // data: cli/live-display.ts draws it on a terminal or as plain lines.
+import { iterationLabel } from '../contracts/iteration-label';
 import type { StageProgress } from '../contracts/progress';
+import type { StageStats } from '../contracts/run';
+import { STAGES, type Stage } from '../contracts/stages';
 import { attentionLines, metricsLine, runIterationLabel, runStateWord } from './format';
 import { runIterationEta, runProgress } from './run-progress';
 import type { RunStatus } from './runs';
@@ -21,6 +24,8 @@ export interface LiveFrame {
 
 export class LiveView {
   private stageKey?: string;
+  /** `iteration/stage` of every stage given its line: a stage that began and ended between two looks still gets one. */
+  private announced = new Set<string>();
   private attention?: string;
   private paused = false;
   private doneCount?: number;
@@ -32,16 +37,36 @@ export class LiveView {
     const { loop, iteration: it } = s;
     const running = s.workflowStatus === 'RUNNING';
     const log: string[] = [];
+    const firstLook = this.doneCount === undefined;
+    const stageLine = (i: number, stage: string) => `${iterationLabel({ iteration: i, iterations: loop.iterations })} · stage ${stage}`;
+    // A line for each stage of iteration `i` that began since the last look, in the order stages run, up to `upTo`
+    // (a later stage's stats may be left from before a `retry --stage` went back).
+    const announce = (i: number, stages: Partial<Record<string, StageStats>>, upTo: number) => {
+      for (const stage of STAGES.slice(0, upTo + 1)) {
+        const key = `${i}/${stage}`;
+        if (!stages[stage] || this.announced.has(key)) continue;
+        this.announced.add(key);
+        if (!firstLook) log.push(stageLine(i, stage)); // on the first look they began before anyone watched
+      }
+    };
     // Iterations that ended since the last look (none on the first: they ended before anyone watched).
-    for (const d of loop.done.slice(this.doneCount ?? loop.done.length))
+    for (const d of loop.done.slice(this.doneCount ?? loop.done.length)) {
+      announce(d.iteration, d.stages ?? {}, STAGES.length - 1);
       log.push(`iteration ${d.iteration} done${Object.keys(d.metrics).length ? `: ${metricsLine(d.metrics)}` : ''}`);
+    }
     this.doneCount = loop.done.length;
 
     const stageKey = running && it && it.stage !== 'done' ? `${loop.iteration}/${it.stage}` : undefined;
-    if (stageKey && stageKey !== this.stageKey) {
-      log.push(`${runIterationLabel(s)} · stage ${it!.stage}`);
-      this.waits.clear();
+    if (running && it) {
+      const at = STAGES.indexOf(it.stage as Stage);
+      announce(loop.iteration, it.stages, at < 0 ? STAGES.length - 1 : at - 1);
+      // The running stage: on every change, a stage a retry went back to included.
+      if (stageKey && stageKey !== this.stageKey) {
+        this.announced.add(stageKey);
+        log.push(stageLine(loop.iteration, it.stage));
+      }
     }
+    if (stageKey !== this.stageKey) this.waits.clear();
     if (stageKey) this.stageKey = stageKey;
 
     // Why a stage sits still with no error yet (no worker, a retry's backoff): once per kind of wait.

@@ -148,7 +148,36 @@ describe('the live view', () => {
 
     const next = status(iteration({ iteration: 2, stage: 'deploy' }), {}, [summary(0, { accuracy: 0.5 }), summary(1, { accuracy: 0.625 })]);
     next.loop.iteration = 2;
-    expect(view.next(next).log).toEqual(['iteration 1 done: accuracy=0.6250', 'iteration 2 (of 0–2) · stage deploy']);
+    // Stages that began and ended between two looks still get their line, before the iteration's end.
+    expect(view.next(next).log).toEqual([
+      'iteration 1 (of 0–2) · stage evaluate',
+      'iteration 1 (of 0–2) · stage build-data',
+      'iteration 1 (of 0–2) · stage undeploy',
+      'iteration 1 done: accuracy=0.6250',
+      'iteration 2 (of 0–2) · stage deploy',
+    ]);
+  });
+
+  it('gives a stage that began and ended between two looks its line, in the order stages run', () => {
+    const view = new LiveView();
+    expect(view.next(status(iteration({ stage: 'deploy', stages: { deploy: { startedAt: 't', ms: 0 } } }))).log).toEqual([
+      'iteration 1 (of 0–2) · stage deploy',
+    ]);
+    const quick = { deploy: { startedAt: 't', ms: 1 }, generate: { startedAt: 't', ms: 1 }, evaluate: { startedAt: 't', ms: 0 } };
+    expect(view.next(status(iteration({ stage: 'evaluate', stages: quick }))).log).toEqual([
+      'iteration 1 (of 0–2) · stage generate',
+      'iteration 1 (of 0–2) · stage evaluate',
+    ]);
+    // A retry went back to generate: its line again, not evaluate's left-over stats.
+    expect(view.next(status(iteration({ stage: 'generate', stages: quick }))).log).toEqual(['iteration 1 (of 0–2) · stage generate']);
+    // The run closed between looks: the last iteration's remaining stages, then its end.
+    const closed = status(undefined, { workflowStatus: 'COMPLETED' }, [summary(0, { accuracy: 0.5 }), summary(1, { accuracy: 0.75 })]);
+    expect(view.next(closed).log).toEqual([
+      'iteration 1 (of 0–2) · stage build-data',
+      'iteration 1 (of 0–2) · stage undeploy',
+      'iteration 1 (of 0–2) · stage train',
+      'iteration 1 done: accuracy=0.7500',
+    ]);
   });
 
   it('says once what a stage waits on (no worker, a retry), not at every tick of its clock', () => {
