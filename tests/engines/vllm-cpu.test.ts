@@ -2,8 +2,10 @@
 // `node bin/setup.js --engines`) serves the tiny random Llama with 64-wide heads. The deploy stage starts it with the
 // adapter a GPU host uses (activities/serving/server-launch.ts; `server.python` picks the module form), health-checks
 // and probes it; the project's own client (createChat) asks it for chat, `n` choices, seeded samples and log-probs
-// (the API SWEET-RL's critic and TOA use); its API key is required; undeploy stops its whole process tree and frees
-// its port. Then one CoRal evaluation pass of configs/demo-vllm.yaml. Run by `npm run test:engines`.
+// (the API SWEET-RL's critic and TOA use); its API key is required; ColBench's SWEET-RL data builder samples each
+// state's candidates from it and ranks them by the learned critic's log-prob advantage; a TOA search runs over it with
+// a second vLLM serving a tiny reward model (pooling runner) as the reward role; undeploy stops its whole process tree
+// and frees its port. Then one CoRal evaluation pass of configs/demo-vllm.yaml. Run by `npm run test:engines`.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -24,7 +26,10 @@ import { CONFIGS, tempStateDir, testConfig } from '../helpers/config';
 import { groupMembers, portsListenedBy, stillListening } from '../helpers/host-processes';
 import { recordedGroups } from '../helpers/loop-groups';
 import { startDevServer } from '../helpers/temporal';
-import { tinyBaseCheckpoint, tinyModelHd64 } from '../helpers/tiny-model';
+import { tinyBaseCheckpoint, tinyModelHd64, tinyRewardModelHd64 } from '../helpers/tiny-model';
+import { loadConfig } from '../../configs/load';
+import { recipeRuntime } from '../../activities/recipes/runtime';
+import type { ToaBuildRecord } from '../../activities/recipes/toa/records';
 
 const VLLM_PYTHON = path.join(PROJECT_ROOT, '.venv-vllm', 'bin', 'python');
 const KEY_ENV = 'COLLAB_LOOP_TEST_VLLM_KEY';
@@ -38,7 +43,11 @@ describe('vLLM on CPU, deployed by the deploy stage', () => {
   let base: string;
   let deployed: DeployResult;
   let endpoint: EndpointRef;
+  /** A tiny reward model served by a second vLLM (pooling runner, detected from its architecture): TOA's reward role. */
+  let rewardConfig: LoopConfig;
+  let rewardEndpoint: EndpointRef;
   const input = () => ({ runName: 'vllm-cpu', iteration: 0, config });
+  const rewardInput = () => ({ runName: 'vllm-cpu-reward', iteration: 0, config: rewardConfig });
 
   beforeAll(async () => {
     if (!existsSync(VLLM_PYTHON)) throw new Error(`${VLLM_PYTHON} is missing: run \`node bin/setup.js --engines\``);
@@ -58,12 +67,22 @@ describe('vLLM on CPU, deployed by the deploy stage', () => {
         probe: { prompts: 2, maxTokens: 8 },
       };
     });
-    deployed = (await inActivity(() => deployCheckpoint({ ...input(), checkpoint: base }))) as DeployResult;
+    const rewardModel = await tinyRewardModelHd64(path.join(stateDir, 'tiny-reward'));
+    rewardConfig = { ...config, baseCheckpoint: rewardModel, server: { ...config.server, probe: undefined } as LoopConfig['server'] };
+    // Both servers start side by side (each takes about a minute here).
+    const [chatServer, rewardServer] = await Promise.all([
+      inActivity(() => deployCheckpoint({ ...input(), checkpoint: base })) as Promise<DeployResult>,
+      inActivity(() => deployCheckpoint({ ...rewardInput(), checkpoint: rewardModel })) as Promise<DeployResult>,
+    ]);
+    deployed = chatServer;
     endpoint = deployed.endpoint;
+    rewardEndpoint = { ...rewardServer.endpoint, api: 'reward' };
   }, 660_000);
 
   afterAll(async () => {
-    if (config) await inActivity(() => undeployCheckpoint(input())); // after a failed test too
+    // After a failed test too.
+    if (config) await inActivity(() => undeployCheckpoint(input()));
+    if (rewardConfig) await inActivity(() => undeployCheckpoint(rewardInput()));
   });
 
   const chatFor = (e: EndpointRef) => createChat({ endpoint: e, cache: requestCacheFor(config), llm: LLM, usage: newUsageCounter() });
@@ -139,6 +158,58 @@ describe('vLLM on CPU, deployed by the deploy stage', () => {
       await expect(chatFor(e)(ask({ sampleKey: `no-key-${e.apiKeyEnv}` }))).rejects.toMatchObject({ type: 'LlmAuthentication' });
   });
 
+  it("SWEET-RL: a dialogue with vLLM, then each state's candidates sampled with n and ranked by the learned critic's log-probs", async () => {
+    const { config: cfg } = loadConfig(path.join(CONFIGS, 'colbench-code.dry-run.yaml'), {
+      overrides: [
+        `stateDir=${config.stateDir}`,
+        'recipe.limit=1',
+        'recipe.maxTurns=2',
+        'recipe.maxTokens=12',
+        'recipe.data.candidates=3',
+        'recipe.data.fraction=1',
+      ],
+    });
+    const runtime = recipeRuntime(cfg);
+    const chat = chatFor(endpoint);
+    // The agent and the human both played by the served tiny model (their texts mean nothing; the path is real).
+    const record = await runtime.runTask({
+      split: 'train',
+      taskIndex: 0,
+      sampleIndex: 0,
+      chats: { agent: chat, human: chat },
+      services: {},
+    });
+    const logProb = chatFor({ ...endpoint, api: 'logprob' });
+    const data = await runtime.buildDataWithModels!([record as never], { agent: chat }, { agent: logProb, critic: logProb });
+    const states = data.counts.turn_states;
+    expect(states).toBeGreaterThan(0);
+    // Every candidate of every state got a finite advantage: critic (with the reference) minus policy (without).
+    expect(data.counts).toMatchObject({ unscored_states: 0, logprob_ranked: states * 3 });
+    const pairs = data.byRole.agent.dpo.map((row) => JSON.parse(row) as { chosen: unknown; rejected: unknown });
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const p of pairs) expect(p.chosen).not.toEqual(p.rejected);
+  }, 300_000);
+
+  it('TOA: a tree search over four vLLM-served policies, every response rewarded by a vLLM reward model', async () => {
+    const { config: cfg } = loadConfig(path.join(CONFIGS, 'toa.dry-run.yaml'), {
+      overrides: [`stateDir=${config.stateDir}`, 'recipe.limit=1', 'recipe.samples=2', 'recipe.search.width=4', 'recipe.maxTokens=12'],
+    });
+    const runtime = recipeRuntime(cfg);
+    const policy = chatFor(endpoint);
+    const chats = { policy_0: policy, policy_1: policy, policy_2: policy, policy_3: policy, reward: chatFor(rewardEndpoint) };
+    const record = (await runtime.runTask({ split: 'train', taskIndex: 0, sampleIndex: 0, chats, services: {} })) as ToaBuildRecord;
+    const { results } = record.search;
+    expect(record.search.method).toBe('toa');
+    // N = samples × policies plays, each a real response with the reward head's raw output (never a failure).
+    expect(results.responses).toHaveLength(8);
+    expect(results.failed).toBe(0);
+    const rewards = results.responses.map((r) => r.reward!);
+    for (const r of rewards) expect(Number.isFinite(r)).toBe(true);
+    expect(new Set(rewards).size).toBeGreaterThan(1);
+    expect(results.best!.reward).toBe(Math.max(...rewards));
+    expect(record.search.rewardUsage.promptTokens).toBeGreaterThan(0);
+  }, 300_000);
+
   it('undeploy stops the whole process tree and frees the port', async () => {
     const pid = Number(deployed.serverId);
     const members = groupMembers(pid);
@@ -151,7 +222,7 @@ describe('vLLM on CPU, deployed by the deploy stage', () => {
     expect(groupMembers(pid)).toEqual([]);
     for (const m of members) expect(existsSync(`/proc/${m.pid}`), `pid ${m.pid} (${m.argv.join(' ')})`).toBe(false);
     expect(stillListening(ports)).toEqual([]);
-    expect(recordedGroups(config.stateDir)).toEqual([]);
+    expect(recordedGroups(config.stateDir).filter((g) => g.run === 'vllm-cpu')).toEqual([]);
     expect(readdirSync(serversDir(input()))).toEqual([]);
   });
 });

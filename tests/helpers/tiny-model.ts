@@ -28,6 +28,12 @@ export const tinyModel = (): Promise<string> => make('llama');
 /** The same Llama with 64-wide attention heads: vLLM's CPU attention rejects the 16-wide ones of tinyModel(). */
 export const tinyModelHd64 = (): Promise<string> => make('llama-hd64');
 
+/** A reward model (one-output score head) on tinyModelHd64()'s body, as vLLM's pooling runner serves reward models. */
+export async function tinyRewardModelHd64(dir: string): Promise<string> {
+  await execa(VENV_PYTHON, [path.join(PROJECT_ROOT, 'tests/helpers/make_tiny_reward_model.py'), await tinyModelHd64(), dir]);
+  return dir;
+}
+
 /** A tiny random CLIP checkpoint: the real scorer code path, with scores that mean nothing. */
 export const tinyClip = (): Promise<string> => make('clip');
 
