@@ -8,7 +8,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 export const VENV_PYTHON = path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
-type Arch = 'llama' | 'llama-hd64' | 'clip';
+type Arch = 'llama' | 'llama-hd64' | 'llama3-hd64' | 'clip';
 const made: Partial<Record<Arch, Promise<string>>> = {};
 
 function make(arch: Arch): Promise<string> {
@@ -27,6 +27,10 @@ export const tinyModel = (): Promise<string> => make('llama');
 
 /** The same Llama with 64-wide attention heads: vLLM's CPU attention rejects the 16-wide ones of tinyModel(). */
 export const tinyModelHd64 = (): Promise<string> => make('llama-hd64');
+
+/** That shape as fairseq2 0.4 loads it: untied embeddings, a Llama-3 tiktoken tokenizer (original/tokenizer.model)
+ *  beside the tokenizer.json with the same ids, Llama 3.1's chat template. */
+export const tinyModelLlama3 = (): Promise<string> => make('llama3-hd64');
 
 /** A tiny random CLIP checkpoint: the real scorer code path, with scores that mean nothing. */
 export const tinyClip = (): Promise<string> => make('clip');
