@@ -2,8 +2,9 @@
 // `node bin/setup.js --engines`) runs its packaged `lm instruction_finetune` (SFT) and `lm preference_finetune` (DPO)
 // recipes on the tiny Llama-3 model (models/tiny-llama3-hd64), through the train stage a loop runs
 // (activities/stages/train-checkpoint.ts: the adapter's prepare → train → export subprocesses), from rows in the format
-// the loop's data builders write (activities/data/formats.ts). The exported model loads with transformers and is not
-// the base; a trainer killed with SIGKILL after a saved step is resumed from that step by the stage's retry; a row of
+// the loop's data builders write (activities/data/formats.ts). fairseq2 computes the tiny model's logits as transformers
+// does (its card's model_config and tokenizer describe it exactly); the exported model loads with transformers and is
+// not the base; a trainer killed with SIGKILL after a saved step is resumed from that step by the stage's retry; a row of
 // the wrong shape fails the stage at once with one line naming it. Run by `npm run test:engines`.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { execa } from 'execa';
@@ -52,6 +53,36 @@ ids = torch.tensor([[a.config.bos_token_id, 5, 9, 13]])
 print(json.dumps({"sameKeys": sorted(sa) == sorted(sb), "differ": sum(not torch.equal(sa[k], sb[k]) for k in sa),
   "total": len(sa), "finite": all(bool(torch.isfinite(v).all()) for v in sb.values()),
   "logitsDiffer": not torch.equal(a(ids).logits, b(ids).logits)}))
+`;
+
+/** Logits of the model an asset card names, as fairseq2 loads it (the card dir registered as the recipes'
+ *  common.assets.extra_path does), written as JSON to argv[3]. */
+const FAIRSEQ2_LOGITS = `
+import json, sys, torch
+from pathlib import Path
+from fairseq2 import setup_fairseq2
+from fairseq2.assets import FileAssetMetadataLoader, StandardAssetMetadataFileLoader
+from fairseq2.context import get_runtime_context
+from fairseq2.models.llama import get_llama_model_hub
+from fairseq2.models.sequence import SequenceBatch
+from fairseq2.utils.yaml import StandardYamlLoader
+setup_fairseq2()
+ctx = get_runtime_context()
+cards = FileAssetMetadataLoader(Path(sys.argv[1]), ctx.file_system, StandardAssetMetadataFileLoader(StandardYamlLoader(ctx.file_system)))
+ctx.asset_store.user_metadata_providers.append(cards.load())
+model = get_llama_model_hub().load("collab_loop_base", device=torch.device("cpu"), dtype=torch.float32).eval()
+with torch.no_grad():
+    logits = model(SequenceBatch(torch.tensor(json.loads(sys.argv[2])), None)).logits
+json.dump(logits.tolist(), open(sys.argv[3], "w"))
+`;
+/** The largest difference between those logits and transformers' for the same ids (argv: model, ids, file). */
+const LOGITS_DIFF = `
+import json, sys, torch
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained(sys.argv[1]).eval()
+with torch.no_grad():
+    hf = model(torch.tensor(json.loads(sys.argv[2]))).logits
+print((hf - torch.tensor(json.load(open(sys.argv[3])))).abs().max().item())
 `;
 
 describe('fairseq2 0.4.6 on CPU, run by the train stage', () => {
@@ -116,7 +147,7 @@ describe('fairseq2 0.4.6 on CPU, run by the train stage', () => {
     expect(config.tie_word_embeddings).toBe(false); // fairseq2 0.4 recognises a Hugging Face checkpoint by lm_head.weight
   }, 120_000);
 
-  it('SFT: instruction_finetune trains the steps asked for; the export loads with transformers and differs from the base', async () => {
+  it('SFT: instruction_finetune trains the steps asked for on the model transformers reads; the export loads and differs from the base', async () => {
     const config = configWith({ method: 'sft' });
     const input = await inputFor('f2-sft', config, 'sft', rowsOf(formatSft(SFT, 'fairseq2')));
     const result = (await new MockActivityEnvironment().run(trainCheckpoint, input)) as TrainResult;
@@ -129,6 +160,12 @@ describe('fairseq2 0.4.6 on CPU, run by the train stage', () => {
     expect(lineage.argv[1][0]).toBe(path.join(path.dirname(FAIRSEQ2_PYTHON), 'fairseq2')); // the venv's console script
     expect(lineage.version).toMatch(/^fairseq2 0\.4\.6, fairseq2n 0\.4\.6, torch 2\.6\.0/);
     expect(await compare(result.checkpoint)).toEqual({ sameKeys: true, differ: 21, total: 21, finite: true, logitsDiffer: true });
+    // fairseq2 computed with the model transformers computes: the card's model_config describes the tiny model.
+    const { bos_token_id: bos, eos_token_id: eos } = JSON.parse(readFileSync(path.join(base, 'config.json'), 'utf8'));
+    const ids = JSON.stringify([[bos, 5, 9, 13, 200, eos]]);
+    const logits = path.join(stateDir, 'fairseq2-logits.json');
+    await execa(FAIRSEQ2_PYTHON, ['-c', FAIRSEQ2_LOGITS, path.join(trainPaths(stateDir, 'f2-sft', 0).root, 'work', 'assets'), ids, logits]);
+    expect(Number((await execa(VENV_PYTHON, ['-c', LOGITS_DIFF, base, ids, logits])).stdout)).toBeLessThan(1e-4);
     // What the next fairseq2 iteration reads from the export.
     expect(readFileSync(path.join(result.checkpoint, 'original', 'tokenizer.model'))).toEqual(
       readFileSync(path.join(base, 'original', 'tokenizer.model')),
