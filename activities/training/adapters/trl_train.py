@@ -22,6 +22,8 @@ import os
 import shutil
 import sys
 
+from jsonl_rows import json_objects
+
 # Set before transformers/datasets are imported: they read these at import time. Training is local-only.
 for _k, _v in (("HF_HUB_OFFLINE", "1"), ("HF_DATASETS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false"),
                ("HF_DATASETS_DISABLE_PROGRESS_BARS", "1"), ("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")):
@@ -57,24 +59,15 @@ def read_rows(path, method):
     if not os.path.isfile(path):
         raise DataError("no such file")
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for n, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw.strip())
-            except json.JSONDecodeError as e:
-                raise DataError(f"line {n}: not valid JSON ({e.msg} at column {e.colno})") from None
-            if not isinstance(row, dict):
-                raise DataError(f"line {n}: a row must be a JSON object")
-            try:
-                for field in FIELDS[method]:
-                    if field not in row:
-                        raise DataError(f'missing field "{field}" ({method} rows need {", ".join(FIELDS[method])})')
-                    check_messages(row[field], field, assistant_only=field != "prompt")
-            except DataError as e:
-                raise DataError(f"line {n}: {e}") from None
-            rows.append({k: row[k] for k in FIELDS[method]})
+    for n, row in json_objects(path, DataError):
+        try:
+            for field in FIELDS[method]:
+                if field not in row:
+                    raise DataError(f'missing field "{field}" ({method} rows need {", ".join(FIELDS[method])})')
+                check_messages(row[field], field, assistant_only=field != "prompt")
+        except DataError as e:
+            raise DataError(f"line {n}: {e}") from None
+        rows.append({k: row[k] for k in FIELDS[method]})
     if not rows:
         raise DataError("has no rows")
     return rows

@@ -40,9 +40,29 @@ describe('fairseq2Adapter.plan', () => {
     const steps = fairseq2Adapter.plan(job('sft'), options());
     expect(steps.map((s) => s.name)).toEqual(['prepare', 'train', 'export']);
     const [prepare, train, exp] = steps;
-    expect(prepare.argv.slice(0, 2)).toEqual(['/venv/bin/python', '-c']);
-    expect(prepare.argv.slice(3)).toEqual(['/w/work/assets/collab_loop_base.yaml', JSON.stringify(card())]);
-    expect(train.argv).toEqual(['fairseq2', 'lm', 'instruction_finetune', '/w/work', '--no-sweep-dir', '--config', ...SFT_CONFIG]);
+    expect(prepare.argv).toEqual([
+      '/venv/bin/python',
+      path.join(PROJECT_ROOT, 'activities/training/adapters/fairseq2_prepare.py'),
+      '--card',
+      '/w/work/assets/collab_loop_base.yaml',
+      '--card-json',
+      JSON.stringify(card()),
+      '--data-dir',
+      '/w/data',
+      '--method',
+      'sft',
+    ]);
+    expect(prepare.badInputExitCode).toBe(2);
+    // The console script of trainer.python's venv, not whatever `fairseq2` PATH has.
+    expect(train.argv).toEqual([
+      '/venv/bin/fairseq2',
+      'lm',
+      'instruction_finetune',
+      '/w/work',
+      '--no-sweep-dir',
+      '--config',
+      ...SFT_CONFIG,
+    ]);
     expect(exp.argv).toEqual([
       '/venv/bin/python',
       path.join(PROJECT_ROOT, 'activities/training/adapters/fairseq2_export.py'),
@@ -56,7 +76,7 @@ describe('fairseq2Adapter.plan', () => {
     for (const s of steps) expect(s.env).toEqual(ENV);
   });
 
-  it('DPO: preference_finetune with the base card as reference model; max steps, lr, preset, launcher, extra args', () => {
+  it('DPO: preference_finetune with the base card as reference model; max steps, lr, preset, launcher, model config, extra args', () => {
     const [prepare, train] = fairseq2Adapter.plan(
       job('dpo'),
       options({
@@ -70,16 +90,23 @@ describe('fairseq2Adapter.plan', () => {
         tokenizer: '/tok/tokenizer.model',
         launcher: ['torchrun', '--standalone', '--nproc-per-node', '8', '--no-python'],
         extraArgs: ['--config', 'gang.tensor_parallel_size=1'],
+        modelConfig: { model_dim: 128, vocab_info: { size: 1042 } },
       }),
     );
-    expect(JSON.parse(prepare.argv[4])).toEqual({ ...card(), model_arch: 'llama3_1_70b', tokenizer: '/tok/tokenizer.model' });
+    expect(prepare.argv.slice(-2)).toEqual(['--method', 'dpo']);
+    expect(JSON.parse(prepare.argv[5])).toEqual({
+      ...card(),
+      model_arch: 'llama3_1_70b',
+      tokenizer: '/tok/tokenizer.model',
+      model_config: { _set_: { model_dim: 128, vocab_info: { size: 1042 } } }, // set, not merged key by key, over the arch
+    });
     expect(train.argv).toEqual([
       'torchrun',
       '--standalone',
       '--nproc-per-node',
       '8',
       '--no-python',
-      'fairseq2',
+      '/venv/bin/fairseq2',
       'lm',
       'preference_finetune',
       '/w/work',
@@ -107,6 +134,11 @@ describe('fairseq2Adapter.plan', () => {
       '--config',
       'gang.tensor_parallel_size=1',
     ]);
+  });
+
+  it('a bare interpreter name keeps the bare console script name (found on PATH)', () => {
+    const [, train] = fairseq2Adapter.plan({ ...job('sft'), python: 'python3' }, options());
+    expect(train.argv[0]).toBe('fairseq2');
   });
 
   it('resume: the same argv (fairseq2 restores the last checkpoint of WORK itself)', () => {
@@ -239,23 +271,60 @@ describe('fairseq2 prepare and export steps (real Python)', () => {
     hfOutput: path.join(root, name, 'hf'),
   });
 
+  const rows = (name: string, lines: string[]) => {
+    const dir = path.join(root, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'train.jsonl'), `${lines.join('\n')}\n`);
+    return dir;
+  };
+  const run = async (argv: string[]) => execa(argv[0], argv.slice(1), { reject: false });
+
   it('prepare writes the asset card (JSON, which is YAML) and refuses a base without weights or tokenizer', async () => {
-    const j = stepJob('card');
+    const j = { ...stepJob('card'), dataDir: rows('card-data', ['{"src": "a", "tgt": "b", "id": "1"}']) };
     const [prepare] = fairseq2Adapter.plan(j, options());
-    const r = await execa(prepare.argv[0], prepare.argv.slice(1));
-    expect(r.exitCode).toBe(0);
+    const r = await run(prepare.argv);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(path.join(j.workDir, 'assets', 'collab_loop_base.yaml'), 'utf8'))).toEqual(card(base));
 
     const [noTok] = fairseq2Adapter.plan(j, options({ tokenizer: path.join(root, 'nope.model') }));
-    const bad = await execa(noTok.argv[0], noTok.argv.slice(1), { reject: false });
+    const bad = await run(noTok.argv);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.trim().split('\n')).toEqual([
-      `fairseq2 card: no tokenizer file ${path.join(root, 'nope.model')} (the Llama-3 tiktoken tokenizer.model; set trainer.tokenizer)`,
+      `fairseq2_prepare.py: no tokenizer file ${path.join(root, 'nope.model')} (the Llama-3 tiktoken tokenizer.model; set trainer.tokenizer)`,
     ]);
     const [noWeights] = fairseq2Adapter.plan({ ...j, base: root }, options({ tokenizer: path.join(base, 'original', 'tokenizer.model') }));
-    const bad2 = await execa(noWeights.argv[0], noWeights.argv.slice(1), { reject: false });
+    const bad2 = await run(noWeights.argv);
     expect(bad2.exitCode).toBe(2);
     expect(bad2.stderr).toContain(`no *.safetensors in ${root}`);
+  });
+
+  // fairseq2 itself reports a row without `tgt` as "ValueError: The input data does not have an element at path
+  // 'tgt'" inside a stack trace, naming no file or line.
+  it('prepare refuses rows fairseq2 cannot read, naming the file, line and field, before writing the card', async () => {
+    const cases: [string, 'sft' | 'dpo', string[], string][] = [
+      [
+        'sft-tgt',
+        'sft',
+        ['{"src": "a", "tgt": "b"}', '{"src": "a", "target": "b"}'],
+        'line 2: missing field "tgt" (sft rows need src, tgt)',
+      ],
+      [
+        'dpo-sft-row',
+        'dpo',
+        ['{"src": "a", "tgt": "b"}'],
+        'line 1: missing field "tgt_chosen" (dpo rows need src, tgt_chosen, tgt_rejected)',
+      ],
+      ['not-string', 'sft', ['{"src": [{"role": "user", "content": "a"}], "tgt": "b"}'], 'line 1: field "src" must be a string'],
+      ['not-json', 'dpo', ['', '{"src": "a",'], 'line 2: not valid JSON (Expecting property name enclosed in double quotes at column 13)'],
+    ];
+    for (const [name, method, lines, message] of cases) {
+      const j = { ...stepJob(name), method, dataDir: rows(`${name}-data`, lines) };
+      const [prepare] = fairseq2Adapter.plan(j, options());
+      const r = await run(prepare.argv);
+      expect(r.exitCode, name).toBe(2);
+      expect(r.stderr.trim(), name).toBe(`fairseq2_prepare.py: ${path.join(j.dataDir, 'train.jsonl')} ${message}`);
+      expect(existsSync(path.join(j.workDir, 'assets')), name).toBe(false);
+    }
   });
 
   // fairseq2 0.4's llama loader turns an HF checkpoint into its own layout like this (renamed keys; q/k rows of each
