@@ -21,6 +21,7 @@ import { previousHeartbeat } from '../heartbeat';
 import { writeStageManifest } from '../manifest';
 import { localCheckpoint, publishCheckpoint, publishedFile } from '../storage/checkpoints';
 import { localStateDir } from '../storage/run-storage';
+import { weightDigests } from '../storage/content-hash';
 import { storeFor } from '../artifacts/store';
 import { CHECKPOINT_MANIFEST } from '../serving/checkpoint-identity';
 import { SIMULATED_POLICY_FILE } from '../serving/checkpoint-servers';
@@ -114,6 +115,8 @@ export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe)
 /** What collab-loop-checkpoint.json records beside the weights (written at the end of trainWith). */
 interface Lineage {
   dataset?: { sha256: string };
+  /** sha256 of each weight file of the new checkpoint (content-hash.ts weightDigests). */
+  weights?: Record<string, string>;
   stageManifest: TrainResult['manifest'];
   finalLoss?: number | null;
   steps?: number | null;
@@ -205,6 +208,8 @@ async function trainWith(input: TrainInput, t: TrainerConfig, job: TrainJob, pat
 
   const argv = planned.steps.map((s) => s.argv);
   const version = await trainerVersion(planned.versionArgv);
+  // What the next iteration serves, by content: a trainer that wrote the base back unchanged shows as such.
+  const weights = await weightDigests(output);
   const curve = lossCurveFromLog(logFile, planned.parse);
   const lossCurve = curve.length ? await store.putJsonl(curve) : undefined;
   const manifest = await writeStageManifest(input.config, {
@@ -216,6 +221,7 @@ async function trainWith(input: TrainInput, t: TrainerConfig, job: TrainJob, pat
     params: { trainer: t, argv, version },
     outputs: {
       checkpoint: output,
+      weights,
       finalLoss: progress.loss ?? null,
       steps: progress.step ?? null,
       resumedFromStep: progress.resumedFromStep ?? null,
@@ -232,6 +238,7 @@ async function trainWith(input: TrainInput, t: TrainerConfig, job: TrainJob, pat
     trainer: t.kind,
     version,
     dataset: { sha256: primary.sha256, rows: primary.rows, uri: primary.uri },
+    weights,
     argv,
     finalLoss: progress.loss ?? null,
     steps: progress.step ?? null,
