@@ -4,12 +4,12 @@
 // script — from rows the loop's data builders write (activities/data/formats.ts). DeepSpeed's CPU accelerator
 // (DS_ACCELERATOR=cpu, gloo), ZeRO stage 0, sdpa attention; fixtures/openrlhf-cpu/sitecustomize.py stands in for the
 // four CUDA-only calls OpenRLHF makes (listed there, with file:line). The result: a Hugging Face checkpoint the TRL
-// venv's transformers (the one `transformers serve` deploys with) loads, DeepSpeed states a retry resumes from, and
-// the loss the adapter read off OpenRLHF's own progress bar. Run by `npm run test:engines`.
+// venv's transformers (the one `transformers serve` deploys with) loads, DeepSpeed states a retry resumes from (SFT:
+// resumed for real), and the loss the adapter read off OpenRLHF's own progress bar. Run by `npm run test:engines`.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { execa } from 'execa';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { storeFor } from '../../activities/artifacts/store';
@@ -76,7 +76,11 @@ async function train(method: 'sft' | 'dpo') {
   const result = (await new MockActivityEnvironment().run(trainCheckpoint, input)) as TrainResult;
   const output = path.join(stateDir, 'checkpoints', 'or', 'iter-1');
   const log = readFileSync(path.join(stateDir, 'logs', 'or', 'train-iter-0.log'), 'utf8');
-  return { base, output, log, result, workDir: path.join(stateDir, 'train', 'or', 'iter-0', 'work') };
+  const root = path.join(stateDir, 'train', 'or', 'iter-0');
+  const logFile = path.join(stateDir, 'logs', 'or', 'train-iter-0.log');
+  /** The same stage again, as a retry runs it. */
+  const retry = async () => (await new MockActivityEnvironment().run(trainCheckpoint, input)) as TrainResult;
+  return { base, output, log, result, root, workDir: path.join(root, 'work'), logFile, retry };
 }
 
 /** What the next deploy (`transformers serve` in .venv) sees: the checkpoint loads and names its architecture. */
@@ -86,8 +90,8 @@ async function loadsWithTransformers(dir: string): Promise<string> {
 }
 
 describe.each(['sft', 'dpo'] as const)('OpenRLHF %s on CPU through the train stage', (method) => {
-  it('trains the tiny model from the loop rows into a checkpoint the next deploy loads, with resumable DeepSpeed states', async () => {
-    const { base, output, log, result, workDir } = await train(method);
+  it('trains the tiny model from the loop rows into a checkpoint the next deploy loads, with DeepSpeed states a retry resumes from', async () => {
+    const { base, output, log, result, root, workDir, logFile, retry } = await train(method);
     // The adapter's launcher ran from the venv trainer.python names, with the module of the method.
     const argv: string[] = JSON.parse(/· train: (\[.*\])\n/.exec(log)![1]);
     expect(argv.slice(0, 1)).toEqual([path.join(VENV, 'deepspeed')]);
@@ -104,5 +108,17 @@ describe.each(['sft', 'dpo'] as const)('OpenRLHF %s on CPU through the train sta
     // maxSteps 2 × saveSteps 1: DeepSpeed's tags; a retry would resume from the one `latest` names.
     expect(readFileSync(path.join(workDir, 'checkpoints', 'latest'), 'utf8').trim()).toBe('global_step2');
     expect(openrlhfAdapter.findResumePoint(workDir)).toEqual({ path: path.join(workDir, 'checkpoints', 'global_step2'), step: 2 });
+    if (method === 'sft') {
+      // The worker died after DeepSpeed saved global_step2 and before OpenRLHF wrote the Hugging Face model: the retry
+      // adds the load flag, and OpenRLHF loads that tag and skips the samples it had consumed.
+      rmSync(output, { recursive: true });
+      rmSync(path.join(root, 'trainer-finished.json'), { force: true });
+      const resumed = await retry();
+      expect(resumed.resumedFromStep).toBe(2);
+      const retried = readFileSync(logFile, 'utf8').slice(log.length);
+      expect(JSON.parse(/· train: (\[.*\])\n/.exec(retried)![1])).toContain('--ckpt.load_enable');
+      expect(retried).toContain(`Loaded the checkpoint: ${path.join(workDir, 'checkpoints')}, consumed_samples: 8`);
+      expect(await loadsWithTransformers(output)).toBe('LlamaForCausalLM');
+    }
   }, 900_000);
 });
