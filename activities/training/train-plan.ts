@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { TrainerConfig } from '../../contracts/config';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 import { renderCommand, TemplateError } from '../subprocess/template';
-import { venvExecutable } from '../subprocess/venv';
+import { scriptBeside, venvExecutable } from '../subprocess/venv';
 import { planTraining, TRAINER_ADAPTERS } from './adapters';
 import type { ResumePoint, TrainJob, TrainStep } from './adapters/types';
 import { DEFAULT_CHECKPOINT, DEFAULT_PROGRESS, parseTrainerLine, type TrainProgress } from './train-progress';
@@ -45,7 +45,11 @@ export function planCommand(
 
 export function planAdapter(t: Exclude<TrainerConfig, { kind: 'command' }>, job: TrainJob, resume?: ResumePoint): Planned {
   const adapter = TRAINER_ADAPTERS[t.kind];
-  const steps = planTraining(t.kind, job, t, resume).map((s) => ({ ...s, env: withUserEnv(s.env, t.env) }));
+  const steps = planTraining(t.kind, job, t, resume).map(({ argv: [cmd, ...args], ...s }) => ({
+    ...s,
+    argv: [scriptBeside(job.python, cmd), ...args],
+    env: withUserEnv(s.env, t.env),
+  }));
   return {
     steps,
     parse: (l) => adapter.parseLine(l),

@@ -12,8 +12,9 @@
 //            the futures to the service's /score and puts the reward on the response's last token.
 //   export:  ./verl_export.py --subdir actor merges the actor of the last checkpoint into hfOutput.
 // Resume: trainer.resume_mode=auto; main_ppo writes global_step_N/{actor,data.pt}, then the tracker file.
-// Written against verl bcb6386 with verl-recipe's collabllm folder (its REQUIRED_VERL.txt); without a GPU here, the
-// tests pin this argv and run the plug-ins against a stand-in main_ppo (tests/fixtures/stand-in-verl).
+// Written against verl bcb6386 with verl-recipe's collabllm folder (its REQUIRED_VERL.txt); without a GPU here, verl
+// 0.6.1 composes and validates this argv and loads the plug-ins (tests/engines/verl-config.test.ts), and the unit
+// tests run them against a stand-in main_ppo (tests/fixtures/stand-in-verl). verl ≥ 0.8 has no interactions.
 import path from 'node:path';
 import { z } from 'zod';
 import { positiveInt } from '../../../contracts/config-fields';

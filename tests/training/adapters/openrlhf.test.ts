@@ -1,5 +1,7 @@
-// OpenRLHF adapter: the argv of both flag generations (renamed in v0.10.2), tqdm/DeepSpeed progress parsing on
-// fixture logs, and the DeepSpeed tag a retry resumes from. No GPU here, so nothing runs OpenRLHF itself.
+// OpenRLHF adapter, unit tests of our own logic: which flag of which generation (renamed in v0.10.2) carries which
+// option, tqdm/DeepSpeed progress parsing on fixture logs, and the DeepSpeed tag a retry resumes from. The installed
+// package checks the same argv and data (tests/engines/openrlhf-args.test.ts: its parser and datasets; the legacy
+// generation refused by 0.11.2) and trains with it on CPU (tests/engines/openrlhf-cpu.test.ts).
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

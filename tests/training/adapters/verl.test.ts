@@ -1,6 +1,8 @@
-// verl adapter: prepare (parquet) → torchrun fsdp_sft_trainer with Hydra overrides → merge to Hugging Face, progress
-// parsing on fixture logs, the tracker-named checkpoint a retry resumes from, and verl_export.py run for real against
-// a stand-in `verl.model_merger` module (verl itself needs CUDA).
+// verl adapter, unit tests of our own logic: prepare (parquet) → torchrun fsdp_sft_trainer with Hydra overrides →
+// merge to Hugging Face, progress parsing on fixture logs, the tracker-named checkpoint a retry resumes from, and
+// verl_export.py run for real against a stand-in `verl.model_merger` module (verl's training needs CUDA). The installed
+// verl 0.6.1 composes, validates and loads the same plans' overrides, plug-ins and data in
+// tests/engines/verl-config.test.ts.
 import { afterAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
