@@ -72,7 +72,9 @@ describe('configs/demo-vllm-fairseq2.yaml', () => {
       const [it0, it1] = result.iterations;
       expect(it0.train).toMatchObject({ steps: 8, resumedFromStep: killedAt });
       const log = readFileSync(logFile, 'utf8');
-      expect(log.slice(log.lastIndexOf('--- attempt '))).toContain(`Restoring training from step ${killedAt}.`);
+      const retried = log.slice(log.indexOf('--- attempt 2 '));
+      expect(retried).toContain(`Restoring training from step ${killedAt}.`);
+      expect(retried).not.toMatch(new RegExp(`Train Metrics \\(step ${killedAt}\\)`)); // no saved step trained again
       const next = path.join(stateDir, 'checkpoints', runName, 'iter-1');
       expect(it0.nextCheckpoint).toBe(next);
       const lineage = JSON.parse(readFileSync(path.join(next, 'collab-loop-checkpoint.json'), 'utf8'));

@@ -22,6 +22,7 @@ import { z } from 'zod';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { packageVersionsCommand } from './package-versions';
 import { latestCompleteDir } from './checkpoint-dirs';
+import { scriptBeside } from '../../subprocess/venv';
 
 export const fairseq2OptionsSchema = z.strictObject({
   release: z.literal('0.4').default('0.4'),
@@ -62,10 +63,6 @@ export function yamlFloat(n: number): string {
 
 /** A path as a YAML scalar: plain when safe, else double-quoted (JSON strings are YAML) — `#`, `: ` would break it. */
 export const yamlString = (s: string) => (/^[\w/.+@~-]+$/.test(s) ? s : JSON.stringify(s));
-
-/** A venv's console script (`fairseq2`) beside its interpreter (trainer.python), so it needs no PATH; a bare
- *  interpreter name keeps the bare script name (looked up on PATH). */
-const consoleScript = (python: string, name: string) => (python.includes('/') ? path.join(path.dirname(python), name) : name);
 
 const stepDirs = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
@@ -110,7 +107,8 @@ function plan(job: TrainJob, o: Fairseq2Options): TrainStep[] {
   // A launcher must exec the console script itself, e.g. ["torchrun", "--standalone", "--nproc-per-node", "8", "--no-python"].
   const train = [
     ...(o.launcher ?? []),
-    consoleScript(job.python, 'fairseq2'),
+    // Beside trainer.python even after a launcher (`torchrun … --no-python fairseq2`), which resolves only argv[0].
+    scriptBeside(job.python, 'fairseq2'),
     'lm',
     recipe,
     job.workDir,

@@ -36,6 +36,15 @@ const SFT_CONFIG = [
 ];
 
 describe('fairseq2Adapter.plan', () => {
+  it("runs the console script of trainer.python's venv, after a launcher too", () => {
+    const venv = tmpDir('fairseq2-venv');
+    mkdirSync(path.join(venv, 'bin'));
+    for (const f of ['python', 'fairseq2']) writeFileSync(path.join(venv, 'bin', f), '');
+    const launcher = ['torchrun', '--standalone', '--no-python'];
+    const [, train] = fairseq2Adapter.plan({ ...job('sft'), python: path.join(venv, 'bin', 'python') }, options({ launcher }));
+    expect(train.argv.slice(0, 5)).toEqual([...launcher, path.join(venv, 'bin', 'fairseq2'), 'lm']);
+  });
+
   it('SFT: asset card for the HF base → instruction_finetune on WORK → HF export', () => {
     const steps = fairseq2Adapter.plan(job('sft'), options());
     expect(steps.map((s) => s.name)).toEqual(['prepare', 'train', 'export']);
@@ -53,9 +62,8 @@ describe('fairseq2Adapter.plan', () => {
       'sft',
     ]);
     expect(prepare.badInputExitCode).toBe(2);
-    // The console script of trainer.python's venv, not whatever `fairseq2` PATH has.
     expect(train.argv).toEqual([
-      '/venv/bin/fairseq2',
+      'fairseq2', // /venv/bin has no such script here: left to PATH
       'lm',
       'instruction_finetune',
       '/w/work',
@@ -106,7 +114,7 @@ describe('fairseq2Adapter.plan', () => {
       '--nproc-per-node',
       '8',
       '--no-python',
-      '/venv/bin/fairseq2',
+      'fairseq2', // /venv/bin has no such script here: left to PATH
       'lm',
       'preference_finetune',
       '/w/work',
