@@ -15,12 +15,14 @@ export async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** The weight files of a model directory (Hugging Face safetensors or PyTorch bins, shards included). */
-const WEIGHT_FILE = /\.(safetensors|bin|pt)$/;
+/** A Hugging Face model directory's weight files, shards included: *.safetensors, or pytorch_model*.bin (not
+ *  training_args.bin and other pickles a trainer leaves beside them). */
+const WEIGHT_FILE = /\.safetensors$|^pytorch_model.*\.bin$/;
 
 /** Which weights a model directory holds: file name → sha256 of each weight file, in name order. */
 export async function weightDigests(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const f of readdirSync(dir).filter((f) => WEIGHT_FILE.test(f)).sort()) out[f] = await sha256File(path.join(dir, f));
+  const files = readdirSync(dir).filter((f) => WEIGHT_FILE.test(f));
+  for (const f of files.sort()) out[f] = await sha256File(path.join(dir, f));
   return out;
 }

@@ -48,6 +48,7 @@ describe('real CPU loop (transformers serve + TRL on a tiny model)', () => {
     expect(sha(path.join(ckpt, 'model.safetensors'))).not.toBe(sha(path.join(base, 'model.safetensors')));
     const lineage = JSON.parse(readFileSync(path.join(ckpt, 'collab-loop-checkpoint.json'), 'utf8'));
     expect(lineage.dataset.sha256).toBe(it0.datasets!.dpo!.sha256);
+    expect(lineage.weights).toEqual({ 'model.safetensors': sha(path.join(ckpt, 'model.safetensors')) }); // what it1 serves
     expect(lineage.trainer).toBe('trl');
     expect(lineage.version).toMatch(/trl 1\.13\.0/);
     expect(lineage.argv.flat().join(' ')).toContain('trl_train.py');
