@@ -63,5 +63,5 @@ describe('configs/debate-cpu.yaml (transformers serve + TRL, six trained roles)'
       weights.add(sha(path.join(out, 'model.safetensors')));
     }
     expect(weights.size).toBe(6);
-  });
+  }, 600_000); // six servers and six TRL runs: about 2 min on a quiet 2-core machine, well over 3 when it is loaded
 });
