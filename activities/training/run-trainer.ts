@@ -114,7 +114,9 @@ export async function runTrainer(
         );
       if (r.exitCode !== 0) {
         failed = `trainer ${step.name} step exited with ${r.exitCode ?? r.signal} (attempt ${ctx.info.attempt})`;
-        badInput = r.exitCode === step.badInputExitCode;
+        // Only the step's own bad-input code: a step killed by a signal (OOM killer, a dead node) has no exit code
+        // and is retried like any crash.
+        badInput = step.badInputExitCode !== undefined && r.exitCode === step.badInputExitCode;
         break;
       }
     }

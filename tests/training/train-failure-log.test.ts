@@ -31,6 +31,23 @@ describe('a failing trainer', () => {
     expect(err.message.trimEnd().split('\n').at(-1)).toBe('FATAL: CUDA out of memory');
   });
 
+  it('killed by a signal (the OOM killer, a dead node): retryable, not taken for bad input', async () => {
+    const stateDir = tempStateDir();
+    const config = testConfig(stateDir, (c) => {
+      c.trainer.command = ['node', '-e', "console.log('step 1'); process.kill(process.pid, 'SIGKILL');", '{output}', '{data}'];
+      c.trainer.maximumAttempts = 1;
+    });
+    const dpo = await storeFor({ stateDir }).putJsonl([{ prompt: 'p', chosen: 'a', rejected: 'b' }]);
+    const err = await new MockActivityEnvironment()
+      .run(trainCheckpoint, { runName: 'killed', iteration: 0, config, checkpoint: config.baseCheckpoint, data: { dpo } })
+      .then(
+        () => new Error('the trainer was expected to fail'),
+        (e: unknown) => e,
+      );
+    expect(err).toMatchObject({ type: 'TrainerFailed', nonRetryable: false });
+    expect((err as Error).message).toMatch(/^trainer train step exited with SIGKILL \(attempt 1\)/);
+  });
+
   it('bad input the trainer reports as such (trl_train.py exit 2) is not retried: one attempt, its own message', async () => {
     const stateDir = tempStateDir();
     const base = await tinyBaseCheckpoint(stateDir);
