@@ -119,6 +119,7 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if (out.trainer?.kind === 'verl' && out.trainer.grpo.recipePath) out.trainer.grpo.recipePath = abs(out.trainer.grpo.recipePath);
   if ((out.server.kind === 'transformers' || out.server.kind === 'vllm') && out.server.executable)
     out.server.executable = exe(out.server.executable);
+  if (out.server.kind === 'simulator' && out.server.answerGate) out.server.answerGate = abs(out.server.answerGate);
   if (out.server.kind === 'vllm' && out.server.python) out.server.python = exe(out.server.python);
   if (out.tracking?.wandb?.dir) out.tracking.wandb.dir = abs(out.tracking.wandb.dir);
   if (out.tracking?.wandb?.python) out.tracking.wandb.python = exe(out.tracking.wandb.python);

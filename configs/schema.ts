@@ -46,6 +46,9 @@ export const serverSchema = z.discriminatedUnion('kind', [
     kind: z.literal('simulator'),
     /** Seeded simulated policy of the project's own dry-run server (no GPU, no weights): for demos and tests. */
     latencyMs: z.number().int().min(0).default(0),
+    /** A file (relative to the config file) holding how many requests may be answered; the rest wait until it
+     *  holds more or is removed (activities/serving/pace-gate.ts). Tests pace a stage with it to read it live. */
+    answerGate: z.string().optional(),
     capacity: positiveInt.optional(),
     maxConcurrency: positiveInt.default(32),
     readyTimeoutSeconds: z.number().positive().default(60),

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { waitForPace } from '../activities/serving/pace-gate';
 import { trainedSimulatedPolicy } from '../activities/serving/simulated-skill';
 
 const { values: a } = parseArgs({
@@ -25,6 +26,7 @@ const { values: a } = parseArgs({
     role: { type: 'string', default: '' },
     'fail-role': { type: 'string' },
     'hold-until': { type: 'string' },
+    'step-gate': { type: 'string' },
     'survive-lost-output': { type: 'boolean', default: false },
     'save-every': { type: 'string', default: '4' },
     'crash-after-step': { type: 'string' },
@@ -76,6 +78,8 @@ if (resume && existsSync(resume)) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let loss = 2.5 * Math.exp(-start / Math.max(1, steps));
 for (let step = start + 1; step <= steps; step++) {
+  // Test hook: a step waits until the --step-gate file allows it (activities/serving/pace-gate.ts).
+  await waitForPace(a['step-gate'], step);
   await sleep(Number(a['step-ms']));
   loss = 2.5 * Math.exp(-step / Math.max(1, steps)) + 0.01 * (rows % 7);
   console.log(`step ${step}/${steps} loss ${loss.toFixed(4)} rows ${rows}`);

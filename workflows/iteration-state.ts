@@ -37,6 +37,9 @@ export interface IterationPatches {
   exactBudgets: boolean;
   /** The loop hears of each finished shard (live-progress.ts), not only of stage changes. */
   liveProgress: boolean;
+  /** The loop hears of generate's plan as soon as it is made, so its page shows "N of TOTAL" before the first shard
+   *  ends; before it, the loop learned the total with the first finished shard. */
+  planToLoop: boolean;
 }
 
 /** The generate stage's plan: its shards, and what the recipe needs from the other stages. */
@@ -88,12 +91,13 @@ export function newIterationState(input: IterationInput): IterationState {
   const retryConfig = patched('retry-config-v1');
   const exactBudgets = patched('exact-budget-v1');
   const liveProgress = patched('live-progress-v1');
+  const planToLoop = patched('plan-to-loop-v1');
   return {
     input,
     config: input.config,
     checkpoint: input.checkpoint,
     ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
-    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig, exactBudgets, liveProgress },
+    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig, exactBudgets, liveProgress, planToLoop },
     status: {
       iteration: input.iteration,
       stage: 'deploy',

@@ -221,6 +221,7 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
             taskKind: recipe.simulatorTaskKind,
             policyFile: agentsPolicyFile(input, checkpoint, key),
             latencyMs: s.latencyMs,
+            answerGate: s.answerGate,
             capacity: s.capacity,
             maxConcurrency: s.maxConcurrency,
           })

@@ -33,6 +33,8 @@ export interface ServerOptions {
   policy: Policy;
   /** How long each request holds its slot before it is answered (default 0). */
   latencyMs?: number;
+  /** A pace-gate file (../pace-gate.ts): the n-th chat request is served once it allows n. */
+  answerGate?: string;
   /** Most requests in service at once (default unlimited); the rest wait FIFO. */
   capacity?: number;
   faults?: FaultOptions;
@@ -65,6 +67,7 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
         modelName: opts.modelName,
         policy: opts.policy,
         latencyMs,
+        answerGate: opts.answerGate,
         slots,
         faults,
         counters,

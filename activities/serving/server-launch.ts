@@ -46,6 +46,7 @@ export interface SimulatorArgs {
   taskKind: string;
   policyFile: string;
   latencyMs: number;
+  answerGate?: string;
   capacity?: number;
   maxConcurrency: number;
 }
@@ -70,6 +71,7 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
     '--latency-ms',
     String(sim.latencyMs),
     ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
+    ...(sim.answerGate ? ['--answer-gate', sim.answerGate] : []),
   ]);
   return {
     argv: [cmd, ...args],

@@ -32,6 +32,7 @@ const program = new Command('simulator-main')
   )
   .option('--policy-file <json>', 'checkpoint simulated-policy file {"skill", "agreeability"}')
   .option('--latency-ms <n>', 'fixed latency of every request', '0')
+  .option('--answer-gate <file>', 'serve the n-th request once this file is gone or holds a number >= n (tests)')
   .option('--capacity <n>', 'requests in service at once (default unlimited)')
   .option('--fault-rate <x>', 'fraction of requests that fail, in [0, 1]', '0')
   .option('--fault-kinds <list>', `comma-separated, among ${FAULT_KINDS.join(',')}`, '429,500,reset')
@@ -49,6 +50,7 @@ interface Flags {
   tasks: string[];
   policyFile?: string;
   latencyMs: string;
+  answerGate?: string;
   capacity?: string;
   faultRate: string;
   faultKinds: string;
@@ -152,6 +154,7 @@ const server = await startOpenAICompatibleServer({
   modelName: o.model,
   policy,
   latencyMs,
+  answerGate: o.answerGate,
   capacity,
   faults,
   apiKey,

@@ -1,5 +1,8 @@
 // The OpenAI-compatible server against the real `openai` client: response shape, errors, request counting and the
 // capacity queue. The answers come from the echo policy or a counting stand-in policy (no model is involved).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -254,6 +257,28 @@ describe('capacity and latency', () => {
     // 'last' got the slot as soon as 'first' left it (one latency later), not after the quitter's latency too.
     expect(served[1][1] - served[0][1]).toBeLessThan(450);
     expect(server.stats()).toMatchObject({ received: 3, completed: 2, byKey: { first: 1, last: 1 }, inFlight: 0, maxInFlight: 1 });
+  });
+
+  it('answers the n-th request once the answer gate allows n, and every request once the gate file is gone', async () => {
+    const gate = path.join(mkdtempSync(path.join(os.tmpdir(), 'gate-')), 'answers');
+    writeFileSync(gate, '1');
+    const { client, server } = await start({ answerGate: gate });
+    await ask(client, 'a', {}, 'a');
+    let bAnswered = false;
+    const b = ask(client, 'b', {}, 'b').then((r) => {
+      bAnswered = true;
+      return r;
+    });
+    await received(server, 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(bAnswered).toBe(false);
+    expect(server.stats()).toMatchObject({ completed: 1 });
+    writeFileSync(gate, '2');
+    await b;
+    const c = ask(client, 'c', {}, 'c');
+    rmSync(gate);
+    await c;
+    expect(server.stats()).toMatchObject({ completed: 3, byKey: { a: 1, b: 1, c: 1 } });
   });
 
   it('rejects an impossible capacity', async () => {

@@ -3,7 +3,7 @@
 // counts rise between two readings, with a rate and an ETA; during train the trainer's step, total, loss and ETA
 // show. The reports that carry it leave nothing in the iteration's history.
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startLoop } from '../../cli/runs';
@@ -20,11 +20,13 @@ import { waitUntil } from '../helpers/wait';
 const ui = useUiServer();
 const shots = screenshotDir();
 
-/** The Current Details text of a workflow's page, loaded afresh, once it matches `text`. */
-async function currentDetails(page: Page, id: string, text: RegExp): Promise<string> {
+/** The Current Details text of a workflow's page, loaded afresh, once it matches `text`; `beforeEach` runs before each
+ *  look (to let the stage move on a little). */
+async function currentDetails(page: Page, id: string, text: RegExp, beforeEach: () => void = () => {}): Promise<string> {
   let last = '';
   return waitUntil(
     async () => {
+      beforeEach();
       await page.goto(workflowUrl(ui.server.uiPort, id));
       await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: 60_000 });
       await page.waitForTimeout(500);
@@ -39,17 +41,30 @@ async function currentDetails(page: Page, id: string, text: RegExp): Promise<str
   });
 }
 
+/** A pace gate (activities/serving/pace-gate.ts) the test opens a little at a time, never past `cap` until `open()`:
+ *  the stage it paces cannot end before the test has read it. */
+function paceGate(file: string, cap: number) {
+  let allowed = 0;
+  writeFileSync(file, '0');
+  return {
+    allow: (more: number) => writeFileSync(file, String((allowed = Math.min(cap, allowed + more)))),
+    open: () => rmSync(file, { force: true }),
+  };
+}
+
 describe('live progress while a stage works', () => {
   it('status --json and the UI show rising counts, rate and ETA during generate, and step and loss during train', async () => {
     const stateDir = tempStateDir();
-    // Generate lasts ~50 s (4 shards of 12 conversations, one at a time each, at 500 ms a call), train ~20 s (60
-    // steps of 300 ms): long enough to read each twice on a loaded machine.
+    // The simulator answers and the stand-in trainer steps only as far as the test allows (pace gates), so each stage
+    // is still under way, and moving, while the test reads it, on a fast machine or a loaded one.
+    const answers = paceGate(path.join(stateDir, 'answers'), 240);
+    const steps = paceGate(path.join(stateDir, 'steps'), 200);
     const config = testConfig(stateDir, (c) => {
       c.iterations = 1;
       c.recipe.limit = 24;
-      c.server.latencyMs = 500;
+      c.server.answerGate = path.join(stateDir, 'answers');
       c.generation = { ...c.generation, shardSize: 12, concurrency: 1 };
-      c.trainer.command = [...STAND_IN_TRAINER.slice(0, -1), '300', '--steps', '60'];
+      c.trainer.command = [...STAND_IN_TRAINER, '--steps', '400', '--step-gate', path.join(stateDir, 'steps')];
     });
     const runName = 'live-progress';
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${ui.server.port}` };
@@ -73,6 +88,7 @@ describe('live progress while a stage works', () => {
           // generate: two readings of status --json, the second with more done, a rate and an ETA.
           const first = await waitUntil(
             async () => {
+              answers.allow(4);
               const p = await progressOf('generate');
               return p && p.done > 0 && p;
             },
@@ -82,6 +98,7 @@ describe('live progress while a stage works', () => {
           expect(first).toMatchObject({ unit: 'conversations', total: 48 });
           const later = await waitUntil(
             async () => {
+              answers.allow(4);
               const p = await progressOf('generate');
               return p && p.done > first.done && p.perSecond !== undefined && p;
             },
@@ -98,16 +115,18 @@ describe('live progress while a stage works', () => {
           // The same in the UI, on the iteration's page and the loop's.
           const gen = /generate: (\d+) of 48 conversations · [\d.]+\/s · ETA [\d.]+ (ms|s|min|h)/;
           const [iterText] = await Promise.all([
-            currentDetails(page, iterationWorkflowId(runName, 0), gen),
-            currentDetails(loopPage, loopWorkflowId(runName), gen),
+            currentDetails(page, iterationWorkflowId(runName, 0), gen, () => answers.allow(4)),
+            currentDetails(loopPage, loopWorkflowId(runName), gen, () => answers.allow(4)),
           ]);
           expect(iterText).toMatch(/calls \d+ ok, \d+ cached, 0 failed, 0 retried · [\d.]+ calls\/s · tokens \d+ prompt \+ \d+ completion/);
           expect(iterText).toContain('no price set');
           await page.screenshot({ path: path.join(shots, 'iteration-live-progress.png'), fullPage: true });
+          answers.open();
 
           // train: the trainer's step of its total, loss, rate and ETA.
           const trainer = await waitUntil(
             async () => {
+              steps.allow(2);
               const p = await progressOf('train');
               const t = p && p.trainers?.[0];
               return t && t.step > 2 && t.stepsPerSecond !== undefined && t;
@@ -115,14 +134,16 @@ describe('live progress while a stage works', () => {
             120_000,
             'trainer progress',
           );
-          expect(trainer).toMatchObject({ total: 60 });
+          expect(trainer).toMatchObject({ total: 400 });
           expect(trainer.loss).toBeGreaterThan(0);
           expect(trainer.etaSeconds).toBeGreaterThanOrEqual(0);
           await currentDetails(
             page,
             iterationWorkflowId(runName, 0),
-            /train: step \d+ of 60 · loss [\d.]+ · [\d.]+ steps\/s · ETA [\d.]+ (ms|s|min|h)/,
+            /train: step \d+ of 400 · loss [\d.]+ · [\d.]+ steps\/s · ETA [\d.]+ (ms|s|min|h)/,
+            () => steps.allow(2),
           );
+          steps.open();
 
           const result = (await client.workflow.getHandle(loopWorkflowId(runName)).result()) as LoopResult;
           expect(result.iterations).toHaveLength(1);

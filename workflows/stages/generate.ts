@@ -29,7 +29,10 @@ async function plan(s: IterationState): Promise<IterationPlan> {
 }
 
 export async function generate(s: IterationState, stats: StageStats): Promise<void> {
-  s.plan ??= await plan(s);
+  if (!s.plan) {
+    s.plan = await plan(s);
+    if (s.patches.planToLoop) tellLoop(s);
+  }
   const { shards, needs } = s.plan;
   const pending = shards.filter((x) => !s.shardResults.has(shardKey(x)));
   s.status.shards = { done: shards.length - pending.length, total: shards.length };

@@ -5,6 +5,7 @@ import type { CapacitySlots } from '../capacity-slots';
 import { chatAnswer } from '../chat-answers';
 import { type ChatBody, parseChatBody, requestKey } from '../chat-request';
 import type { InjectedFaults } from '../injected-faults';
+import { waitForPace } from '../../pace-gate';
 import { orAnswerError, RequestError, type RouteHandler, readBody, sendError, sendJson, serverError } from '../json-http';
 import type { Policy } from '../policy';
 import type { ServerCounters } from '../server-stats';
@@ -16,6 +17,8 @@ export interface ChatCompletionsDeps {
   policy: Policy;
   /** How long each request holds its slot before it is answered. */
   latencyMs: number;
+  /** A pace-gate file (../../pace-gate.ts): the n-th request is served once it allows n. */
+  answerGate?: string;
   slots: CapacitySlots;
   faults: InjectedFaults;
   counters: ServerCounters;
@@ -23,11 +26,12 @@ export interface ChatCompletionsDeps {
 
 export function chatCompletionsRoute(deps: ChatCompletionsDeps): RouteHandler {
   const { counters, faults } = deps;
+  let admitted = 0;
   const chat = (req: http.IncomingMessage, res: http.ServerResponse, text: string) => {
     const body = orAnswerError(res, () => parseChatBody(text, deps.modelName));
     if (!body) return;
     const kind = faults.next();
-    if (!kind) return serve(deps, body, requestKey(req, body), res);
+    if (!kind) return serve(deps, body, requestKey(req, body), res, ++admitted);
     counters.faulted++;
     faults.answer(kind, req, res);
   };
@@ -43,12 +47,17 @@ export function chatCompletionsRoute(deps: ChatCompletionsDeps): RouteHandler {
   };
 }
 
-function serve(deps: ChatCompletionsDeps, body: ChatBody, key: string, res: http.ServerResponse): void {
+function serve(deps: ChatCompletionsDeps, body: ChatBody, key: string, res: http.ServerResponse, n: number): void {
   const { slots, latencyMs } = deps;
   let gone = false;
   res.once('close', () => {
     gone = true;
   });
+  if (deps.answerGate) {
+    const gate = deps.answerGate;
+    waitForPace(gate, n, () => gone).then(() => (gone ? undefined : serve({ ...deps, answerGate: undefined }, body, key, res, n)));
+    return;
+  }
   slots.acquire(() => {
     if (gone) return slots.release(); // the client gave up while queued: don't make the others wait for it
     deps.counters.inService(slots.inService);
