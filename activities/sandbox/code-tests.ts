@@ -6,6 +6,8 @@
 //   3. compare: trusted runner code only, expected vs actual bytes, unpickled as plain builtin data (no class can
 //      be rebuilt, so a rigged __eq__ never runs), then the seed's rule: passed iff expected is not None and
 //      expected == actual.
+// SEED-COMPAT: `compat: seed` gives the candidate's run the expected values, as the seed's single process has them,
+// so that a result that is not plain data is compared there by its own __eq__ (runners/evaluate_calls.py).
 // Values travel as frames (u32 index, u8 kind, u32 length, payload) on each run's stdout; see runners/. Every test
 // that does not pass gets a reason (code-test-reasons.ts); one whose reference failed is not held against the answer:
 // with `compat: fixed` it leaves `total` (the seed counts it, as failed).
@@ -40,7 +42,7 @@ export interface CodeTestsInput {
   testCases: Record<string, string>;
   /** Per-call limit on the candidate (the seed: 1 s). */
   functionTimeoutSeconds?: number;
-  /** Per-call limit on the reference (the seed has none); default 5 s. */
+  /** Per-call limit on the reference; default 5 s (`compat: seed` 60 s: the seed has none). */
   referenceTimeoutSeconds?: number;
   /** Sandbox slot (uid 60000 + slot); the three runs of one answer share it, one after another. */
   slot?: number;
@@ -89,8 +91,15 @@ function runners() {
   return runnerSources;
 }
 
-/** Largest pickled value compared; a bigger one fails its test ("value too large"). */
-const MAX_VALUE_BYTES = 256 * 1024;
+/** Limits on the values compared: a bigger or deeper one fails its test ("value too large", "nested too deeply").
+ *  SEED-COMPAT: the seed compares in its own process with no limit of ours; `seed` allows what it can compare —
+ *  values up to 16 MB pickled, and nested as deep as Python's == goes under its default recursion limit of 1000
+ *  (deeper, the seed's == raises RecursionError) — and waits up to 60 s for a reference call (the seed never stops
+ *  one; a bound remains so that a looping reference cannot hold a worker). */
+const VALUE_LIMITS = {
+  fixed: { bytes: 256 * 1024, depth: 200, referenceSeconds: 5 },
+  seed: { bytes: 16 * 1024 * 1024, depth: 990, referenceSeconds: 60 },
+} as const;
 const FRAME_HEADER = 9;
 
 /** The code inside the first ```python (or bare ```) fence, else the text itself. */
@@ -208,7 +217,9 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   const candidate = compat === 'seed' ? seedFenceStrip(input.candidate) : stripPythonFence(input.candidate);
   const slot = input.slot ?? 0;
   const fnTimeout = input.functionTimeoutSeconds ?? 1;
-  const refTimeout = input.referenceTimeoutSeconds ?? 5;
+  const limits = VALUE_LIMITS[compat];
+  const refTimeout = input.referenceTimeoutSeconds ?? limits.referenceSeconds;
+  const evaluateArgs = (timeout: number) => [String(timeout), String(limits.bytes), scopeOf(compat), String(limits.depth)];
 
   if (compat === 'seed') {
     // SEED-COMPAT: the released evaluator refuses these substrings anywhere in the answer.
@@ -227,7 +238,7 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   // Any NUL would split an expression (the runner's separator) and is invalid Python anyway.
   if (exprs.some((e) => e.includes('\0'))) throw new Error('runCodeTests: a test expression contains a NUL character');
 
-  const outputBytes = names.length * (MAX_VALUE_BYTES + FRAME_HEADER + 600) + 4096;
+  const outputBytes = names.length * (limits.bytes + FRAME_HEADER + 600) + 4096;
   const isolation = input.isolation;
 
   // 1. Expected values: the reference alone.
@@ -235,7 +246,7 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
   const ref = await runSandboxedPython({
     files: evaluateFiles(input.reference, exprs),
     script: 'evaluate_calls.py',
-    args: [String(refTimeout), String(MAX_VALUE_BYTES), scopeOf(compat)],
+    args: evaluateArgs(refTimeout),
     slot,
     isolation,
     limits: { wallSeconds: refWall, cpuSeconds: refWall, outputBytes },
@@ -256,10 +267,13 @@ export async function runCodeTests(input: CodeTestsInput): Promise<CodeTestsResu
 
   // 2. Actual values: the candidate alone, with only the expressions it is called with.
   const candWall = 2 + names.length * (fnTimeout + 0.5);
+  // SEED-COMPAT: the seed compares in the answer's own process, so an object's own __eq__ decides (runners/).
+  const seedFiles: Record<string, string | Uint8Array> =
+    compat === 'seed' ? { 'expected.bin': ref.stdoutBytes, 'compare_results.py': runners().compare } : {};
   const cand = await runSandboxedPython({
-    files: evaluateFiles(candidate, exprs),
+    files: { ...evaluateFiles(candidate, exprs), ...seedFiles },
     script: 'evaluate_calls.py',
-    args: [String(fnTimeout), String(MAX_VALUE_BYTES), scopeOf(compat)],
+    args: evaluateArgs(fnTimeout),
     slot,
     isolation,
     limits: { wallSeconds: candWall, cpuSeconds: candWall, outputBytes },

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChatCall } from '../../activities/llm/types';
 import type { RecordingChat } from '../helpers/simulated-chat';
+import { stripPythonFence } from '../../activities/sandbox/code-tests';
 import {
   countFailures,
   loadColbenchTasks,
@@ -89,7 +90,8 @@ export function textualRunCodeTests(): ((input: CodeTestInput) => Promise<CodeTe
   const run = async (input: CodeTestInput): Promise<CodeTestResult> => {
     inputs.push(input);
     const names = Object.keys(input.testCases);
-    const same = input.candidate.trim() === input.reference.trim();
+    // The answer arrives as the agent wrote it; the real runner reads the code out of its fence the same way.
+    const same = stripPythonFence(input.candidate) === input.reference.trim();
     const tests = names.map((name) => ({ name, passed: same, ...(same ? {} : { reason: 'wrong_value' as const, error: 'wrong value' }) }));
     return {
       passed: same ? names.length : 0,

@@ -17,7 +17,6 @@ import {
   NO_DRAFT_NOTE,
   OUTPUT_MARKER,
   readAgentReply,
-  stripCodeFence,
 } from '../../activities/recipes/colbench';
 import { webPageAsset } from '../../activities/render/page-renderer';
 
@@ -164,7 +163,5 @@ describe('reading agent replies', () => {
     expect(extractHtml('Draft:\n<!DOCTYPE html>\n<html><body>x</body></html>\nthanks')).toBe(
       '<!DOCTYPE html>\n<html><body>x</body></html>',
     );
-    expect(stripCodeFence('Here:\n```python\ndef f():\n    return 1\n```\nDone')).toBe('def f():\n    return 1');
-    expect(stripCodeFence('def f():\n    return 1\n')).toBe('def f():\n    return 1');
   });
 });

@@ -34,9 +34,10 @@ describe('collab-loop score --recipe colbench-code', () => {
       { id: 'code-3', success: false, fraction: 0, passed: 0, total: 2, reason: 'no_answer' },
       { id: 'code-5', success: true, fraction: 1, passed: 2, total: 2 },
     ]);
-    // "No answer" never reached the sandbox; the fenced answer arrived unfenced.
+    // "No answer" never reached the sandbox; the fenced answer arrived as written (the runner reads the fence, by
+    // the seed's rule under compat: seed).
     expect(run.inputs).toHaveLength(3);
-    expect(run.inputs[2].candidate).toBe(seedTask.ground_truth.trim());
+    expect(run.inputs[2].candidate).toBe(`\`\`\`python\n${seedTask.ground_truth}\`\`\``);
   });
 
   it('scores our own trajectory records against a task file', async () => {

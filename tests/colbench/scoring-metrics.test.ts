@@ -49,7 +49,7 @@ const record = (o: Partial<ColbenchTrajectory> = {}): ColbenchTrajectory => ({
 });
 
 describe('scoring a code episode', () => {
-  it('sends the answer (fence stripped) with the reference and tests to the sandbox', async () => {
+  it("sends the answer as written (the sandbox applies the compat mode's fence rule) with the reference and tests", async () => {
     const run = textualRunCodeTests();
     const s = await scoreCodeTrajectory(record({ answer: '```python\ndef f(x):\n    return x * 2\n```' }), task, run, {
       functionTimeoutSeconds: 2,
@@ -58,7 +58,7 @@ describe('scoring a code episode', () => {
     });
     expect(s).toMatchObject({ success: true, fraction: 1, passed: 3, total: 3 });
     expect(run.inputs[0]).toEqual({
-      candidate: 'def f(x):\n    return x * 2',
+      candidate: '```python\ndef f(x):\n    return x * 2\n```',
       reference: task.reference,
       testCases: task.testCases,
       functionTimeoutSeconds: 2,

@@ -37,12 +37,6 @@ export function extractHtml(text: string): string | null {
   return body ? body[0] : null;
 }
 
-/** The seed's evaluator strips one ```python fence; we also accept a bare ``` fence. */
-export function stripCodeFence(text: string): string {
-  const m = /```(?:python|py)?[^\n]*\n([\s\S]*?)```/i.exec(text);
-  return (m ? m[1] : text).trim();
-}
-
 /** The seed's placeholder when an episode produced no answer. */
 export const NO_ANSWER = 'No answer';
 

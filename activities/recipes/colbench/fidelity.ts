@@ -23,8 +23,8 @@ export const colbenchFidelity: RecipeFidelity = {
     {
       behaviour: 'code: answer extraction',
       fixed: 'the first ```python / ```py / bare fence',
-      seed: 'split on "```python", then on "```" (a "py" tag line stays code)',
-      where: 'activities/sandbox/code-tests.ts',
+      seed: 'split on "```python", then on "```", over the answer as written (a "py" / "Python" tag line stays code)',
+      where: 'scoring.ts, activities/sandbox/code-tests.ts',
     },
     {
       behaviour: 'code: blocklist',
@@ -42,6 +42,24 @@ export const colbenchFidelity: RecipeFidelity = {
       behaviour: 'code: a test the reference fails',
       fixed: 'reported (`reference_error`), left out of `total`',
       seed: 'counted as failed (the seed divides by every test)',
+      where: 'activities/sandbox/code-tests.ts',
+    },
+    {
+      behaviour: 'code: Decimal, Fraction, date results',
+      fixed: 'equal only to a value of the same type',
+      seed: "Python's == across types: Fraction(1, 2) == 0.5, Decimal(1) / Decimal(5) ≠ 0.2",
+      where: 'activities/sandbox/runners/compare_results.py',
+    },
+    {
+      behaviour: 'code: a result with its own __eq__',
+      fixed: 'compared by its builtin value (an object is not plain data): never passes by its __eq__',
+      seed: "compared in the answer's own process with the expected value, which it then sees: a rigged __eq__ passes, as in the seed",
+      where: 'activities/sandbox/code-tests.ts, activities/sandbox/runners/evaluate_calls.py',
+    },
+    {
+      behaviour: 'code: limits of the comparison',
+      fixed: 'reference call 5 s, value 256 KB pickled, nesting 200',
+      seed: "reference call 60 s (the seed: none), value 16 MB, nesting 990 (what the seed's == reaches)",
       where: 'activities/sandbox/code-tests.ts',
     },
     {
@@ -88,6 +106,7 @@ export const colbenchFidelity: RecipeFidelity = {
     'Pages render offline: the Tailwind 2.2.19 build and the picsum.photos pictures the pages use are served from memory, the pictures as flat placeholders of the asked size (the seed renders with the network on) — `activities/render/page-renderer.ts`.',
     "The screenshot score is weight-free by default; `similarity: {kind: clip, model: DIR}` is the seed's CLIP cosine from a local checkpoint, clamped to [0, 1] (the seed keeps the raw cosine) — `activities/render/clip-similarity.ts`.",
     "SWEET-RL's critic is the seed's learned one by default (`recipe.data.critic: learned`, `critic.ts`), trained with the run's DPO trainer rather than the seed's OpenRLHF fork with `--mean_log_prob`; its mean log-prob covers the action and the end-of-turn marker (the seed's also the assistant header). `judge` is ours.",
+    "Code scoring under `compat: seed` agrees with the seed's `check_correctness` on all 116 generated cases of the kinds above (`tests/fixtures/colbench/seed-code-verdicts.json`; `fixed` on 40 %). A value nested deeper than the seed's == reaches crashes the seed's whole evaluation (RecursionError); here that test fails alone.",
     "The sandbox has the packages the seed's evaluation environment imports (numpy, pandas; `activities/sandbox/requirements.txt`); a reference needing others fails as `reference_error`, never as a wrong answer.",
   ],
   reproduces: [

@@ -1,12 +1,14 @@
 // Scoring one finished episode (sweet_rl scripts/evaluate_code.py, utils/code_utils.py; sweet_rl scripts/evaluate_html.py). The side effects (sandboxed Python, rendering, similarity, image
 // store) are injected, so this file only decides what is scored and what an absent answer means.
-//  code: the answer (one ```python fence stripped) runs against the hidden tests with the task's reference; a test
+//  code: the answer runs against the hidden tests with the task's reference (the sandbox reads the code out of its
+//    fence: SEED-COMPAT under `seed` by the seed's own split, over the answer as the agent wrote it, so a ```py or
+//    ```Python tag line stays in the code and blocklisted text in the prose around the fence refuses it); a test
 //    passes iff the reference's value is not None and the candidate's equals it. No answer ("No answer" / empty)
 //    scores 0 without a sandbox run. `success` = every test that counts passed; every other test has a reason
 //    (sandbox/code-test-reasons.ts), and a test the reference failed counts only under `compat: seed`.
 //  html: similarity of the final render with a fresh render of the reference. No render: `fixed` scores 0;
 //    SEED-COMPAT `seed` compares a black 224×224 image with the reference, as the seed's evaluator does.
-import { isEmptyAnswer, stripCodeFence } from './agent-reply';
+import { isEmptyAnswer } from './agent-reply';
 import type { ColbenchTrajectory } from './episode';
 import { blackPng } from './png';
 import {
@@ -65,7 +67,7 @@ export async function scoreCodeAnswer(
     };
   }
   const r = await runCodeTests({
-    candidate: stripCodeFence(answer!),
+    candidate: answer!,
     reference: task.reference,
     testCases: task.testCases,
     functionTimeoutSeconds: opts.functionTimeoutSeconds ?? 1,

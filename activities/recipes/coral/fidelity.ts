@@ -96,9 +96,21 @@ export const coralFidelity: RecipeFidelity = {
       seed: "the request's completion tokens: equal for every candidate, so no effect",
       where: 'pair-choice.ts',
     },
+    {
+      behaviour: 'MATH grading: reading LaTeX',
+      fixed: 'as written: \\frac{a+b}{c} is (a+b)/c, \\mbox{x} is x, pmatrix and bmatrix differ, "" is never an answer',
+      seed: 'as the seed grader\'s pylatexenc 2.11: \\frac{a+b}{c} is a+b/c (so \\frac{1}{2+3} ≠ \\frac15 and reordered terms in a fraction differ), \\mbox{…} is dropped, pmatrix = bmatrix, \\sqrt[n]{x} is sqrt(x), two answers that both read as "" are equal; its `_is_frac` pattern',
+      where: 'match.ts, activities/recipes/shared/math-normalize.ts, activities/recipes/shared/math-equivalence.ts',
+    },
+    {
+      behaviour: 'multiple-choice `response` in `collab-loop score`',
+      fixed: 'read as a perfect extractor would ("answer is (c)", one "(X)")',
+      seed: 'the seed\'s no-extractor path: every capital of the response must be the gold letter alone ("Probably (C)" reads PC; "(c)" reads nothing)',
+      where: 'score.ts',
+    },
   ],
   kept: [
-    "MATH answers in both modes: mixed numbers (`1\\frac{1}{2}` = 3/2), scientific notation, exact comparison of large numbers and a symbolic step (sympy, as the seeds' graders; one long-lived helper, `activities/recipes/shared/symbolic-equal.ts`). `tests/fixtures/math-grader/seed-verdicts.jsonl` holds 661 answer pairs with the seed grader's verdicts: ours agree on all but thousands-comma forms the seed does not read as numbers.",
+    "MATH answers in both modes: mixed numbers (`1\\frac{1}{2}` = 3/2), scientific notation, exact comparison of large numbers and a symbolic step (sympy, as the seeds' graders; one long-lived helper, `activities/recipes/shared/symbolic-equal.ts`). `tests/fixtures/math-grader/seed-verdicts.jsonl` holds 661 answer pairs with the seed grader's verdicts: ours agree on all but thousands-comma forms the seed does not read as numbers. Under `compat: seed` the grader also agrees with the seed's on all 1,119 generated pairs of the LaTeX kinds above (`tests/fixtures/math-grader/seed-kinds-verdicts.jsonl`; `fixed` on 37 %), and the MMLU-Pro response path on all 223 generated responses (`tests/fixtures/coral/seed-mc-response-verdicts.jsonl`).",
     "Answer extraction under `compat: seed` reproduces the seed's on `tests/fixtures/coral/seed-extraction-verdicts.jsonl` (311 replies with the seed evaluator's verdicts, all reproduced).",
     'Every model call goes through the durable request cache: a repeated run pays for nothing, where the seed re-samples.',
   ],

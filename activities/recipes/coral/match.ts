@@ -26,7 +26,7 @@ export function tomGold(gold: string, dataset: CoralDataset, compat: Compat): st
 export function seedLetters(extracted: string): string {
   let i = 0;
   while (i < extracted.length && 'The answrsi '.includes(extracted[i])) i++;
-  return [...extracted.slice(i)].filter((c) => c >= 'A' && c <= 'Z').join('');
+  return [...extracted.slice(i)].filter((c) => /\p{Lu}/u.test(c)).join(''); // Python's str.isupper, letter by letter
 }
 
 export function matchesGold(task: CoralTask, belief: Belief, compat: Compat): boolean {
@@ -42,10 +42,10 @@ export function matchesGold(task: CoralTask, belief: Belief, compat: Compat): bo
     if (belief.failedReply === undefined) return false;
     if (isMultipleChoice(task.dataset)) return seedLetters(`Error: ${belief.failedReply}`) === task.gold;
     const boxed = lastBoxed(belief.failedReply)?.trim();
-    return task.dataset === 'math' && !!boxed && gradeMathAnswer(boxed, task.gold);
+    return task.dataset === 'math' && !!boxed && gradeMathAnswer(boxed, task.gold, compat);
   }
   if (!belief.valid) return false;
   if (isMultipleChoice(task.dataset)) return belief.answer === task.gold;
-  if (task.dataset === 'math') return gradeMathAnswer(belief.answer, task.gold);
+  if (task.dataset === 'math') return gradeMathAnswer(belief.answer, task.gold, compat);
   return tomMatches(belief.answer, tomGold(task.gold, task.dataset, compat));
 }

@@ -3,11 +3,14 @@
 // the dataset file's own names plus either `extracted` (an extractor's reply, parsed as during a conversation) or
 // `response` (a full model response, read by the local parser the simulator uses — not an LLM). With both,
 // `extracted` wins: it is what the conversation would have used.
+// Under `compat: seed` a multiple-choice `response` is graded as the seed grades a turn no extractor has read:
+// collaborative-reasoner evaluators/match_evaluators.py MatchEvaluator._eval passes the turn's whole content to
+// extract_letter_answer, whose capitals must be the gold letter alone.
 import type { Compat } from './compat';
 import { parseExtractorReply } from './extract';
 import { localExtractorReply } from './local-extractor';
-import { matchesGold } from './match';
-import { parseCoralRow, TaskFileError, type CoralDataset } from './tasks';
+import { matchesGold, seedLetters } from './match';
+import { isMultipleChoice, parseCoralRow, TaskFileError, type CoralDataset } from './tasks';
 import { rowId } from '../task-file';
 
 export interface ScoredRecord {
@@ -32,6 +35,15 @@ export function scoreRecord(
   if (!row || typeof row !== 'object' || Array.isArray(row)) throw new TaskFileError(at.file, at.line, '', 'the row must be a JSON object');
   const r = row as Record<string, unknown>;
   const task = parseCoralRow(r, dataset, at.file, at.line);
+  // The row's own id as written (a number stays a number), else the one the task got from its line.
+  const id = rowId(r, at.file, at.line) ?? task.id;
+  if (r.extracted === undefined && typeof r.response === 'string' && compat === 'seed' && isMultipleChoice(dataset)) {
+    // SEED-COMPAT: every capital letter of the response (after the seed's lstrip of the characters of "The answer
+    // is "), so a lowercase "(c)", several letters or a hedge ("Probably (C)" reads "PC") are not the gold; fixed
+    // reads the response as a perfect extractor would (local-extractor.ts). `valid`: one letter was read.
+    const letters = seedLetters(r.response);
+    return { id, extracted: letters, valid: letters.length === 1, correct: letters === task.gold };
+  }
   let reply: string;
   if (r.extracted !== undefined) {
     if (typeof r.extracted !== 'string') throw new TaskFileError(at.file, at.line, 'extracted', 'must be a string (an extractor reply)');
@@ -42,8 +54,6 @@ export function scoreRecord(
     throw new TaskFileError(at.file, at.line, 'response', 'must be a string (a model response), or give "extracted" instead');
   }
   const belief = parseExtractorReply(dataset, reply, compat);
-  // The row's own id as written (a number stays a number), else the one the task got from its line.
-  const id = rowId(r, at.file, at.line) ?? task.id;
   return { id, extracted: belief.answer, valid: belief.valid, correct: matchesGold(task, belief, compat) };
 }
 

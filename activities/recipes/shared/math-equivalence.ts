@@ -4,11 +4,15 @@
 // exactly (an unreduced 2/4 is not 1/2), and an integer answer needs an integer prediction (6 vs \sqrt{36} fails);
 // otherwise the elements are equal when sympy simplifies their difference to 0 (symbolic-equal.ts) — exact, as
 // the seed's grader: x^2+1 = 1+x^2 and \frac{\sqrt{3}}{2} = \frac{1}{2}\sqrt{3}, but 123456789013 ≠ 123456789012.
-import { graderNormalize, hendrycksNormalize, stripThousandsCommas, strIsInt } from './math-normalize';
+// `compat: seed` also takes the seed's LaTeX rendering (math-normalize.ts latexToText) and the two checks below.
+import { graderNormalize, hendrycksNormalize, type MathCompat, stripThousandsCommas, strIsInt } from './math-normalize';
 import { equalUnderSympy } from './symbolic-equal';
 
 const TUPLE_CHARS = '()[]';
 const isPlainFraction = (x: string) => /^-?[0-9]+\/0*[1-9][0-9]*$/.test(x);
+// SEED-COMPAT: the seed's `_is_frac` pattern has an unescaped "." on each side of the slash (any one character), so
+// "1/2+3" is no fraction but "12+/3" and "1/23." are, and the exact-match rule then applies to them.
+const isSeedFraction = (x: string) => /^-?[0-9]+.?\/0*[1-9][0-9]*.?$/.test(x);
 
 /** "(1,2)" / "[0,inf)" → elements; anything else (incl. nested brackets) is one element. */
 function splitTuple(expr: string): string[] {
@@ -25,8 +29,9 @@ function splitTuple(expr: string): string[] {
   return [e];
 }
 
-function elementsEqual(gold: string, given: string): boolean {
-  if (isPlainFraction(gold) && isPlainFraction(given)) return gold === given;
+function elementsEqual(gold: string, given: string, compat: MathCompat): boolean {
+  const isFraction = compat === 'seed' ? isSeedFraction : isPlainFraction;
+  if (isFraction(gold) && isFraction(given)) return gold === given;
   if (strIsInt(gold) !== strIsInt(given)) return false;
   if (gold === given) return true;
   return sympyMayEvaluate(`(${gold})-(${given})`) && equalUnderSympy(gold, given).equal;
@@ -42,21 +47,24 @@ export function sympyMayEvaluate(expr: string): boolean {
 }
 
 /** Is `given` (a predicted final answer, e.g. the content of \boxed{}) the gold answer? */
-export function gradeMathAnswer(given: string, gold: string): boolean {
-  if (!given.trim() || !gold.trim()) return false;
+export function gradeMathAnswer(given: string, gold: string, compat: MathCompat = 'fixed'): boolean {
+  // SEED-COMPAT: the seed has no emptiness check: two answers that both normalise to "" (an empty box, or only an
+  // \mbox{…}, which its LaTeX reader drops) are equal.
+  const seed = compat === 'seed';
+  if (!seed && (!given.trim() || !gold.trim())) return false;
   if (hendrycksNormalize(given) === hendrycksNormalize(gold)) return true;
-  const g = graderNormalize(gold);
-  const p = graderNormalize(given);
-  if (g === p) return g !== '';
+  const g = graderNormalize(gold, compat);
+  const p = graderNormalize(given, compat);
+  if (g === p) return seed || g !== '';
   if (!p) return false;
   const ge = splitTuple(g);
   const pe = splitTuple(p);
   if (ge.length > 1 && (g[0] !== p[0] || g[g.length - 1] !== p[p.length - 1])) return false; // ( vs [ matters
   if (ge.length !== pe.length) return false;
-  return ge.every((x, i) => elementsEqual(x, pe[i]));
+  return ge.every((x, i) => elementsEqual(x, pe[i], compat));
 }
 
 /** Symmetric form for comparing two predictions (agreement), where neither side is the gold. */
-export function mathAnswersEquivalent(a: string, b: string): boolean {
-  return gradeMathAnswer(a, b) || gradeMathAnswer(b, a);
+export function mathAnswersEquivalent(a: string, b: string, compat: MathCompat = 'fixed'): boolean {
+  return gradeMathAnswer(a, b, compat) || gradeMathAnswer(b, a, compat);
 }

@@ -3,7 +3,12 @@
 //    after "\text{ ", "x = 5" → "5", 0.5 → \frac{1}{2}, a/b → \frac{a}{b});
 //  - graderNormalize: strips \text{}, $, %, unit words, thousands commas, then renders LaTeX as plain text
 //    (\frac{1}{2} → 1/2, \sqrt{3} → sqrt(3), \pi → pi) that sympy can parse (symbolic-equal.ts).
+// `compat: seed` renders LaTeX as the seed's pylatexenc 2.11 does (multiagent-ft grader.py `_parse_latex`): see
+// latexToText.
 import { readArg, unwrapCommand } from './latex-args';
+
+/** `fixed` (default): the grader with LaTeX read as written; `seed`: also the seed's LaTeX-to-text quirks. */
+export type MathCompat = 'fixed' | 'seed';
 
 /** \frac12 → \frac{1}{2}, \frac1{x} → \frac{1}{x}, \frac{a}2 → \frac{a}{2} (recursively). */
 export function fixFracs(s: string): string {
@@ -87,11 +92,48 @@ const CONTENT_COMMANDS = new Set(['text', 'textbf', 'textit', 'mathrm', 'mathbf'
 /** Parenthesise unless a single number or name, so "a/b" and "x^y" keep their grouping in plain text. */
 const group = (x: string) => (/^[a-z0-9.]+$/i.test(x) ? x : `(${x})`);
 
-export function latexToText(src: string): string {
+/** The matrix environments pylatexenc renders as "[ a b; c d ]" (its latex2text `_fmt_matrix`); plain `matrix`
+ *  and `vmatrix` it renders as bare cells, so only these equal each other under `compat: seed`. */
+const SEED_BRACKET_MATRICES = new Set(['pmatrix', 'bmatrix', 'array']);
+
+/** compat seed: `\begin{env}…\end{env}` at `i` as pylatexenc writes it — rows joined by "; ", cells by " ", in
+ *  brackets — or undefined when `i` starts no such environment. */
+function seedMatrixAt(s: string, i: number): { text: string; end: number } | undefined {
+  const m = /^\\begin\{([a-z]*matrix|array)\}/.exec(s.slice(i));
+  if (!m || !SEED_BRACKET_MATRICES.has(m[1])) return undefined;
+  const close = `\\end{${m[1]}}`;
+  const stop = s.indexOf(close, i);
+  if (stop === -1) return undefined;
+  let body = s.slice(i + m[0].length, stop);
+  if (m[1] === 'array') body = body.replace(/^\s*\{[^}]*\}/, ''); // the column spec
+  const rows = body
+    .split(/\\\\/)
+    .map((row) =>
+      row
+        .split('&')
+        .map((cell) => latexToText(cell, 'seed').trim())
+        .join(' '),
+    )
+    .filter((row, k, all) => row !== '' || k < all.length - 1);
+  return { text: `[ ${rows.join('; ')} ]`, end: stop + close.length };
+}
+
+/** LaTeX as plain text sympy can read. SEED-COMPAT `seed` renders as pylatexenc does for the seed's grader:
+ *  \frac{a+b}{c} → "a+b/c" (no grouping, so an unevaluated sum in a fraction, or terms reordered inside one, is
+ *  a different expression), \mbox{…} → "" (pylatexenc knows no \mbox), \sqrt[n]{x} → sqrt(x) (the index
+ *  dropped), pmatrix / bmatrix / array → "[ a b; c d ]" (so the bracket kinds are equal). */
+export function latexToText(src: string, compat: MathCompat = 'fixed'): string {
+  const seed = compat === 'seed';
   const s = fixSqrt(fixFracs(src.replace(/[td]frac/g, 'frac')));
   let out = '';
   for (let i = 0; i < s.length; ) {
     const ch = s[i];
+    const matrix = seed && ch === '\\' ? seedMatrixAt(s, i) : undefined;
+    if (matrix) {
+      out += matrix.text;
+      i = matrix.end;
+      continue;
+    }
     if (ch === '^') {
       const a = readArg(s, i + 1);
       if (!a) {
@@ -101,7 +143,7 @@ export function latexToText(src: string): string {
       }
       // Braces dropped, not parenthesised, as the seed's LaTeX-to-text step renders them (10^{-3} → 10^-3): the
       // sympy guard (math-equivalence.ts) refuses "^(" exactly as the seed's does.
-      out += `^${latexToText(a.text)}`;
+      out += `^${latexToText(a.text, compat)}`;
       i = a.end;
       continue;
     }
@@ -126,25 +168,26 @@ export function latexToText(src: string): string {
       if (!num || !den) continue;
       // A space before every fraction, as the seed's grader writes " \\frac": a mixed number 1\frac{1}{2} becomes
       // "1 1/2", which the mixed-number rule reads as 1+1/2 (not 11/2).
-      out += ` ${group(latexToText(num.text))}/${group(latexToText(den.text))}`;
+      const [n, d] = [latexToText(num.text, compat), latexToText(den.text, compat)];
+      out += seed ? ` ${n}/${d}` : ` ${group(n)}/${group(d)}`;
       i = den.end;
     } else if (name === 'sqrt') {
       let index: string | undefined;
       if (s[i] === '[') {
         const close = s.indexOf(']', i);
         if (close === -1) continue;
-        index = latexToText(s.slice(i + 1, close));
+        index = latexToText(s.slice(i + 1, close), compat);
         i = close + 1;
       }
       const a = readArg(s, i);
       if (!a) continue;
-      const radicand = latexToText(a.text);
-      out += index === undefined ? `sqrt(${radicand})` : `${group(radicand)}^(1/${group(index)})`;
+      const radicand = latexToText(a.text, compat);
+      out += index === undefined || seed ? `sqrt(${radicand})` : `${group(radicand)}^(1/${group(index)})`;
       i = a.end;
     } else if (CONTENT_COMMANDS.has(name)) {
       const a = readArg(s, i);
       if (!a) continue;
-      out += latexToText(a.text);
+      if (!(seed && name === 'mbox')) out += latexToText(a.text, compat);
       i = a.end;
     } else {
       out += SYMBOLS[name] ?? name;
@@ -193,7 +236,7 @@ export function strIsInt(x: string): boolean {
   return isFloatString(y) && isIntValue(Number(y));
 }
 
-export function graderNormalize(raw: string): string {
+export function graderNormalize(raw: string, compat: MathCompat = 'fixed'): string {
   let e = unwrapCommand(raw.trim(), '\\text') ?? raw.trim();
   e = e.replaceAll('\\%', '%').replaceAll('\\$', '$').replaceAll('$', '').replaceAll('%', '');
   e = e.replaceAll(' or ', ' , ').replaceAll(' and ', ' , ');
@@ -202,7 +245,7 @@ export function graderNormalize(raw: string): string {
   if (e.startsWith('{') && e.endsWith('}')) e = e.slice(1, -1);
   e = e.replace(/,\\! */g, '');
   if (isFloatString(e) && isIntValue(Number(e))) e = String(Math.round(Number(e)));
-  if (e.includes('\\')) e = latexToText(e);
+  if (e.includes('\\')) e = latexToText(e, compat);
   e = e.replace(/- */g, '-');
   e = e.replace(/([0-9]) +([0-9])/g, '$1+$2'); // mixed number "7 3/4" → 7+3/4
   e = e.replace(/ /g, '').replace(/[{}]/g, '').toLowerCase();

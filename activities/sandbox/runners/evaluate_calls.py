@@ -1,6 +1,7 @@
 # Evaluates test call expressions against one Python source, inside the sandbox. Used for the task's reference
 # (expected values) and, in a separate sandbox, for the candidate (actual values): each run sees only its own
 # source. Usage: python3 evaluate_calls.py <per-call timeout seconds> <max bytes per value> [module|function]
+#   [max nesting depth of a value]
 # Inputs in the working directory: solution.py (the source), tests.txt (expressions separated by NUL bytes).
 # For each test, like ColBench's evaluator: exec the source in a fresh namespace, then eval the expression, both
 # under a timer. Output, on the process's original stdout, one frame per test as soon as it is known:
@@ -9,6 +10,10 @@
 #   why: 1 the call raised, 3 it hit the per-call timer, 4 its value cannot be compared (not plain data, too large),
 #   5 the source does not compile. (code-tests.ts turns kinds into reasons.)
 # The code under test gets /dev/null as stdout/stderr, so its prints cannot corrupt or flood the frames.
+# SEED-COMPAT: with `compat: seed` the candidate's run also gets expected.bin (the reference's frames) and
+# compare_results.py: a value that is not plain builtin data (an object, a subclass of a builtin) is compared with the
+# expected one here, by Python's == in the answer's own process as the seed compares (sweet_rl utils/code_utils.py
+# check_correctness: `ground_truth_output == test_output`), so a rigged __eq__ decides, as it does in the seed.
 import builtins
 import datetime
 import decimal
@@ -32,7 +37,7 @@ MAX_VALUE = int(sys.argv[2])
 # to a separate locals dict, which the answer's functions do not see, so their module-level imports and helpers
 # raise NameError there.
 SCOPE = sys.argv[3] if len(sys.argv) > 3 else 'module'
-MAX_DEPTH = 200
+MAX_DEPTH = int(sys.argv[4]) if len(sys.argv) > 4 else 200
 
 
 # Packages (of the sandbox's own, sandbox-packages.ts) that are imported here, before any timer, when the source or a
@@ -145,6 +150,17 @@ def standard_value(v, t, depth):
     return NOT_STANDARD
 
 
+def deep(fn, *args, **kwargs):
+    """fn under a recursion limit that lets a value MAX_DEPTH levels deep be walked (plain() takes two frames a
+    level) and pickled, whatever the code under test left the limit at."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, 3 * MAX_DEPTH + 200))
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        sys.setrecursionlimit(before)
+
+
 def _type_name(t):
     try:
         return '%s.%s' % (t.__module__, t.__qualname__)
@@ -160,7 +176,44 @@ def describe(e):
     return text[:500]
 
 
+EXACT_PLAIN = (type(None), bool, int, float, str, bytes, complex, bytearray)
+
+
+def exactly_plain(v, depth=0):
+    """Only exact builtin types (and the standard values standard_value tags) all the way down: nothing whose own
+    __eq__ could differ from the builtin one."""
+    t = type(v)
+    if t in EXACT_PLAIN or depth > MAX_DEPTH:
+        return True
+    if t in (tuple, list, set, frozenset):
+        return all(exactly_plain(x, depth + 1) for x in v)
+    if t is dict:
+        return all(exactly_plain(k, depth + 1) and exactly_plain(x, depth + 1) for k, x in v.items())
+    return standard_value(v, t, depth) is not NOT_STANDARD
+
+
+def seed_expected():
+    """index -> expected value, when this is a seed-mode candidate run (expected.bin given), else None."""
+    if not os.path.exists('expected.bin'):
+        return None
+    sys.path.insert(0, os.getcwd())
+    import compare_results
+
+    out = {}
+    for i, payload in compare_results.values('expected.bin', None).items():
+        try:
+            out[i] = compare_results.revive(compare_results.load(payload))
+        except Exception:
+            pass
+    return out
+
+
+class NotEqual(Exception):
+    pass
+
+
 def main():
+    expected = seed_expected()
     with open('solution.py', 'rb') as f:
         source = f.read()
     with open('tests.txt', 'rb') as f:
@@ -183,20 +236,25 @@ def main():
                 namespace = {'__name__': 'solution', '__builtins__': builtins}
                 local = namespace if SCOPE == 'module' else {}
                 exec(code, namespace, local)
-                value = plain(eval(call, namespace, local))
+                result = eval(call, namespace, local)
+                if expected is not None and i in expected and not deep(exactly_plain, result):
+                    if not (expected[i] == result):
+                        raise NotEqual('not equal to the expected value (compared by the value\'s own ==, as the seed does)')
+                    result = expected[i]
+                value = deep(plain, result)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             if value is None:
                 kind, payload = 2, b''
             else:
-                payload = pickle.dumps(value, protocol=5)
+                payload = deep(pickle.dumps, value, protocol=5)
                 if len(payload) > MAX_VALUE:
                     kind, payload = 4, b'value too large to compare (%d bytes pickled)' % len(payload)
                 else:
                     kind = 0
         except CallTimeout:
             kind, payload = 3, ('timed out after %g s' % TIMEOUT).encode()
-        except NotPlain as e:
+        except (NotPlain, NotEqual) as e:
             kind, payload = 4, str(e).encode('utf-8', 'replace')
         except BaseException as e:
             kind, payload = 1, describe(e).encode('utf-8', 'replace')
