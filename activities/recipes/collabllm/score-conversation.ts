@@ -1,11 +1,12 @@
 // The metrics of one conversation (a simulated future, or a whole evaluation conversation), computed as the seed's
 // "extract_type->metric" signatures do (collabllm/metric/): document and code tasks first have an LLM extract the
 // final artefact from the conversation, then BLEU against the reference or the unit tests; math asks the accuracy
-// judge; interactivity asks its judge; token_amount counts the assistant's words. A judge that cannot be read is
+// judge; interactivity asks its judge; token_amount counts the assistant's cl100k tokens. A judge that cannot be read is
 // MISSING (MetricOutcome), never 0.
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
 import type { Prompts } from '../prompt-texts';
 import type { CollabMetric } from './config';
+import type { CollabCompat } from './seed-settings';
 import { accuracyJudge, bleu, extractFinal, interactivityJudge, passRate, tokenAmount, type MetricOutcome } from './metrics';
 import { entryPointRequirement } from './prompts';
 import type { CollabTask } from './tasks';
@@ -21,6 +22,8 @@ export interface ScoreContext {
   runTests?: RunTaskTests;
   parseRetries: number;
   maxTokens: number;
+  /** How token_amount counts (metrics.ts tokenAmount); fixed when absent. */
+  compat?: CollabCompat;
   /** The recipe's texts (judges, extractor). */
   prompts: Prompts;
 }
@@ -55,7 +58,7 @@ export async function scoreConversation(
   const one = async (m: CollabMetric): Promise<MetricOutcome> => {
     switch (m) {
       case 'token_amount':
-        return tokenAmount(conversation, from);
+        return tokenAmount(conversation, from, c.compat);
       case 'accuracy': {
         const r = await accuracyJudge(c.judge, { question: c.task.prompt, groundTruth: c.task.answer, conversation }, judgeOptions);
         addUsage(usage, r.usage);
