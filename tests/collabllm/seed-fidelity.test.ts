@@ -11,6 +11,7 @@ import {
   simulateUserFor,
 } from '../../activities/recipes/collabllm/conversation';
 import { collabPreferencePairs } from '../../activities/recipes/collabllm/data';
+import { scoreConversation } from '../../activities/recipes/collabllm/score-conversation';
 import { TERMINATE } from '../../activities/recipes/collabllm/prompts';
 import { collabSettings } from '../../activities/recipes/collabllm/runtime';
 import { createCollabSimulatedPolicy } from '../../activities/recipes/collabllm/simulated-policy';
@@ -58,6 +59,9 @@ describe('compat: seed takes the seeds’ settings; an explicit field wins', () 
     const seed = collabSettings(cfgOf({ compat: 'seed' }), 1);
     expect([fixed.user.parseRetries, fixed.proact.parseRetries, fixed.judge.maxTokens]).toEqual([3, 3, 512]);
     expect([seed.user.parseRetries, seed.proact.parseRetries, seed.judge.maxTokens]).toEqual([9, 9, 2048]);
+    expect([fixed.judge.parseRetries, fixed.judge.extractRetries, seed.judge.parseRetries, seed.judge.extractRetries]).toEqual([
+      3, 3, 49, 0,
+    ]);
     const explicit = collabSettings(
       cfgOf({ compat: 'seed', user: { parseRetries: 1 }, proact: { parseRetries: 2 }, judge: { maxTokens: 300 } }),
       1,
@@ -78,6 +82,33 @@ describe('compat: seed takes the seeds’ settings; an explicit field wins', () 
       const t = await simulateUserFor(TASK, user, collabSettings(cfgOf({ compat }), 1), [], 'k');
       expect(t.kind).toBe('failed');
       expect(user.calls).toHaveLength(attempts);
+    }
+  });
+});
+
+describe('compat: seed re-asks the judges as the seed does', () => {
+  it('interactivity judge: 50 attempts under seed, 4 under fixed; extractor: 1 under seed, 4 under fixed', async () => {
+    const doc: CollabTask = { ...TASK, kind: 'document', answer: 'The reference article.' };
+    const conversation = [
+      { role: 'user' as const, content: 'an article please' },
+      { role: 'assistant' as const, content: 'Here it is.' },
+    ];
+    for (const [compat, judged, extracted] of [
+      ['seed', 50, 1],
+      ['fixed', 4, 4],
+    ] as const) {
+      const s = collabSettings(cfgOf({ compat, task: 'document' }), 1);
+      const judge = scripted(() => 'no JSON here');
+      const extractor = scripted(() => 'no JSON either');
+      const r = await scoreConversation(
+        conversation,
+        0,
+        ['interactivity', 'bleu'],
+        scoreContextFor(s, doc, { judge, extractor }, undefined),
+        'k',
+      );
+      expect(Object.values(r.metrics).every((m) => m && 'missing' in m)).toBe(true);
+      expect([judge.calls.length, extractor.calls.length]).toEqual([judged, extracted]);
     }
   });
 });

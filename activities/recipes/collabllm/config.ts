@@ -74,9 +74,12 @@ export const collabllmRecipeSchema = z.strictObject({
     .prefault({}),
   judge: z
     .strictObject({
-      /** Default by `compat` (settings.ts). */
+      /** Default by `compat` (seed-settings.ts), as are the re-asks below. */
       maxTokens: positiveInt.optional(),
-      parseRetries: z.number().int().min(0).default(3),
+      /** Re-asks of the accuracy and interactivity judges after an unreadable reply. */
+      parseRetries: z.number().int().min(0).optional(),
+      /** Re-asks of the extractor (the final document or code of a conversation). */
+      extractRetries: z.number().int().min(0).optional(),
     })
     .prefault({}),
   data: z

@@ -40,7 +40,8 @@ export interface CollabSettings {
   assistant: Decoding;
   /** goalHint: the simulator's goal carries the ground truth (recipe.user.goalHint; off by default). */
   user: Decoding & { parseRetries: number; goalHint?: boolean };
-  judge: { maxTokens: number; parseRetries: number };
+  /** extractRetries: the extractor's re-asks (parseRetries when absent). */
+  judge: { maxTokens: number; parseRetries: number; extractRetries?: number };
   seed: number;
   /** The recipe's texts (prompts.ts COLLABLLM_PROMPTS, replaced by the config's `prompts:` file). */
   prompts: Prompts;

@@ -20,6 +20,18 @@ export const collabllmFidelity: RecipeFidelity = {
       where: 'seed-settings.ts',
     },
     {
+      behaviour: 'accuracy and interactivity judges: re-asks after an unreadable reply',
+      fixed: '3 (`judge.parseRetries`)',
+      seed: '49: 50 attempts, as `examples/metrics/accuracy.py` and `interactivity.py`',
+      where: 'seed-settings.ts',
+    },
+    {
+      behaviour: "extractor's re-asks",
+      fixed: '3 (`judge.extractRetries`)',
+      seed: '0: one attempt (`collabllm/metric.py` raises on an unreadable extraction; here the metric is missing)',
+      where: 'seed-settings.ts',
+    },
+    {
       behaviour: "judges' and extractor's reply length",
       fixed: '512 tokens (`judge.maxTokens`)',
       seed: "2048, verl-recipe's `llm_judge_kwargs.max_tokens` (the original sets none: the provider's default)",
@@ -37,7 +49,7 @@ export const collabllmFidelity: RecipeFidelity = {
     "The first ⌊candidates × `proact.ratio`⌋ (0.5) candidates of a state are asked through the proactive instruction, as the seed's `proact_prompt_ratio`; the seed samples its candidates from an API model (GPT-4o), we from the policy being trained — `conversation.ts`.",
     "`token_amount` counts cl100k tokens through one function, `tokens.ts`; until `js-tiktoken` is a dependency it counts cl100k's pre-tokens (tiktoken's split pattern), a lower bound 3–8 % below the true count on our task files.",
     "A judge, extraction, proactive candidate or user-simulator reply that cannot be read after its re-asks is missing, never scored 0 (the seed raises and drops the conversation; verl-recipe scores 0): the candidate's reward uses the futures that completed and a candidate with none takes part in no pair (`missing_scores` is a metric) — `conversation.ts`, `reward.ts`.",
-    'Judges are re-asked with their unreadable reply and a notice (the seeds repeat the identical request; at temperature 0 it would most likely return the same reply); their re-asks are `judge.parseRetries` (3) in both modes (the seed: 50 attempts for accuracy and interactivity, 1 for extraction) — `metrics.ts`.',
+    'Judges are re-asked with their unreadable reply and a notice (the seeds repeat the identical request; at temperature 0 it would most likely return the same reply) — `metrics.ts`.',
     "`aggregation: weighted-mean` (default) is the method as published (Σ weight × score per future, mean over futures); `clamped` is what verl's reward manager does (per-metric mean × weight, clamped to [−1, 1], summed) — `reward.ts`.",
     "`bleu` is character-level BLEU-4 with uniform weights, as the seed's metric computes it on strings — `metrics.ts`.",
     "Abg-CoQA (`task: abg-coqa`) reads the dataset's story entries with a prompt in our words (story and target question, earlier turns left out as the seed's `add_history` default does); rows exported with the seed's adaptor keep its prompt. The seed ships no weights for it: math-hard's are the default — `tasks.ts`, `config.ts`.",

@@ -61,7 +61,7 @@ export function collabSettings(cfg: CollabllmRecipeConfig, seed: number): Collab
       parseRetries: d.userParseRetries,
       goalHint: cfg.user.goalHint,
     },
-    judge: { maxTokens: d.judgeMaxTokens, parseRetries: cfg.judge.parseRetries },
+    judge: { maxTokens: d.judgeMaxTokens, parseRetries: d.judgeRetries, extractRetries: d.extractRetries },
     compat: cfg.compat,
     seed,
     prompts: recipePrompts(COLLABLLM_PROMPTS, cfg),

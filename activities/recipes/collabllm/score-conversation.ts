@@ -21,6 +21,8 @@ export interface ScoreContext {
   extractor: Chat;
   runTests?: RunTaskTests;
   parseRetries: number;
+  /** The extractor's re-asks; parseRetries when absent. */
+  extractRetries?: number;
   maxTokens: number;
   /** How token_amount counts (metrics.ts tokenAmount); fixed when absent. */
   compat?: CollabCompat;
@@ -48,7 +50,7 @@ export async function scoreConversation(
         kind: c.task.kind === 'code' ? 'code' : 'document',
         requirement: c.task.code ? entryPointRequirement(c.prompts, c.task.code.entryPoint) : undefined,
       },
-      judgeOptions,
+      { ...judgeOptions, parseRetries: c.extractRetries ?? c.parseRetries },
     ).then((e) => {
       addUsage(usage, e.usage);
       return 'text' in e ? { text: e.text } : { missing: e.missing };
