@@ -3,7 +3,7 @@
 // data built from hand-written records (SFT, DPO, the published flat multi-turn rows), and a sanity check with the
 // SIMULATED policy that the reward tracks the policy's quality.
 import { describe, expect, it } from 'vitest';
-import type { Chat, ChatCall, ChatMessage } from '../../activities/llm/types';
+import type { ChatCall, ChatMessage } from '../../activities/llm/types';
 import { DEFAULT_WEIGHTS } from '../../activities/recipes/collabllm/config';
 import {
   buildConversation,
@@ -20,24 +20,11 @@ import { DEFAULT_COLLABLLM_PROMPTS, PROACTIVE_SYSTEM_PROMPT, TERMINATE } from '.
 import type { ScoreContext } from '../../activities/recipes/collabllm/score-conversation';
 import { createCollabSimulatedPolicy } from '../../activities/recipes/collabllm/simulated-policy';
 import { type CollabTask, loadCollabTasks, parseCollabTasks } from '../../activities/recipes/collabllm/tasks';
-import { simulatedChat } from '../helpers/simulated-chat';
+import { allText, type Scripted, scripted, userJson } from '../helpers/scripted-chat';
+import { simulatedCollabChats } from '../helpers/simulated-chat';
 
 // ---- scripted chats ----------------------------------------------------------------------------------------------
 
-type Scripted = Chat & { calls: ChatCall[] };
-
-/** A Chat answering with a function of the call (calls run concurrently, so never a list consumed in order). */
-function scripted(reply: (call: ChatCall) => string): Scripted {
-  const calls: ChatCall[] = [];
-  const chat = async (call: ChatCall) => {
-    calls.push(call);
-    return { texts: [reply(call)], finishReasons: ['stop'], usage: { promptTokens: 10, completionTokens: 5 }, cached: false };
-  };
-  return Object.assign(chat, { calls });
-}
-
-const allText = (call: ChatCall) => call.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
-const userJson = (response: string, thought = 'hmm') => JSON.stringify({ current_answer: '', thought, response });
 const judgeJson = (field: 'accuracy' | 'interactivity', v: number) => JSON.stringify({ thought: 'judged', [field]: v });
 
 /** The parts of a sampleKey `<task>/s<i>/t<turn>/c<cand>/f<future>/<u|a><step>[/judge/<metric>][/retry-<n>]`. */
@@ -70,6 +57,7 @@ const settings = (o: Partial<CollabSettings> = {}): CollabSettings => ({
   weights: { accuracy: 1, interactivity: 1 },
   aggregation: 'weighted-mean',
   proactive: true,
+  proact: { ratio: 0, parseRetries: 1 },
   assistant: { temperature: 0.8, maxTokens: 256 },
   user: { temperature: 1, maxTokens: 256, parseRetries: 1 },
   judge: { maxTokens: 128, parseRetries: 1 },
@@ -501,8 +489,8 @@ describe('evaluateConversation', () => {
     expect(f.user.calls[0].sampleKey).toBe('sq/eval/s0/u0');
     expect(allText(f.user.calls[0])).toContain('(nothing yet');
     expect(Object.keys(r.metrics).sort()).toEqual(['accuracy', 'interactivity', 'token_amount']);
-    // 5 + 3 assistant words over the whole conversation.
-    expect(r.metrics).toEqual({ accuracy: { score: 1 }, interactivity: { score: 0.75 }, token_amount: { score: 0.008 } });
+    // 6 + 5 assistant cl100k tokens over the whole conversation.
+    expect(r.metrics).toEqual({ accuracy: { score: 1 }, interactivity: { score: 0.75 }, token_amount: { score: 0.011 } });
     expect(f.judge.calls.map((c) => c.sampleKey).sort()).toEqual(['sq/eval/s0/judge/accuracy', 'sq/eval/s0/judge/interactivity']);
     // The accuracy judge gets the question, the ground truth and the whole conversation.
     const acc = allText(f.judge.calls.find((c) => c.sampleKey.endsWith('/accuracy'))!);
@@ -764,12 +752,7 @@ describe('buildConversation with the SIMULATED policy', () => {
       const policy = createCollabSimulatedPolicy({ tasks, skill });
       const records: CollabBuildRecord[] = [];
       for (const task of tasks) {
-        const chats = {
-          assistant: simulatedChat(policy),
-          user: simulatedChat(policy),
-          judge: simulatedChat(policy),
-          extractor: simulatedChat(policy),
-        };
+        const chats = simulatedCollabChats(policy);
         const score: ScoreContext = {
           task,
           judge: chats.judge,

@@ -17,8 +17,10 @@ import {
   DEFAULT_COLLABLLM_PROMPTS,
   PROACTIVE_SYSTEM_PROMPT,
   renderConversation,
+  stripThink,
   TERMINATE,
 } from '../../activities/recipes/collabllm/prompts';
+import { cl100kTokens } from '../../activities/recipes/collabllm/tokens';
 import { multiturnReward, type FutureOutcome } from '../../activities/recipes/collabllm/reward';
 import { simulateUserTurn } from '../../activities/recipes/collabllm/user-simulator';
 
@@ -195,11 +197,28 @@ describe('metrics', () => {
     expect([await run(), await run(), await run()]).toEqual([0.5, 1, 0]);
   });
 
-  it('token amount counts assistant words from fromIndex on, without reasoning, in thousands', () => {
-    // From index 0: "It is 391." (3) + "You are welcome, anything else?" (5); from index 3 only the last one.
-    expect(tokenAmount(conversation, 0)).toEqual({ score: 0.008 });
-    expect(tokenAmount(conversation, 3)).toEqual({ score: 0.005 });
+  it('token amount counts cl100k tokens of the assistant from fromIndex on, without reasoning, in thousands', () => {
+    // cl100k_base (js-tiktoken 1.0.21): "It is 391." is 5 tokens, "You are welcome, anything else?" 7 (words: 3 and 5).
+    expect(tokenAmount(conversation, 0)).toEqual({ score: 0.012 });
+    expect(tokenAmount(conversation, 3)).toEqual({ score: 0.007 });
     expect(tokenAmount(conversation, 5)).toEqual({ score: 0 });
+  });
+
+  it('token amount under compat: seed counts every assistant message of the conversation, reasoning included', () => {
+    const plain = conversation.map((m) => (m.role === 'assistant' ? { ...m, content: stripThink(m.content as string) } : m));
+    // The prompt prefix before fromIndex counts too (efficiency.py scores the whole session of a future).
+    expect(tokenAmount(plain, 3, 'seed')).toEqual({ score: 0.012 });
+    expect(tokenAmount(plain, 5, 'seed')).toEqual({ score: 0.012 });
+    // The reasoning block is read as written.
+    expect(score(tokenAmount(conversation, 0, 'seed'))).toBeGreaterThan(0.012);
+  });
+
+  it('cl100kTokens gives cl100k_base counts (checked with js-tiktoken 1.0.21), not words', () => {
+    expect(cl100kTokens('')).toBe(0);
+    expect(cl100kTokens("I'm here.")).toBe(4);
+    expect(cl100kTokens('Could you tell me which equation you need solved?')).toBe(10);
+    expect(cl100kTokens('def f(x):\n    return x * 2')).toBe(10);
+    expect(cl100kTokens('The answer is \\boxed{144}.')).toBe(8);
   });
 
   it("BLEU: character-level BLEU-4, values checked against nltk's sentence_bleu", () => {

@@ -177,7 +177,7 @@ describe('CollabLLM task files: the three shapes for every kind', () => {
     ]);
     expect(readCollabSplit(cfg, 'train', 'math').map((t) => t.id)).toEqual(['conv-0', 'conv-7']);
     expect(readCollabSplit({ evalTasks: cfg.evalTasks }, 'train', 'math')).toEqual([]);
-    expect(COLLAB_TASK_KINDS).toEqual(['math', 'document', 'code']);
+    expect(COLLAB_TASK_KINDS).toEqual(['math', 'document', 'code', 'abg-coqa']);
   });
 });
 
@@ -256,7 +256,9 @@ describe('CollabLLM task files: errors', () => {
   it('duplicate ids, empty files, unknown kinds and unreadable files', () => {
     expect(errorOf([ours(), ours()].join('\n'), 'math').message).toBe('tasks.jsonl line 2: field "id" "t1" is used by an earlier row');
     expect(errorOf('\n  \n', 'code').message).toBe('tasks.jsonl: contains no tasks');
-    expect(errorOf(ours(), 'chess' as CollabTaskKind).message).toBe('tasks.jsonl: kind "chess" is not one of math, document, code');
+    expect(errorOf(ours(), 'chess' as CollabTaskKind).message).toBe(
+      'tasks.jsonl: kind "chess" is not one of math, document, code, abg-coqa',
+    );
     expect(() => loadCollabTasks('/nonexistent/math.jsonl', 'math')).toThrow('/nonexistent/math.jsonl: cannot be read (ENOENT)');
   });
 });

@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
+import { parseCollabTasks } from '../../activities/recipes/collabllm/tasks';
 import { VENV_PYTHON } from '../helpers/tiny-model';
 import { tmpDir } from '../training/adapters/helpers';
 
@@ -212,6 +213,33 @@ describe('collabllm_to_verl.py', () => {
       out,
     ]);
     expect(r.stdout.trim().split('\n')).toEqual(['True', 'True', 'double']);
+  });
+
+  it('abg-coqa rows (label as the ground truth) convert, and the reward service reads their task back', async () => {
+    const rows = [0, 1].map((c) =>
+      row(c, 1, [u(`story question ${c}`)], `reply ${c}`, 0.5, { single_turn_completion: ['ambiguous', 'non_ambiguous'][c] }),
+    );
+    const out = path.join(root, 'abg');
+    const r = await execa(VENV_PYTHON, [SCRIPT, '--out-dir', out, '--task-kind', 'abg-coqa', write('abg.jsonl', rows)], { reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = await readBack(out);
+    const kwargs = [...d.rl_train, ...d.rl_validation].map((x) => x.extra_info.interaction_kwargs);
+    expect(kwargs.map((k) => [k.task_kind, k.single_turn_completion]).sort()).toEqual([
+      ['abg-coqa', 'ambiguous'],
+      ['abg-coqa', 'non_ambiguous'],
+    ]);
+    // What reward-service.ts does with interaction_kwargs: the seed's single-turn row shape, read as the kind.
+    const tasks = kwargs.map((k) =>
+      parseCollabTasks(
+        JSON.stringify({ single_turn_prompt: k.single_turn_prompt, single_turn_completion: k.single_turn_completion }),
+        'kwargs',
+        k.task_kind,
+      ),
+    );
+    expect(tasks.map(([t]) => [t.kind, t.answer]).sort()).toEqual([
+      ['abg-coqa', 'ambiguous'],
+      ['abg-coqa', 'non_ambiguous'],
+    ]);
   });
 
   it('a bad row → exit 2 with one line naming the file, the line and the field; nothing is written', async () => {

@@ -26,3 +26,11 @@ export function simulatedChat(policy: (req: SimulatedRequest) => SimulatedReply,
   };
   return Object.assign(chat, { calls });
 }
+
+/** A CollabLLM loop's four roles, each its own recording Chat on the same simulated policy. */
+export const simulatedCollabChats = (policy: (req: SimulatedRequest) => SimulatedReply) => ({
+  assistant: simulatedChat(policy),
+  user: simulatedChat(policy),
+  judge: simulatedChat(policy),
+  extractor: simulatedChat(policy),
+});

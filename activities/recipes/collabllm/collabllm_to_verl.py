@@ -20,7 +20,7 @@ policy without one); extra_info keeps a fixed set of fields instead of every sou
 and `rewards` are large and unused, and a fixed set keeps one parquet schema); the index is a digest of the prompt,
 not a random uuid, so reruns write identical files.
 
-Usage: collabllm_to_verl.py --out-dir DIR --task-kind math|document|code [--task-desc TEXT]
+Usage: collabllm_to_verl.py --out-dir DIR --task-kind math|document|code|abg-coqa [--task-desc TEXT]
            [--system-prompt-file FILE] [--validation-fraction 0.1] [--seed 42]
            [--agent-name collabllm_agent] [--interaction-name collabllm] IN.jsonl [IN2.jsonl ...]
 Writes DIR/rl_train.parquet, rl_validation.parquet, sft_train.parquet, sft_validation.parquet (each via *.tmp and a
@@ -39,7 +39,7 @@ from jsonl_rows import json_objects  # noqa: E402
 
 PROG = "collabllm_to_verl.py"
 ROLES = ("system", "user", "assistant")
-KINDS = ("math", "document", "code")
+KINDS = ("math", "document", "code", "abg-coqa")
 DATA_SOURCE = "collabllm"
 OUTPUTS = ("rl_train", "rl_validation", "sft_train", "sft_validation")
 

@@ -1,7 +1,7 @@
 // CollabLLM's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
 import { positiveInt } from '../../../contracts/config-fields';
-import { recipeSection } from '../recipe-section';
+import { compat, recipeSection } from '../recipe-section';
 import { COLLAB_TASK_KINDS, type CollabTaskKind } from './tasks';
 
 /** The metrics a multiturn-aware reward can weigh (metrics.ts). */
@@ -9,7 +9,7 @@ export const COLLAB_METRICS = ['accuracy', 'interactivity', 'token_amount', 'ble
 export type CollabMetric = (typeof COLLAB_METRICS)[number];
 
 /** The metric that says whether a task of each kind succeeded (the paper's "task performance"). */
-export const SUCCESS_METRIC = { math: 'accuracy', document: 'bleu', code: 'pass_rate' } as const satisfies Record<
+export const SUCCESS_METRIC = { math: 'accuracy', document: 'bleu', code: 'pass_rate', 'abg-coqa': 'accuracy' } as const satisfies Record<
   CollabTaskKind,
   CollabMetric
 >;
@@ -17,8 +17,13 @@ export type SuccessMetric = (typeof SUCCESS_METRIC)[CollabTaskKind];
 
 export const collabllmRecipeSchema = z.strictObject({
   name: z.literal('collabllm'),
-  /** math: question answering (accuracy); document: document editing (BLEU); code: code generation (pass rate). */
+  /**
+   * math: question answering (accuracy); document: document editing (BLEU); code: code generation (pass rate);
+   * abg-coqa: a question about a story, ambiguous or not (accuracy against the label; the seed's generalisation set).
+   */
   task: z.enum(COLLAB_TASK_KINDS),
+  /** fixed: our defaults; seed: the seeds' parse retries, judge length and token count (fidelity.ts, settings.ts). */
+  compat,
   // prompts: by key of prompts.ts COLLABLLM_PROMPTS.
   ...recipeSection,
   /**
@@ -41,18 +46,40 @@ export const collabllmRecipeSchema = z.strictObject({
    */
   aggregation: z.enum(['weighted-mean', 'clamped']).default('weighted-mean'),
   temperature: z.number().min(0).max(2).default(0.8),
+  /**
+   * While building data, the first ⌊candidates × ratio⌋ candidates of a state are asked through the proactive
+   * instruction (one request holding the conversation, a JSON reply whose `response` is the candidate), the others
+   * plainly: the seed's proact_prompt_ratio (collabllm/simulation.py). Futures and evaluation are never proactive.
+   */
+  proact: z
+    .strictObject({
+      ratio: z.number().min(0).max(1).default(0.5),
+      /** Re-asks after a reply without a readable `response`; default by `compat` (settings.ts). */
+      parseRetries: z.number().int().min(0).optional(),
+    })
+    .prefault({}),
   user: z
     .strictObject({
       temperature: z.number().min(0).max(2).default(1),
       maxTokens: positiveInt.default(1024),
-      /** Re-asks when the simulator's reply is not the JSON it was asked for (the seed: up to 10). */
-      parseRetries: z.number().int().min(0).default(3),
+      /** Re-asks when the simulator's reply is not the JSON it was asked for; default by `compat` (settings.ts). */
+      parseRetries: z.number().int().min(0).optional(),
+      /**
+       * Append the task's ground truth to the simulator's goal as a hint ("(Hint: …)", as the seed's
+       * compute_mr_api notebook does once). Off by default: neither seed's data loop gives the simulator the answer,
+       * and a user who knows it can lead the assistant there, which inflates task success.
+       */
+      goalHint: z.boolean().default(false),
     })
     .prefault({}),
   judge: z
     .strictObject({
-      maxTokens: positiveInt.default(512),
-      parseRetries: z.number().int().min(0).default(3),
+      /** Default by `compat` (seed-settings.ts), as are the re-asks below. */
+      maxTokens: positiveInt.optional(),
+      /** Re-asks of the accuracy and interactivity judges after an unreadable reply. */
+      parseRetries: z.number().int().min(0).optional(),
+      /** Re-asks of the extractor (the final document or code of a conversation). */
+      extractRetries: z.number().int().min(0).optional(),
     })
     .prefault({}),
   data: z
@@ -78,6 +105,8 @@ export const DEFAULT_WEIGHTS: Record<CollabllmRecipeConfig['task'], Partial<Reco
   math: { accuracy: 1, interactivity: 0.5, token_amount: -0.5 },
   document: { bleu: 1, token_amount: -0.1 },
   code: { pass_rate: 1, token_amount: -0.5 },
+  // The seed ships no weights for Abg-CoQA (only its adaptor, examples/single_turn_ds/abg_coqa.py): math-hard's.
+  'abg-coqa': { accuracy: 1, interactivity: 0.5, token_amount: -0.5 },
 };
 
 export const weightsOf = (cfg: CollabllmRecipeConfig) => cfg.weights ?? DEFAULT_WEIGHTS[cfg.task];

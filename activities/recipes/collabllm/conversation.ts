@@ -11,9 +11,12 @@ import { SUCCESS_METRIC, type CollabMetric } from './config';
 import type { MetricOutcome } from './metrics';
 import type { Prompts } from '../prompt-texts';
 import { multiturnReward, type Aggregation, type FutureOutcome } from './reward';
-import { scoreConversation, type ScoreContext } from './score-conversation';
+import { scoreConversation, type RunTaskTests, type ScoreContext } from './score-conversation';
+import type { CollabCompat } from './seed-settings';
 import type { CollabTask } from './tasks';
 import { simulateUserTurn } from './user-simulator';
+import { askJsonResponse } from './json-response';
+import { proactRequest } from './prompts';
 import { addUsage } from '../../llm/usage';
 
 export interface CollabChats {
@@ -32,13 +35,35 @@ export interface CollabSettings {
   aggregation: Aggregation;
   /** The assistant's system prompt: none (collab, base) or the collaborative one (proactive). */
   proactive: boolean;
+  /** Share of a state's candidates asked through the proactive instruction, and their re-asks (recipe.proact). */
+  proact: { ratio: number; parseRetries: number };
   assistant: Decoding;
-  user: Decoding & { parseRetries: number };
-  judge: { maxTokens: number; parseRetries: number };
+  /** goalHint: the simulator's goal carries the ground truth (recipe.user.goalHint; off by default). */
+  user: Decoding & { parseRetries: number; goalHint?: boolean };
+  /** extractRetries: the extractor's re-asks (parseRetries when absent). */
+  judge: { maxTokens: number; parseRetries: number; extractRetries?: number };
   seed: number;
   /** The recipe's texts (prompts.ts COLLABLLM_PROMPTS, replaced by the config's `prompts:` file). */
   prompts: Prompts;
+  /** How token_amount counts (metrics.ts tokenAmount); fixed when absent. */
+  compat?: CollabCompat;
 }
+
+/** What the metrics of a conversation on `task` need (the data loop's, the evaluation's, the reward service's). */
+export const scoreContextFor = (
+  s: CollabSettings,
+  task: CollabTask,
+  chats: { judge: Chat; extractor: Chat },
+  runTests: RunTaskTests | undefined,
+): ScoreContext => ({
+  task,
+  judge: chats.judge,
+  extractor: chats.extractor,
+  ...(runTests ? { runTests } : {}),
+  ...s.judge,
+  ...(s.compat ? { compat: s.compat } : {}),
+  prompts: s.prompts,
+});
 
 export interface Future {
   /** The messages after the candidate: user, assistant, … (at most `window`). */
@@ -50,7 +75,12 @@ export interface Future {
 }
 
 export interface Candidate {
+  /** The reply (a proactive candidate's `response`); empty when `failed`. */
   completion: string;
+  /** Asked through the proactive instruction (recipe.proact). */
+  proact?: boolean;
+  /** Why there is no candidate: its proactive reply could not be read. It has no score and takes part in no pair. */
+  failed?: string;
   /** The multiturn-aware reward; absent when no future could be scored (never 0 for a failed judge). */
   score?: number;
   usedFutures: number;
@@ -115,10 +145,14 @@ async function assistantTurn(c: Ctx, history: ChatMessage[], key: string): Promi
   return out.texts[0] ?? '';
 }
 
-/** What the simulator holds as its goal: the single-turn prompt, plus the answer a math question expects (a document
- *  task's prompt already carries the reference article; a code task's user does not write the code). */
-export const hiddenGoal = (task: CollabTask) =>
-  task.kind === 'math' ? `${task.prompt}\n\nThe answer you are looking for: ${task.answer}` : task.prompt;
+/**
+ * What the simulator holds as its goal: the single-turn prompt and nothing else, for every task kind, as both seeds
+ * build it (CollabLLM collabllm/modules/user_simulator.py fills its goal with single_turn_prompt; verl-recipe's
+ * collabllm interaction with interaction_kwargs.single_turn_prompt). A document task's prompt carries the reference
+ * article because the seed's medium adaptor writes it there. `hint` appends the ground truth the way the seed's
+ * compute_mr_api notebook does once ("(Hint: …)"); a user who knows the answer can steer the assistant to it.
+ */
+export const hiddenGoal = (task: CollabTask, hint = false) => (hint ? `${task.prompt}(Hint: ${task.answer})` : task.prompt);
 
 async function userTurn(c: Ctx, history: ChatMessage[], key: string) {
   const t = await simulateUserFor(c.task, c.chats.user, c.s, history, key);
@@ -135,11 +169,11 @@ export function simulateUserFor(
   history: ChatMessage[],
   key: string,
 ) {
-  const { parseRetries, ...decoding } = s.user;
+  const { parseRetries, goalHint, ...decoding } = s.user;
   return simulateUserTurn({
     chat: user,
     prompts: s.prompts,
-    task: { description: task.description, goal: hiddenGoal(task) },
+    task: { description: task.description, goal: hiddenGoal(task, goalHint) },
     history,
     decoding: { ...decoding, seed: hashSeed(s.seed, task.id, key) },
     parseRetries,
@@ -160,6 +194,32 @@ async function simulateFuture(c: Ctx, history: ChatMessage[], key: string): Prom
     } else messages.push({ role: 'assistant', content: await assistantTurn(c, at, `${key}/a${step}`) });
   }
   return { messages, terminated: false, metrics: {} };
+}
+
+/** A proactive candidate: the conversation in one request through the proactive instruction, its `response` kept
+ *  (the seed's LLMCollaborator with method "proact"; its reply length, 1024, is the one the seed's prompt names). */
+async function proactTurn(c: Ctx, history: ChatMessage[], key: string): Promise<{ text: string } | { failed: string }> {
+  const r = await askJsonResponse({
+    chat: c.chats.assistant,
+    messages: [{ role: 'user', content: proactRequest(c.s.prompts, history, 1024) }],
+    decoding: { ...c.s.assistant, seed: hashSeed(c.s.seed, c.task.id, key) },
+    parseRetries: c.s.proact.parseRetries,
+    key,
+    who: 'proactive candidate',
+  });
+  addUsage(c.usage, r.usage);
+  return r.kind === 'ok' ? { text: r.response } : { failed: r.reason };
+}
+
+/** Candidate k of a state: the first ⌊candidates × ratio⌋ are proactive, as the seed's int(n × proact_prompt_ratio). */
+async function sampleCandidate(c: Ctx, prompt: ChatMessage[], k: number, key: string): Promise<Candidate> {
+  if (k >= Math.floor(c.s.candidates * c.s.proact.ratio)) return scoreCandidate(c, prompt, await assistantTurn(c, prompt, key), key);
+  const r = await proactTurn(c, prompt, `${key}/proact`);
+  if ('failed' in r) {
+    c.failures.missing++;
+    return { completion: '', proact: true, failed: r.failed, usedFutures: 0, missingFutures: 0, perMetric: {}, futures: [] };
+  }
+  return { ...(await scoreCandidate(c, prompt, r.text, key)), proact: true };
 }
 
 async function scoreCandidate(c: Ctx, prompt: ChatMessage[], completion: string, key: string): Promise<Candidate> {
@@ -270,8 +330,9 @@ export async function buildConversation(
   conversation.push({ role: 'user', content: first.text });
   for (let t = 0; conversation.length < s.maxMessages; t++) {
     const prompt = [...conversation];
-    const completions = await Promise.all(Array.from({ length: s.candidates }, (_, k) => assistantTurn(c, prompt, `${key}/t${t}/c${k}`)));
-    const candidates = await Promise.all(completions.map((text, k) => scoreCandidate(c, prompt, text, `${key}/t${t}/c${k}`)));
+    const candidates = await Promise.all(
+      Array.from({ length: s.candidates }, (_, k) => sampleCandidate(c, prompt, k, `${key}/t${t}/c${k}`)),
+    );
     const best = bestOf(candidates);
     turns.push({ prompt, candidates, ...(best !== undefined ? { best } : {}) });
     if (best === undefined) return record('no-scored-candidate');

@@ -15,6 +15,8 @@ import {
 } from './prompts';
 import { addUsage } from '../../llm/usage';
 import type { Prompts } from '../prompt-texts';
+import type { CollabCompat } from './seed-settings';
+import { cl100kTokens } from './tokens';
 
 export type MetricOutcome = { score: number } | { missing: string };
 
@@ -106,18 +108,26 @@ export async function interactivityJudge(chat: Chat, t: { conversation: ChatMess
 }
 
 /**
- * What the user had to read, in thousands: whitespace-separated words of the assistant messages from
- * `conversation[fromIndex]` on (the prompt prefix before it is not the candidate's doing). The seed
- * (examples/metrics/efficiency.py) counts cl100k_base tokens of the assistant side; verl counts whitespace words of
- * both roles. We count assistant words: the candidate and the policy control only those, and no tokenizer is needed.
- * Reasoning blocks are not read by the user and are left out.
+ * What the user had to read, in thousands of cl100k tokens (tokens.ts), as the seed's token_amount counts it
+ * (CollabLLM examples/metrics/efficiency.py, "num_tokens_read(k)"). `fixed`: the assistant messages from
+ * `conversation[fromIndex]` on — the prompt prefix before the candidate is not its doing — without reasoning blocks,
+ * which the user does not read. SEED-COMPAT `seed`: every assistant message of the conversation, prompt prefix
+ * included, joined with spaces and counted as written (the seed scores the whole session of a future).
+ * (verl-recipe's collabllm/metrics/token_amount.py counts whitespace words of both roles after the prompt instead.)
  */
-export function tokenAmount(conversation: readonly ChatMessage[], fromIndex: number): MetricOutcome {
-  const words = conversation
+export function tokenAmount(conversation: readonly ChatMessage[], fromIndex: number, compat: CollabCompat = 'fixed'): MetricOutcome {
+  if (compat === 'seed') {
+    const read = conversation
+      .filter((m) => m.role === 'assistant')
+      .map(messageText)
+      .join(' ');
+    return { score: cl100kTokens(read) / 1000 };
+  }
+  const tokens = conversation
     .slice(fromIndex)
     .filter((m) => m.role === 'assistant')
-    .reduce((n, m) => n + (stripThink(messageText(m)).match(/\S+/g)?.length ?? 0), 0);
-  return { score: words / 1000 };
+    .reduce((n, m) => n + cl100kTokens(stripThink(messageText(m))), 0);
+  return { score: tokens / 1000 };
 }
 
 /**

@@ -83,6 +83,37 @@ export const PROACTIVE_SYSTEM_PROMPT = [
   '- Be honest about what you are unsure of.',
 ].join('\n');
 
+/**
+ * The proactive instruction a share of the data loop's candidates is asked through (the seed's
+ * collabllm/prompts/proact_instruction.txt plays this role): the whole conversation in one request, a JSON reply
+ * whose `response` becomes the candidate. Its thought fields make the model weigh what the user still has to say.
+ */
+const PROACT_REQUEST = [
+  'You are an AI assistant in a conversation with a user who wants help with a task such as writing, analysis, question answering, math or coding. Write your reply to the last user message. Be helpful, collaborative and interactive.',
+  '## Conversation so far\n{conversation}',
+  [
+    '## How to reply',
+    '- Work out what the user wants over the whole conversation, not only in the last message, and build on what was said before.',
+    '- If the request is missing a detail that changes the answer (the length of a text, the form of a function, the context of a question), ask about it instead of guessing.',
+    '- Ask specific questions ("Should the function return a list or a dict?"), never generic ones ("Anything else?"). When you ask for feedback, ask about a specific part.',
+    '- Offer concrete options or next steps the user can pick from, so that answering you takes little effort.',
+    '- Think a few turns ahead: prefer the reply that moves the user toward their final goal.',
+    '- Keep it short and do not repeat what was already said. Say so when you do not know something.',
+  ].join('\n'),
+  [
+    'Reply with one JSON object and nothing else:',
+    '{',
+    '  "current_problem": "<what the user is working on and what is still unclear to them>",',
+    '  "thought": "<what is missing, whether to ask, and how this reply serves the user\'s goal>",',
+    '  "response": "<your message to the user, at most {max_new_tokens} tokens>"',
+    '}',
+  ].join('\n'),
+].join('\n\n');
+
+/** A proactive candidate's request over `history` (system messages are not shown, as in the seed). */
+export const proactRequest = (p: Prompts, history: readonly ChatMessage[], maxNewTokens: number): string =>
+  p.render('assistant.proact', { conversation: renderConversation(history), max_new_tokens: String(maxNewTokens) });
+
 // ---- judges ------------------------------------------------------------------------------------------------------
 
 const jsonReply = (fields: string) => `Reply with one JSON object and nothing else:\n${fields}`;
@@ -196,6 +227,13 @@ export const COLLABLLM_PROMPTS: PromptCatalog = {
     text: '(nothing yet: you write the first message to the assistant)',
   },
   'assistant.proactive_system': { about: "the assistant's system prompt in mode proactive", text: PROACTIVE_SYSTEM_PROMPT },
+  'assistant.proact': {
+    about:
+      'the request a proactive candidate is sampled with while building data (recipe.proact); it must ask for JSON with a "response" field',
+    placeholders: { conversation: CONVERSATION, max_new_tokens: 'the length the response should stay within (1024, as the seed)' },
+    required: ['conversation'],
+    text: PROACT_REQUEST,
+  },
   'judge.accuracy': {
     about: "the accuracy judge's request over a conversation",
     placeholders: { question: 'the question', ground_truth: 'the ground-truth answer', conversation: CONVERSATION },

@@ -10,7 +10,7 @@ import { sha256Hex } from '../../storage/content-hash';
 import { BadRequest } from '../../serving/json-service';
 import type { OnlineRewardHandlers } from '../types';
 import type { CollabSettings } from './conversation';
-import { scorePlayedFutures, simulateUserFor } from './conversation';
+import { scoreContextFor, scorePlayedFutures, simulateUserFor } from './conversation';
 import type { RunTaskTests } from './score-conversation';
 import { parseCollabTasks, TaskFileError, type CollabTask, type CollabTaskKind } from './tasks';
 
@@ -96,14 +96,7 @@ export function collabRewardHandlers(d: CollabRewardDeps): OnlineRewardHandlers 
         return failed ? { messages: [], terminated: false, failed: 'the user simulator failed' } : { messages: after, terminated: false };
       });
       const key = `${b.key}/${sha256Hex(JSON.stringify(b.futures)).slice(0, 16)}`;
-      const r = await scorePlayedFutures(
-        task,
-        withResponse,
-        played,
-        d.settings,
-        { task, ...d.chats, runTests, ...d.settings.judge, prompts: d.settings.prompts },
-        key,
-      );
+      const r = await scorePlayedFutures(task, withResponse, played, d.settings, scoreContextFor(d.settings, task, d.chats, runTests), key);
       return { score: r.score ?? null, used: r.usedFutures, missing: r.missingFutures, per_metric: r.perMetric };
     },
   };

@@ -1,12 +1,12 @@
 // Glue between CollabLLM's logic (this folder) and the generic stages: evaluation conversations on the eval split,
 // built conversations (candidates, futures, rewards) on the train split, metrics, and the assistant's data.
 import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
-import type { ChatMessage } from '../../llm/types';
 import type { GenerationServices, RecipeRuntime, Split } from '../types';
 import { SUCCESS_METRIC, weightsOf, type CollabllmRecipeConfig } from './config';
 import {
   buildConversation,
   evaluateConversation,
+  scoreContextFor,
   type CollabBuildRecord,
   type CollabChats,
   type CollabEvalRecord,
@@ -16,6 +16,8 @@ import { collabMultiturnRows, collabPreferencePairs, collabSftExamples } from '.
 import { COLLAB_METRIC_KINDS, collabMetrics } from './iteration-metrics';
 import { collabConversationView } from './report-view';
 import type { RunTaskTests } from './score-conversation';
+import { compatSettings } from './seed-settings';
+import type { ChatMessage } from '../../llm/types';
 import { readCollabSplit, type CollabTask } from './tasks';
 import { COLLABLLM_PROMPTS } from './prompts';
 import { recipePrompts } from '../prompt-file';
@@ -42,6 +44,7 @@ function slotPool(slots: number) {
 
 /** The data loop's settings from the recipe section (also the online-RL reward service's). */
 export function collabSettings(cfg: CollabllmRecipeConfig, seed: number): CollabSettings {
+  const d = compatSettings(cfg);
   return {
     maxMessages: cfg.maxMessages,
     candidates: cfg.candidates,
@@ -50,9 +53,16 @@ export function collabSettings(cfg: CollabllmRecipeConfig, seed: number): Collab
     weights: weightsOf(cfg),
     aggregation: cfg.aggregation,
     proactive: cfg.mode === 'proactive',
+    proact: { ratio: cfg.proact.ratio, parseRetries: d.proactParseRetries },
     assistant: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
-    user: { temperature: cfg.user.temperature, maxTokens: cfg.user.maxTokens, parseRetries: cfg.user.parseRetries },
-    judge: cfg.judge,
+    user: {
+      temperature: cfg.user.temperature,
+      maxTokens: cfg.user.maxTokens,
+      parseRetries: d.userParseRetries,
+      goalHint: cfg.user.goalHint,
+    },
+    judge: { maxTokens: d.judgeMaxTokens, parseRetries: d.judgeRetries, extractRetries: d.extractRetries },
+    compat: cfg.compat,
     seed,
     prompts: recipePrompts(COLLABLLM_PROMPTS, cfg),
   };
@@ -85,7 +95,7 @@ export function collabRuntime(
     runTask: ({ split, taskIndex, sampleIndex, chats, services }) => {
       const task = tasksFor(split)[taskIndex];
       const runTests = testsWith(services);
-      const score = { task, judge: chats.judge, extractor: chats.extractor, runTests, ...cfg.judge, prompts: settings.prompts };
+      const score = scoreContextFor(settings, task, { judge: chats.judge, extractor: chats.extractor }, runTests);
       const roles: CollabChats = { assistant: chats.assistant, user: chats.user, judge: chats.judge, extractor: chats.extractor };
       return split === 'eval'
         ? evaluateConversation(task, sampleIndex, roles, settings, score)

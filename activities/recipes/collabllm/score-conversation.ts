@@ -1,11 +1,12 @@
 // The metrics of one conversation (a simulated future, or a whole evaluation conversation), computed as the seed's
 // "extract_type->metric" signatures do (collabllm/metric/): document and code tasks first have an LLM extract the
 // final artefact from the conversation, then BLEU against the reference or the unit tests; math asks the accuracy
-// judge; interactivity asks its judge; token_amount counts the assistant's words. A judge that cannot be read is
+// judge; interactivity asks its judge; token_amount counts the assistant's cl100k tokens. A judge that cannot be read is
 // MISSING (MetricOutcome), never 0.
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
 import type { Prompts } from '../prompt-texts';
 import type { CollabMetric } from './config';
+import type { CollabCompat } from './seed-settings';
 import { accuracyJudge, bleu, extractFinal, interactivityJudge, passRate, tokenAmount, type MetricOutcome } from './metrics';
 import { entryPointRequirement } from './prompts';
 import type { CollabTask } from './tasks';
@@ -20,7 +21,11 @@ export interface ScoreContext {
   extractor: Chat;
   runTests?: RunTaskTests;
   parseRetries: number;
+  /** The extractor's re-asks; parseRetries when absent. */
+  extractRetries?: number;
   maxTokens: number;
+  /** How token_amount counts (metrics.ts tokenAmount); fixed when absent. */
+  compat?: CollabCompat;
   /** The recipe's texts (judges, extractor). */
   prompts: Prompts;
 }
@@ -45,7 +50,7 @@ export async function scoreConversation(
         kind: c.task.kind === 'code' ? 'code' : 'document',
         requirement: c.task.code ? entryPointRequirement(c.prompts, c.task.code.entryPoint) : undefined,
       },
-      judgeOptions,
+      { ...judgeOptions, parseRetries: c.extractRetries ?? c.parseRetries },
     ).then((e) => {
       addUsage(usage, e.usage);
       return 'text' in e ? { text: e.text } : { missing: e.missing };
@@ -55,7 +60,7 @@ export async function scoreConversation(
   const one = async (m: CollabMetric): Promise<MetricOutcome> => {
     switch (m) {
       case 'token_amount':
-        return tokenAmount(conversation, from);
+        return tokenAmount(conversation, from, c.compat);
       case 'accuracy': {
         const r = await accuracyJudge(c.judge, { question: c.task.prompt, groundTruth: c.task.answer, conversation }, judgeOptions);
         addUsage(usage, r.usage);

@@ -4,7 +4,9 @@
 //                    the goal; ends the chat once the assistant's last answer is right; 3 % of replies are not
 //                    JSON, so the re-ask and "simulator failed" paths run in every dry run;
 //   assistant      — the policy: with probability `skill` asks a clarifying question first, then answers right
-//                    (the task's answer, reference article or reference code), else answers wrong at once;
+//                    (the task's answer, reference article, reference code, or Abg-CoQA label in \boxed{}), else
+//                    answers wrong at once; asked through the proactive instruction it replies the same in its
+//                    JSON `response`;
 //   judges         — accuracy: the last \boxed{} / answer against the ground truth; interactivity: the share of
 //                    assistant turns that ask something; 3 % unreadable;
 //   extractor      — the last assistant message's code block or text.
@@ -14,7 +16,7 @@ import { hashSeed, seededRandom } from '../../seeded-random';
 import { lastBoxed } from '../shared/boxed';
 import { checkOdds, type SimulatedReply, type SimulatedRequest } from '../shared/simulated-policy';
 import { TERMINATE } from './prompts';
-import type { CollabTask } from './tasks';
+import { ABG_COQA_LABELS, type CollabTask } from './tasks';
 
 export interface CollabSimulatedPolicyOptions {
   tasks: readonly CollabTask[];
@@ -39,6 +41,10 @@ function answers(task: CollabTask): { right: string; wrong: string } {
       wrong: `I think the answer is \\boxed{${Number.isFinite(n) ? n + 1 : `${gold}+1`}}.`,
     };
   }
+  if (task.kind === 'abg-coqa') {
+    const other = ABG_COQA_LABELS.find((l) => l !== task.answer) ?? ABG_COQA_LABELS[0];
+    return { right: `Reading the story, the question is \\boxed{${task.answer}}.`, wrong: `The question is \\boxed{${other}}.` };
+  }
   if (task.kind === 'document') {
     const sentences = task.answer.split(/(?<=\.)\s+/);
     return { right: task.answer, wrong: sentences.slice(0, Math.max(1, Math.floor(sentences.length / 3))).join(' ') };
@@ -56,7 +62,7 @@ export function createCollabSimulatedPolicy(o: CollabSimulatedPolicyOptions): (r
   const byOpening = new Map(o.tasks.map((t) => [firstLine(t.prompt), t]));
   const taskOfConversation = (firstUser: string) => [...byOpening].find(([line]) => firstUser.includes(line))?.[1];
   const isRight = (task: CollabTask, reply: string) =>
-    task.kind === 'math'
+    task.kind === 'math' || task.kind === 'abg-coqa'
       ? lastBoxed(reply) !== undefined && lastBoxed(reply) === (lastBoxed(task.answer) ?? task.answer)
       : task.kind === 'document'
         ? reply.includes(task.answer.trim())
@@ -110,6 +116,15 @@ export function createCollabSimulatedPolicy(o: CollabSimulatedPolicyOptions): (r
     return json({ thought: 'the last version', final_completion: text });
   };
 
+  /** A proactive request holds the conversation as "**User**: …" / "**Assistant**: …" paragraphs. */
+  const proact = (request: string, rand: () => number): string => {
+    const msgs = section(request, 'Conversation so far')
+      .split(/\n\n(?=\*\*(?:User|Assistant)\*\*: )/)
+      .map((p) => /^\*\*(User|Assistant)\*\*: ([\s\S]*)$/.exec(p))
+      .flatMap((m) => (m ? [{ role: m[1].toLowerCase(), content: m[2] }] : []));
+    return json({ current_problem: 'what the user asked', thought: 'reply', response: assistant(msgs, rand) });
+  };
+
   return (req) => {
     const msgs = req.messages.map((m) => ({ role: m.role, content: textOf(m.content) }));
     const promptTokens = msgs.reduce((a, m) => a + words(m.content), 0);
@@ -120,6 +135,7 @@ export function createCollabSimulatedPolicy(o: CollabSimulatedPolicyOptions): (r
       const rand = seededRandom(hashSeed(base, i));
       if (request.includes('## Your hidden goal')) return user(request, rand);
       if (request.includes('Extract the final')) return extractor(request);
+      if (request.includes('"current_problem"')) return proact(request, rand);
       if (request.includes('"accuracy"') || request.includes('"interactivity"')) return judge(request, rand);
       return assistant(msgs, rand);
     });

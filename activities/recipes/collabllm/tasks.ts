@@ -8,6 +8,12 @@
 //       "completion", "conv_id", "turn_id", "score", "single_turn_prompt", "single_turn_completion",
 //       "single_turn_metadata", ...}; only the conv_id and single_turn_* fields are read, one task per conv_id
 //       ("conv-<conv_id>"), and later rows of a conversation must repeat its single_turn_prompt.
+//   (d) kind abg-coqa only: an Abg-CoQA story entry, one per line — the `data` entries of the dataset's
+//       coqa_abg_<split>.json (`jq -c '.data[]'` writes them): {"story", "target_turn": {"question"}, "ambiguity",
+//       "id"?, ...}. The prompt asks for help with the target question about the story (in our words; the seed's
+//       examples/single_turn_ds/abg_coqa.py, add_history off by default, leaves the earlier turns out too) and the
+//       answer is the label, "ambiguous" or "non_ambiguous". Rows of shape (b) exported with the seed's adaptor
+//       keep its exact prompt.
 // Published data (Hugging Face, parquet; export to JSONL with `datasets`): collabllm/collabllm-multiturn-math-hard,
 // -medium, -bigcodebench, and the paper-scale -math-hard-large, -medium-large, -bigcodebench-large. Their single-turn
 // sources: lighteval/MATH-Hard (math), Kamaljp/medium_articles (document), bigcode/bigcodebench v0.1.2 (code).
@@ -17,7 +23,7 @@ import { parseTaskRows, readTaskFile, type Row, splitTaskReader, TaskFileError }
 
 export { TaskFileError };
 
-export const COLLAB_TASK_KINDS = ['math', 'document', 'code'] as const;
+export const COLLAB_TASK_KINDS = ['math', 'document', 'code', 'abg-coqa'] as const;
 export type CollabTaskKind = (typeof COLLAB_TASK_KINDS)[number];
 export const isCollabTaskKind = (k: string): k is CollabTaskKind => (COLLAB_TASK_KINDS as readonly string[]).includes(k);
 
@@ -26,6 +32,7 @@ export const COLLAB_TASK_DESCRIPTIONS: Readonly<Record<CollabTaskKind, string>> 
   math: 'question answering',
   document: 'document editing',
   code: 'code generation',
+  'abg-coqa': 'question answering',
 });
 
 export interface CollabTask {
@@ -109,7 +116,37 @@ function fromSingleTurn(row: Row, kind: CollabTaskKind, at: At, id: string | und
   return task(kind, id ?? taskId ?? `${kind}-${at.line}`, prompt, answer, code);
 }
 
+/** Abg-CoQA's two labels (the seed's completion for the kind). */
+export const ABG_COQA_LABELS = ['ambiguous', 'non_ambiguous'] as const;
+
+function label(v: string, at: At, field: string): string {
+  if (!(ABG_COQA_LABELS as readonly string[]).includes(v)) fail(at, field, `must be one of ${ABG_COQA_LABELS.join(', ')}`);
+  return v;
+}
+
+/** Shape (d): an Abg-CoQA story entry. */
+function fromAbgCoqa(row: Row, at: At): CollabTask {
+  const story = text(row, 'story', at);
+  const target = row.target_turn;
+  if (!target || typeof target !== 'object' || Array.isArray(target)) return fail(at, 'target_turn', 'must be an object with a "question"');
+  const question = text(target as Row, 'question', at, 'target_turn.');
+  const answer = label(text(row, 'ambiguity', at), at, 'ambiguity');
+  const prompt = `Can you help me answer this question about the story below? ${question.trim()}\n\n${story.trim()}`;
+  return task('abg-coqa', explicitId(row, at) ?? `abg-coqa-${at.line}`, prompt, answer);
+}
+
 function parseRow(row: Row, kind: CollabTaskKind, at: At): CollabTask {
+  if (kind === 'abg-coqa') {
+    if (row.story !== undefined) return fromAbgCoqa(row, at);
+    const t = parseSharedShapes(row, kind, at);
+    label(t.answer, at, row.single_turn_prompt !== undefined ? 'single_turn_completion' : 'answer');
+    return t;
+  }
+  return parseSharedShapes(row, kind, at);
+}
+
+/** Shapes (a), (b) and (c). */
+function parseSharedShapes(row: Row, kind: CollabTaskKind, at: At): CollabTask {
   if (row.conv_id !== undefined) {
     const c = row.conv_id;
     if (!((typeof c === 'number' && Number.isInteger(c)) || (typeof c === 'string' && c.trim() !== '')))
