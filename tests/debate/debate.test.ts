@@ -3,7 +3,7 @@
 // data of generators and critics.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Chat, ChatCall } from '../../activities/llm/types';
+import type { ChatCall } from '../../activities/llm/types';
 import {
   debateMetrics,
   debateTrainingData,
@@ -20,6 +20,7 @@ import {
 import type { TaskFileError } from '../../activities/recipes/task-file';
 import { CONFIGS } from '../helpers/config';
 import { cli } from '../helpers/cli';
+import { scripted } from '../helpers/debate';
 import { tempStateDir } from '../helpers/config';
 import { writeFileSync } from 'node:fs';
 
@@ -82,22 +83,6 @@ describe('answers and the vote', () => {
   });
 });
 
-/** Scripted agents: each role answers from a table (role → answer per call), and every call is recorded. */
-function scripted(script: Record<string, string[]>, calls: Array<{ role: string; call: ChatCall }>): Record<string, Chat> {
-  const used: Record<string, number> = {};
-  return Object.fromEntries(
-    Object.keys(script).map((role) => [
-      role,
-      (async (call: ChatCall) => {
-        calls.push({ role, call });
-        const i = (used[role] = (used[role] ?? -1) + 1);
-        const text = role === 'summarizer' ? `summary ${i}` : `- step\n\\boxed{${script[role][i]}}`;
-        return { texts: [text], finishReasons: ['stop'], usage: { promptTokens: 10, completionTokens: 5 }, cached: false };
-      }) as Chat,
-    ]),
-  );
-}
-
 const TASK: DebateTask = { id: 't1', dataset: 'math', problem: 'What is 2+3?', gold: '5' };
 const decoding = { temperature: 1, topP: 0.9, maxTokens: 64 };
 
@@ -115,6 +100,7 @@ describe('the protocol', () => {
       agents: 3,
       rounds: 2,
       summarize: false,
+      others: { shuffle: true, max: 5 },
       chats,
       decoding,
       seed: 1,
@@ -150,6 +136,7 @@ describe('the protocol', () => {
       agents: 2,
       rounds: 2,
       summarize: true,
+      others: { shuffle: true, max: 5 },
       chats,
       decoding,
       seed: 1,
@@ -168,6 +155,7 @@ describe('the protocol', () => {
       agents: 1,
       rounds: 2,
       summarize: true,
+      others: { shuffle: true, max: 5 },
       chats: scripted({ generator_0: ['4'], critic_0: ['5'] }, lone),
       decoding,
       seed: 1,

@@ -6,7 +6,7 @@ import { DEBATE_DATASETS } from './tasks';
 
 export const debateRecipeSchema = z.strictObject({
   name: z.literal('debate'),
-  /** math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); mmlu: multiple choice (letters). */
+  /** math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); arithmetic: a+b*c+d-e*f (numbers, arithmetic.ts); mmlu: multiple choice (letters). */
   dataset: z.enum(DEBATE_DATASETS),
   // prompts: by key of prompts.ts DEBATE_PROMPTS.
   ...recipeSection,
@@ -21,6 +21,13 @@ export const debateRecipeSchema = z.strictObject({
   rounds: positiveInt.default(2),
   /** Later rounds see a summary of the other agents' answers (a summariser call) instead of the answers themselves. */
   summarize: z.boolean().default(false),
+  /**
+   * What a later round shows of the other agents' previous answers (listed or summarised): multiagent-ft
+   * original_gen.py shuffles them and keeps 5; ft_gen.py keeps all in agent order (`shuffle: false`).
+   */
+  others: z
+    .strictObject({ shuffle: z.boolean().default(true), max: positiveInt.default(5) })
+    .prefault({}),
   /** The summariser is the model role `summarizer` (models section; frozen at the base model, as in the seed). */
   summarizer: movedToModels('summarizer'),
   /**

@@ -37,6 +37,7 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         agents,
         rounds,
         summarize: cfg.summarize,
+        others: cfg.others,
         chats,
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
         seed,
