@@ -14,9 +14,12 @@ export const debateRecipeSchema = z.strictObject({
   maxTokens: positiveInt.default(2048),
   /**
    * debate: N agents × R rounds (the method); single: one agent, one answer (the paper's Base); majority: the vote
-   * of N independent answers (the paper's Majority). Untrained debate is `debate` at iteration 0.
+   * of N independent answers (the paper's Majority). Untrained debate is `debate` at iteration 0. The paper's
+   * single-model finetuning baselines: majority_ft — one model (`generator_0`) answers N times, the vote is the
+   * answer, and it trains on its answers that agree with the vote (no gold); star — the same N answers, trained on
+   * those that match the gold answer (STaR's filter, without its rationalisation step).
    */
-  mode: z.enum(['debate', 'single', 'majority']).default('debate'),
+  mode: z.enum(['debate', 'single', 'majority', 'majority_ft', 'star']).default('debate'),
   agents: positiveInt.default(3),
   rounds: positiveInt.default(2),
   /** Later rounds see a summary of the other agents' answers (a summariser call) instead of the answers themselves. */

@@ -49,6 +49,8 @@ export interface DebateOptions {
   summarize: boolean;
   /** What a later round shows of the other agents: shuffled (seeded per agent and round) or in agent order, at most `max`. */
   others: { shuffle: boolean; max: number };
+  /** Every agent is the one model `generator_0` (the single-model baselines majority_ft and star). */
+  oneModel?: boolean;
   /** Role → chat: generator_<n>, critic_<n> and (when summarising) summarizer. */
   chats: Record<string, Chat>;
   decoding: { temperature: number; topP: number; maxTokens: number };
@@ -107,7 +109,8 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     await Promise.all(
       records.map(async (a, i) => {
         a.messages.push({ role: 'user', content: requests[i] });
-        const reply = await ask(r === 0 ? generatorRole(i) : criticRole(i), [...a.messages], `s${o.sampleIndex}/r${r}/a${i}`);
+        const role = o.oneModel ? generatorRole(0) : r === 0 ? generatorRole(i) : criticRole(i);
+        const reply = await ask(role, [...a.messages], `s${o.sampleIndex}/r${r}/a${i}`);
         a.messages.push({ role: 'assistant', content: reply });
         a.answers.push(parseAnswer(task.dataset, reply));
       }),
