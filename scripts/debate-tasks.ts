@@ -32,7 +32,9 @@ function write(rows: readonly object[], out: string | undefined): void {
 const program = new Command('debate-tasks').description("the multiagent-ft paper's debate task files").showHelpAfterError();
 program
   .command('math <dir>')
-  .description("MATH problems as original_gen.py picks them: sorted, shuffled (Python random, seed 0), levels kept, shuffled again, the first --count")
+  .description(
+    'MATH problems as original_gen.py picks them: sorted, shuffled (Python random, seed 0), levels kept, shuffled again, the first --count',
+  )
   .option('--split <name>', 'the MATH split folder', 'test')
   .option('--levels <digits>', 'levels to keep', digits, ['1', '2', '3'])
   .option('--count <n>', 'problems to keep', positive, 500)

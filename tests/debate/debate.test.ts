@@ -269,7 +269,7 @@ describe('training data (no gold labels)', () => {
 });
 
 describe('compat: seed critic data (lm_ft.py trains on every assistant turn)', () => {
-  it("each kept critic debate gives one example per round, the rounds before it as context; the selection is the same", () => {
+  it('each kept critic debate gives one example per round, the rounds before it as context; the selection is the same', () => {
     const records = [
       record('a', [
         ['5', '5'],

@@ -19,7 +19,10 @@ type Calls = Array<{ role: string; call: ChatCall }>;
 const lastUser = (c: { call: ChatCall }) => c.call.messages.at(-1)?.content as string;
 
 /** A debate of `agents` agents × 2 rounds in which agent i always answers i. */
-async function debate(agents: number, o: { summarize: boolean; others: { shuffle: boolean; max: number }; prompts?: Prompts; seed?: number }) {
+async function debate(
+  agents: number,
+  o: { summarize: boolean; others: { shuffle: boolean; max: number }; prompts?: Prompts; seed?: number },
+) {
   const calls: Calls = [];
   const script: Record<string, string[]> = { summarizer: [] };
   for (let i = 0; i < agents; i++) {
@@ -61,7 +64,7 @@ describe("the other agents a later round shows (original_gen.py's shuffle and ca
     expect(Array.from({ length: 7 }, (_, i) => listedAgents(again.byRole(`critic_${i}`)[0]))).toEqual(shown);
   });
 
-  it("the summariser gets the same 5 (summarize: true); shuffle: false, a larger max: all others in agent order (ft_gen.py)", async () => {
+  it('the summariser gets the same 5 (summarize: true); shuffle: false, a larger max: all others in agent order (ft_gen.py)', async () => {
     const s = await debate(7, { summarize: true, others: { shuffle: true, max: 5 } });
     const summarised = s.byRole('summarizer').map(listedAgents);
     expect(summarised).toHaveLength(7);

@@ -33,7 +33,12 @@ for (const split of ['test', 'train'])
       const level = LEVELS[k++ % LEVELS.length];
       writeFileSync(
         path.join(dir, `${n * 7}.json`),
-        JSON.stringify({ problem: `${split} ${subject} ${n}: what is ${n}+1?`, level, type: subject, solution: `It is $\\boxed{${n + 1}}$.` }),
+        JSON.stringify({
+          problem: `${split} ${subject} ${n}: what is ${n}+1?`,
+          level,
+          type: subject,
+          solution: `It is $\\boxed{${n + 1}}$.`,
+        }),
       );
     }
 writeFileSync(path.join(root, 'MATH', 'test', 'algebra', '.hidden.json'), '{}');
@@ -72,7 +77,9 @@ describe('Python random, reproduced', () => {
   });
 
   it("NumPy's legacy seed + randint(0, 30) give NumPy's draws", async () => {
-    const expected = await python('import json, numpy as np\nnp.random.seed(0)\nprint(json.dumps(np.random.randint(0, 30, size=600).tolist()))');
+    const expected = await python(
+      'import json, numpy as np\nnp.random.seed(0)\nprint(json.dumps(np.random.randint(0, 30, size=600).tolist()))',
+    );
     const g = MersenneTwister.numpyLegacy(0);
     expect(Array.from({ length: 600 }, () => numpyRandint(g, 0, 30))).toEqual(expected);
   });
@@ -102,9 +109,13 @@ describe('the MATH set (original_gen.py)', () => {
     const first = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]);
     expect(tasks[0]).toMatchObject({ problem: first.problem, gold: String(Number(first.problem.match(/is (\d+)\+1/)[1]) + 1) });
 
-    const missing = await execa(node, [...nodeScriptArgv('scripts/debate-tasks.ts', ['math', path.join(root, 'nowhere')])[1]], { reject: false });
+    const missing = await execa(node, [...nodeScriptArgv('scripts/debate-tasks.ts', ['math', path.join(root, 'nowhere')])[1]], {
+      reject: false,
+    });
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr.trim()).toBe(`debate-tasks: ${path.join(root, 'nowhere', 'test')}: no such directory (expected the MATH dataset's test/<subject>/*.json)`);
+    expect(missing.stderr.trim()).toBe(
+      `debate-tasks: ${path.join(root, 'nowhere', 'test')}: no such directory (expected the MATH dataset's test/<subject>/*.json)`,
+    );
 
     const broken = path.join(root, 'broken');
     mkdirSync(path.join(broken, 'test', 'algebra'), { recursive: true });

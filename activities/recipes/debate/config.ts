@@ -28,9 +28,7 @@ export const debateRecipeSchema = z.strictObject({
    * What a later round shows of the other agents' previous answers (listed or summarised): multiagent-ft
    * original_gen.py shuffles them and keeps 5; ft_gen.py keeps all in agent order (`shuffle: false`).
    */
-  others: z
-    .strictObject({ shuffle: z.boolean().default(true), max: positiveInt.default(5) })
-    .prefault({}),
+  others: z.strictObject({ shuffle: z.boolean().default(true), max: positiveInt.default(5) }).prefault({}),
   /** The summariser is the model role `summarizer` (models section; frozen at the base model, as in the seed). */
   summarizer: movedToModels('summarizer'),
   /**

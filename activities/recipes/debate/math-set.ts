@@ -62,7 +62,11 @@ function readProblem(root: string, rel: string): MathSetRow {
   const row = (data ?? {}) as Record<string, unknown>;
   for (const field of ['problem', 'level', 'type', 'solution'])
     if (typeof row[field] !== 'string') throw new MathSetError(`${file}: field "${field}" must be a string`);
-  const id = rel.split('/').slice(1).join('/').replace(/\.json$/, '');
+  const id = rel
+    .split('/')
+    .slice(1)
+    .join('/')
+    .replace(/\.json$/, '');
   return { id, problem: row.problem as string, solution: row.solution as string, level: row.level as string, type: row.type as string };
 }
 

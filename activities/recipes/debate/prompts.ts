@@ -33,7 +33,7 @@ export const DEBATE_PROMPTS: PromptCatalog = {
   debate_round: {
     about: "later rounds: an agent's request with the other agents' previous answers",
     placeholders: {
-      other_answers: 'the other agents\' answers, each a `debate_round.answer`, joined by a blank line',
+      other_answers: "the other agents' answers, each a `debate_round.answer`, joined by a blank line",
       problem: 'the problem, as in round 0',
       ...FORMAT,
     },
@@ -48,7 +48,7 @@ export const DEBATE_PROMPTS: PromptCatalog = {
   },
   summary_request: {
     about: "the summariser's request (summarize: true)",
-    placeholders: { solutions: 'the other agents\' answers, each a `summary_request.answer`, joined by a blank line' },
+    placeholders: { solutions: "the other agents' answers, each a `summary_request.answer`, joined by a blank line" },
     required: ['solutions'],
     text: '{solutions}\n\nThese are several solutions to one problem. For each, summarise in two or three sentences how it reasons and which answer it reaches. Do not solve the problem yourself.',
   },
