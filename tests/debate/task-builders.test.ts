@@ -1,4 +1,4 @@
-// The paper's task sets, built by scripts/debate-tasks.ts: the MATH Levels 1–3 selection of multiagent-ft's
+// The paper's task sets, built by activities/recipes/debate/build-task-sets.ts: the MATH Levels 1–3 selection of multiagent-ft's
 // original_gen.py (sorted glob, random.seed(0) shuffle, level digits kept, a fresh seed-0 shuffle, the first N) on a
 // small MATH-format fixture written here, and gen_math.py's arithmetic draws (np.random.seed(0), randint(0, 30) × 6).
 // The expected selections come from the project's Python (.venv) running those steps with Python's own random and
@@ -102,27 +102,31 @@ describe('the MATH set (original_gen.py)', () => {
 
   it('the script writes a task file debate reads, and names a bad directory or problem file in one line', async () => {
     const out = path.join(root, 'math-500.jsonl');
-    const [node, argv] = nodeScriptArgv('scripts/debate-tasks.ts', ['math', MATH, '--count', '20', '--out', out]);
+    const [node, argv] = nodeScriptArgv('activities/recipes/debate/build-task-sets.ts', ['math', MATH, '--count', '20', '--out', out]);
     await execa(node, argv);
     const tasks = loadDebateTasks(out, 'math');
     expect(tasks.map((t) => t.id)).toEqual(await python(SEED_SELECTION, MATH, 'test', '20'));
     const first = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]);
     expect(tasks[0]).toMatchObject({ problem: first.problem, gold: String(Number(first.problem.match(/is (\d+)\+1/)[1]) + 1) });
 
-    const missing = await execa(node, [...nodeScriptArgv('scripts/debate-tasks.ts', ['math', path.join(root, 'nowhere')])[1]], {
-      reject: false,
-    });
+    const missing = await execa(
+      node,
+      [...nodeScriptArgv('activities/recipes/debate/build-task-sets.ts', ['math', path.join(root, 'nowhere')])[1]],
+      {
+        reject: false,
+      },
+    );
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr.trim()).toBe(
-      `debate-tasks: ${path.join(root, 'nowhere', 'test')}: no such directory (expected the MATH dataset's test/<subject>/*.json)`,
+      `build-task-sets: ${path.join(root, 'nowhere', 'test')}: no such directory (expected the MATH dataset's test/<subject>/*.json)`,
     );
 
     const broken = path.join(root, 'broken');
     mkdirSync(path.join(broken, 'test', 'algebra'), { recursive: true });
     writeFileSync(path.join(broken, 'test', 'algebra', '1.json'), JSON.stringify({ problem: 'p', type: 'Algebra', solution: 's' }));
-    const bad = await execa(node, nodeScriptArgv('scripts/debate-tasks.ts', ['math', broken])[1], { reject: false });
+    const bad = await execa(node, nodeScriptArgv('activities/recipes/debate/build-task-sets.ts', ['math', broken])[1], { reject: false });
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr.trim()).toBe(`debate-tasks: ${path.join(broken, 'test', 'algebra', '1.json')}: field "level" must be a string`);
+    expect(bad.stderr.trim()).toBe(`build-task-sets: ${path.join(broken, 'test', 'algebra', '1.json')}: field "level" must be a string`);
   });
 });
 
@@ -138,7 +142,7 @@ describe('the arithmetic set (gen_math.py)', () => {
     expect(arithmeticTasks(500).slice(0, 100)).toEqual(rows);
 
     const out = path.join(root, 'arithmetic.jsonl');
-    const [node, argv] = nodeScriptArgv('scripts/debate-tasks.ts', ['arithmetic', '--count', '100', '--out', out]);
+    const [node, argv] = nodeScriptArgv('activities/recipes/debate/build-task-sets.ts', ['arithmetic', '--count', '100', '--out', out]);
     await execa(node, argv);
     const tasks = loadDebateTasks(out, 'arithmetic');
     expect(tasks.map((t) => t.gold)).toEqual(rows.map((r) => String(r.answer)));

@@ -1,14 +1,15 @@
-// Builds the multiagent-ft paper's debate task files (README, "Multiagent debate"):
-//   npx tsx scripts/debate-tasks.ts math <MATH dir> [--split test] [--levels 1,2,3] [--count 500] [--out file]
+// Builds the multiagent-ft paper's debate task files (README, "Multiagent debate"); run directly, imported by nothing:
+//   npx tsx activities/recipes/debate/build-task-sets.ts math <MATH dir> [--split test] [--levels 1,2,3] [--count 500] [--out file]
 //     the MATH Levels 1–3 set of original_gen.py from a local copy of the dataset (<MATH dir>/<split>/<subject>/*.json)
-//   npx tsx scripts/debate-tasks.ts arithmetic [--count 500] [--out file]
+//   npx tsx activities/recipes/debate/build-task-sets.ts arithmetic [--count 500] [--out file]
 //     the arithmetic set of llm_multiagent_debate's math/gen_math.py
 // One JSON line per task (stdout without --out), for `recipe.evalTasks` with `dataset: math` / `dataset: arithmetic`.
 // A bad directory, problem file or option is one line naming it, exit code 2.
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { arithmeticTasks } from '../activities/recipes/debate/arithmetic';
-import { buildMathSet, MathSetError } from '../activities/recipes/debate/math-set';
+import { arithmeticTasks } from './arithmetic';
+import { buildMathSet, MathSetError } from './math-set';
 
 const positive = (v: string) => {
   const n = Number(v);
@@ -29,7 +30,7 @@ function write(rows: readonly object[], out: string | undefined): void {
   } else process.stdout.write(text);
 }
 
-const program = new Command('debate-tasks').description("the multiagent-ft paper's debate task files").showHelpAfterError();
+const program = new Command('build-task-sets').description("the multiagent-ft paper's debate task files").showHelpAfterError();
 program
   .command('math <dir>')
   .description(
@@ -51,10 +52,12 @@ program
   .option('--out <file>', 'the task file to write (default: stdout)')
   .action((o: { count: number; out?: string }) => write(arithmeticTasks(o.count), o.out));
 
-try {
-  program.parse();
-} catch (err) {
-  if (!(err instanceof MathSetError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
-  console.error(`debate-tasks: ${(err as Error).message}`);
-  process.exit(2);
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  try {
+    program.parse();
+  } catch (err) {
+    if (!(err instanceof MathSetError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
+    console.error(`build-task-sets: ${(err as Error).message}`);
+    process.exit(2);
+  }
 }
