@@ -284,7 +284,14 @@ describe('compat: seed critic data (lm_ft.py trains on every assistant turn)', (
     ];
     const fixed = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 1, seed: 1 });
     const seed = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 1, seed: 1, compat: 'seed' });
-    expect(seed.counts).toEqual(fixed.counts);
+    // The same debates are kept; each gives one row per round.
+    expect(seed.counts).toEqual({
+      ...fixed.counts,
+      critic_0_examples: 2 * fixed.counts.critic_0_examples,
+      critic_1_examples: 4,
+      critic_2_examples: 2 * fixed.counts.critic_2_examples,
+    });
+    expect(fixed.counts.critic_1_examples).toBe(2);
     expect(seed.examples.generator_1).toEqual(fixed.examples.generator_1);
     // critic_1: a corrected (4 → 5) and b maintained (3 → 3): two rounds each.
     expect(fixed.examples.critic_1.map((e) => [e.taskId, e.turn])).toEqual([

@@ -64,6 +64,8 @@ export function debateTrainingData(
     counts[`${generatorRole(n)}_examples`] = generator.length;
     counts[`${criticRole(n)}_corrected`] = corrected.length;
     counts[`${criticRole(n)}_maintained`] = keep;
+    // Rows written: one per kept debate, or one per round of it under compat: seed.
+    counts[`${criticRole(n)}_examples`] = critic.length;
   }
   return { examples, counts };
 }
