@@ -11,6 +11,9 @@ import { DEBATE_PROMPTS, DEFAULT_DEBATE_PROMPTS, listedReplies, runDebate, type 
 import { recipePrompts } from '../../activities/recipes/prompt-file';
 import type { Prompts } from '../../activities/recipes/prompt-texts';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
+import { debateRecipeSchema, type DebateRecipeConfig } from '../../activities/recipes/debate/config';
+import { debateRuntime } from '../../activities/recipes/debate/runtime';
+import { CONFIGS } from '../helpers/config';
 import { scripted } from '../helpers/debate';
 
 const TASK: DebateTask = { id: 't1', dataset: 'math', problem: 'What is $2+3$?', gold: '5' };
@@ -76,6 +79,31 @@ describe("the other agents a later round shows (original_gen.py's shuffle and ca
     expect(all.byRole('summarizer').map(listedAgents)).toEqual(
       Array.from({ length: 7 }, (_, i) => [0, 1, 2, 3, 4, 5, 6].filter((j) => j !== i)),
     );
+  });
+});
+
+describe('a run started before `others` existed', () => {
+  it('shows every other agent in agent order, as it did then', async () => {
+    const cfg = debateRecipeSchema.parse({
+      name: 'debate',
+      dataset: 'math',
+      evalTasks: path.join(CONFIGS, 'tasks/debate/math.jsonl'),
+      agents: 7,
+    });
+    const { others: _, ...old } = cfg; // the parsed section such a run carries
+    const calls: Calls = [];
+    const script = Object.fromEntries(
+      Array.from({ length: 7 }, (_, i) => [
+        [`generator_${i}`, [String(i)]],
+        [`critic_${i}`, [String(i)]],
+      ]).flat(),
+    );
+    const runtime = debateRuntime(old as DebateRecipeConfig, 7, 'trl');
+    await runtime.runTask({ split: 'eval', taskIndex: 0, sampleIndex: 0, chats: scripted(script, calls), services: {} });
+    const shown = calls
+      .filter((c) => c.role === 'critic_3')
+      .map((c) => listedReplies(lastUser(c)).map((r) => /boxed\{(\d+)\}/.exec(r)?.[1]));
+    expect(shown).toEqual([['0', '1', '2', '4', '5', '6']]);
   });
 });
 

@@ -6,7 +6,10 @@ import { DEBATE_DATASETS } from './tasks';
 
 export const debateRecipeSchema = z.strictObject({
   name: z.literal('debate'),
-  /** math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); arithmetic: a+b*c+d-e*f (numbers, arithmetic.ts); mmlu: multiple choice (letters). */
+  /**
+   * math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); arithmetic: a+b*c+d-e*f (numbers,
+   * arithmetic.ts); mmlu: multiple choice (letters).
+   */
   dataset: z.enum(DEBATE_DATASETS),
   // prompts: by key of prompts.ts DEBATE_PROMPTS.
   ...recipeSection,

@@ -1,9 +1,9 @@
 // ★ THE PROTOCOL (multiagent debate, as in the multiagent-ft seed's original_gen.py / ft_gen.py, with synchronous
 // rounds): N agents, each with its own history. Round 0: every agent answers the problem on its own (role
 // `generator_<n>`). Round r ≥ 1: every agent sees the OTHER agents' round r−1 answers — listed, or summarised by the
-// `summarizer` role in a separate call — and answers again (role `critic_<n>`). Which others it is shown follows
-// original_gen.py: their answers shuffled, at most 5 (`others`; ft_gen.py shows all, in agent order). All agents of a round run at once and
-// read only the previous round, so the result does not depend on agent order (the seed's summary path reads
+// `summarizer` role in a separate call — and answers again (role `critic_<n>`); as original_gen.py, it is shown
+// the others shuffled, at most 5 (`others`; ft_gen.py shows all, in agent order). All agents of a round run at once
+// and read only the previous round, so the result does not depend on agent order (the seed's summary path reads
 // same-round answers of earlier agents; we do not). The debate's answer is the vote over the last round (vote.ts).
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';

@@ -41,7 +41,8 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         agents,
         rounds,
         summarize: cfg.summarize,
-        others: cfg.others,
+        // Runs started before the field existed show every other agent in agent order, as they did.
+        others: cfg.others ?? { shuffle: false, max: Number.MAX_SAFE_INTEGER },
         oneModel: oneModel(cfg),
         chats,
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
