@@ -3,8 +3,9 @@
 // data of generators and critics.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Chat, ChatCall } from '../../activities/llm/types';
+import type { ChatCall } from '../../activities/llm/types';
 import {
+  baselineTrainingData,
   debateMetrics,
   debateTrainingData,
   DEFAULT_DEBATE_PROMPTS,
@@ -20,6 +21,10 @@ import {
 import type { TaskFileError } from '../../activities/recipes/task-file';
 import { CONFIGS } from '../helpers/config';
 import { cli } from '../helpers/cli';
+import { scripted } from '../helpers/debate';
+import { debateRecipeSchema } from '../../activities/recipes/debate/config';
+import { debateRecipe } from '../../activities/recipes/debate/recipe';
+import { shape } from '../../activities/recipes/debate/runtime';
 import { tempStateDir } from '../helpers/config';
 import { writeFileSync } from 'node:fs';
 
@@ -82,22 +87,6 @@ describe('answers and the vote', () => {
   });
 });
 
-/** Scripted agents: each role answers from a table (role → answer per call), and every call is recorded. */
-function scripted(script: Record<string, string[]>, calls: Array<{ role: string; call: ChatCall }>): Record<string, Chat> {
-  const used: Record<string, number> = {};
-  return Object.fromEntries(
-    Object.keys(script).map((role) => [
-      role,
-      (async (call: ChatCall) => {
-        calls.push({ role, call });
-        const i = (used[role] = (used[role] ?? -1) + 1);
-        const text = role === 'summarizer' ? `summary ${i}` : `- step\n\\boxed{${script[role][i]}}`;
-        return { texts: [text], finishReasons: ['stop'], usage: { promptTokens: 10, completionTokens: 5 }, cached: false };
-      }) as Chat,
-    ]),
-  );
-}
-
 const TASK: DebateTask = { id: 't1', dataset: 'math', problem: 'What is 2+3?', gold: '5' };
 const decoding = { temperature: 1, topP: 0.9, maxTokens: 64 };
 
@@ -115,6 +104,7 @@ describe('the protocol', () => {
       agents: 3,
       rounds: 2,
       summarize: false,
+      others: { shuffle: true, max: 5 },
       chats,
       decoding,
       seed: 1,
@@ -150,6 +140,7 @@ describe('the protocol', () => {
       agents: 2,
       rounds: 2,
       summarize: true,
+      others: { shuffle: true, max: 5 },
       chats,
       decoding,
       seed: 1,
@@ -168,6 +159,7 @@ describe('the protocol', () => {
       agents: 1,
       rounds: 2,
       summarize: true,
+      others: { shuffle: true, max: 5 },
       chats: scripted({ generator_0: ['4'], critic_0: ['5'] }, lone),
       decoding,
       seed: 1,
@@ -273,6 +265,92 @@ describe('training data (no gold labels)', () => {
     // The gold never decides: the same debates with another gold give the same data.
     const regolded = records.map((r) => ({ ...r, gold: '3', correct: false }));
     expect(debateTrainingData(regolded, { dataset: 'math', maintainedPerCorrected: 0.5, seed: 1 })).toEqual(d);
+  });
+});
+
+describe('compat: seed critic data (lm_ft.py trains on every assistant turn)', () => {
+  it('each kept critic debate gives one example per round, the rounds before it as context; the selection is the same', () => {
+    const records = [
+      record('a', [
+        ['5', '5'],
+        ['4', '5'],
+        ['4', '4'],
+      ]),
+      record('b', [
+        ['3', '3'],
+        ['3', '3'],
+        ['2', '3'],
+      ]),
+    ];
+    const fixed = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 1, seed: 1 });
+    const seed = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 1, seed: 1, compat: 'seed' });
+    // The same debates are kept; each gives one row per round.
+    expect(seed.counts).toEqual({
+      ...fixed.counts,
+      critic_0_examples: 2 * fixed.counts.critic_0_examples,
+      critic_1_examples: 4,
+      critic_2_examples: 2 * fixed.counts.critic_2_examples,
+    });
+    expect(fixed.counts.critic_1_examples).toBe(2);
+    expect(seed.examples.generator_1).toEqual(fixed.examples.generator_1);
+    // critic_1: a corrected (4 → 5) and b maintained (3 → 3): two rounds each.
+    expect(fixed.examples.critic_1.map((e) => [e.taskId, e.turn])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    expect(seed.examples.critic_1.map((e) => [e.taskId, e.turn, e.messages.map((m) => m.content), e.completion])).toEqual([
+      ['a', 0, ['q0'], '\\boxed{4}'],
+      ['a', 1, ['q0', '\\boxed{4}', 'q1'], '\\boxed{5}'],
+      ['b', 0, ['q0'], '\\boxed{3}'],
+      ['b', 1, ['q0', '\\boxed{3}', 'q1'], '\\boxed{3}'],
+    ]);
+  });
+});
+
+describe('the single-model baselines (majority_ft, star)', () => {
+  const records = [
+    record('a', [['5'], ['4'], ['4']]), // vote 4, gold 5
+    record('b', [['5'], ['5'], [undefined]]), // vote 5, gold 5
+  ];
+  it('majority_ft keeps the answers that agree with the vote, never asking the gold; star keeps the right ones', () => {
+    const majority = baselineTrainingData(records, { dataset: 'math', keep: 'vote' });
+    expect(Object.keys(majority.examples)).toEqual(['generator_0']);
+    expect(majority.examples.generator_0.map((e) => [e.taskId, e.completion])).toEqual([
+      ['a', '\\boxed{4}'],
+      ['a', '\\boxed{4}'],
+      ['b', '\\boxed{5}'],
+      ['b', '\\boxed{5}'],
+    ]);
+    expect(majority.counts).toEqual({ generator_0_examples: 4 });
+    const regolded = records.map((r) => ({ ...r, gold: '4' }));
+    expect(baselineTrainingData(regolded, { dataset: 'math', keep: 'vote' })).toEqual(majority);
+    const star = baselineTrainingData(records, { dataset: 'math', keep: 'gold' });
+    expect(star.examples.generator_0.map((e) => e.taskId)).toEqual(['a', 'b', 'b']);
+    expect(star.examples.generator_0[0].messages).toEqual([{ role: 'user', content: 'q0' }]);
+  });
+
+  it('one model answers N times: every call is generator_0, the only trained role; the vote is the answer', async () => {
+    const cfg = debateRecipeSchema.parse({ name: 'debate', dataset: 'math', evalTasks: 'x.jsonl', mode: 'star', agents: 4 });
+    expect(shape(cfg)).toEqual({ agents: 4, rounds: 1 });
+    expect(debateRecipe.roles(cfg)).toEqual({ generator_0: 'trained' });
+    expect(debateRecipe.roles({ ...cfg, mode: 'majority' })).toMatchObject({ generator_3: 'trained' });
+    const calls: Array<{ role: string; call: ChatCall }> = [];
+    const r = await runDebate({
+      task: TASK,
+      prompts: DEFAULT_DEBATE_PROMPTS,
+      sampleIndex: 0,
+      agents: 4,
+      rounds: 1,
+      summarize: false,
+      others: { shuffle: true, max: 5 },
+      oneModel: true,
+      chats: scripted({ generator_0: ['5', '5', '6', '5'] }, calls),
+      decoding,
+      seed: 1,
+    });
+    expect(calls.map((c) => c.role)).toEqual(['generator_0', 'generator_0', 'generator_0', 'generator_0']);
+    expect(new Set(calls.map((c) => c.call.decoding.seed)).size).toBe(4); // four samples, not one cached answer
+    expect(r.roundVotes[0].answer).toBe('5');
   });
 });
 

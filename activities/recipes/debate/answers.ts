@@ -1,6 +1,6 @@
 // Reading an agent's final answer and deciding when two answers are the same. Every agent is asked to end with its
 // answer in \boxed{}; multiple-choice answers are a letter. Equivalence is the MATH grader CoRal's evaluator uses
-// (../shared/math-equivalence.ts), for MATH and for GSM8K numbers alike.
+// (../shared/math-equivalence.ts), for MATH and for GSM8K and arithmetic numbers alike.
 import { lastBoxed } from '../shared/boxed';
 import { gradeMathAnswer, mathAnswersEquivalent } from '../shared/math-equivalence';
 import type { DebateDataset } from './tasks';
@@ -13,7 +13,7 @@ export function parseAnswer(dataset: DebateDataset, reply: string): string | und
     return letter?.toUpperCase();
   }
   if (!boxed) return undefined;
-  return dataset === 'gsm8k'
+  return dataset === 'gsm8k' || dataset === 'arithmetic'
     ? boxed
         .replace(/^\\\$|^\$|,/g, '')
         .replace(/\\%|%$/g, '')

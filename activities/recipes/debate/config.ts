@@ -6,7 +6,10 @@ import { DEBATE_DATASETS } from './tasks';
 
 export const debateRecipeSchema = z.strictObject({
   name: z.literal('debate'),
-  /** math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); mmlu: multiple choice (letters). */
+  /**
+   * math: MATH (\boxed{} answers); gsm8k: grade-school word problems (numbers); arithmetic: a+b*c+d-e*f (numbers,
+   * arithmetic.ts); mmlu: multiple choice (letters).
+   */
   dataset: z.enum(DEBATE_DATASETS),
   // prompts: by key of prompts.ts DEBATE_PROMPTS.
   ...recipeSection,
@@ -14,13 +17,21 @@ export const debateRecipeSchema = z.strictObject({
   maxTokens: positiveInt.default(2048),
   /**
    * debate: N agents × R rounds (the method); single: one agent, one answer (the paper's Base); majority: the vote
-   * of N independent answers (the paper's Majority). Untrained debate is `debate` at iteration 0.
+   * of N independent answers (the paper's Majority). Untrained debate is `debate` at iteration 0. The paper's
+   * single-model finetuning baselines: majority_ft — one model (`generator_0`) answers N times, the vote is the
+   * answer, and it trains on its answers that agree with the vote (no gold); star — the same N answers, trained on
+   * those that match the gold answer (STaR's filter, without its rationalisation step).
    */
-  mode: z.enum(['debate', 'single', 'majority']).default('debate'),
+  mode: z.enum(['debate', 'single', 'majority', 'majority_ft', 'star']).default('debate'),
   agents: positiveInt.default(3),
   rounds: positiveInt.default(2),
   /** Later rounds see a summary of the other agents' answers (a summariser call) instead of the answers themselves. */
   summarize: z.boolean().default(false),
+  /**
+   * What a later round shows of the other agents' previous answers (listed or summarised): multiagent-ft
+   * original_gen.py shuffles them and keeps 5; ft_gen.py keeps all in agent order (`shuffle: false`).
+   */
+  others: z.strictObject({ shuffle: z.boolean().default(true), max: positiveInt.default(5) }).prefault({}),
   /** The summariser is the model role `summarizer` (models section; frozen at the base model, as in the seed). */
   summarizer: movedToModels('summarizer'),
   /**

@@ -1,11 +1,12 @@
 // ★ THE PROTOCOL (multiagent debate, as in the multiagent-ft seed's original_gen.py / ft_gen.py, with synchronous
 // rounds): N agents, each with its own history. Round 0: every agent answers the problem on its own (role
 // `generator_<n>`). Round r ≥ 1: every agent sees the OTHER agents' round r−1 answers — listed, or summarised by the
-// `summarizer` role in a separate call — and answers again (role `critic_<n>`). All agents of a round run at once and
-// read only the previous round, so the result does not depend on agent order (the seed's summary path reads
+// `summarizer` role in a separate call — and answers again (role `critic_<n>`); as original_gen.py, it is shown
+// the others shuffled, at most 5 (`others`; ft_gen.py shows all, in agent order). All agents of a round run at once
+// and read only the previous round, so the result does not depend on agent order (the seed's summary path reads
 // same-round answers of earlier agents; we do not). The debate's answer is the vote over the last round (vote.ts).
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
-import { hashSeed } from '../../seeded-random';
+import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { isCorrect, parseAnswer } from './answers';
 import type { Prompts } from '../prompt-texts';
 import { debateRoundPrompt, firstRoundPrompt, selfCheckPrompt, summarizedRoundPrompt, summaryRequest } from './prompts';
@@ -46,6 +47,10 @@ export interface DebateOptions {
   agents: number;
   rounds: number;
   summarize: boolean;
+  /** What a later round shows of the other agents: shuffled (seeded per agent and round) or in agent order, at most `max`. */
+  others: { shuffle: boolean; max: number };
+  /** Every agent is the one model `generator_0` (the single-model baselines majority_ft and star). */
+  oneModel?: boolean;
   /** Role → chat: generator_<n>, critic_<n> and (when summarising) summarizer. */
   chats: Record<string, Chat>;
   decoding: { temperature: number; topP: number; maxTokens: number };
@@ -85,23 +90,27 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     const requests = await Promise.all(
       records.map(async (_, i) => {
         if (r === 0) return firstRoundPrompt(prompts, task.dataset, task.problem);
-        const others = previous.filter((_, j) => j !== i);
-        if (others.length === 0) return selfCheckPrompt(prompts, task.dataset);
-        if (!o.summarize) return debateRoundPrompt(prompts, task.dataset, others);
+        const all = previous.filter((_, j) => j !== i);
+        if (all.length === 0) return selfCheckPrompt(prompts, task.dataset);
+        const others = (
+          o.others.shuffle ? shuffled(all, seededRandom(hashSeed(o.seed, task.id, `s${o.sampleIndex}/r${r}/others${i}`))) : all
+        ).slice(0, o.others.max);
+        if (!o.summarize) return debateRoundPrompt(prompts, task.dataset, task.problem, others);
         const summary = await ask(
           SUMMARIZER_ROLE,
           [{ role: 'user', content: summaryRequest(prompts, others) }],
           `s${o.sampleIndex}/r${r}/summary${i}`,
         );
         roundSummaries[i] = summary;
-        return summarizedRoundPrompt(prompts, task.dataset, summary);
+        return summarizedRoundPrompt(prompts, task.dataset, task.problem, summary);
       }),
     );
     if (o.summarize) summaries.push(r === 0 ? [] : roundSummaries);
     await Promise.all(
       records.map(async (a, i) => {
         a.messages.push({ role: 'user', content: requests[i] });
-        const reply = await ask(r === 0 ? generatorRole(i) : criticRole(i), [...a.messages], `s${o.sampleIndex}/r${r}/a${i}`);
+        const role = o.oneModel ? generatorRole(0) : r === 0 ? generatorRole(i) : criticRole(i);
+        const reply = await ask(role, [...a.messages], `s${o.sampleIndex}/r${r}/a${i}`);
         a.messages.push({ role: 'assistant', content: reply });
         a.answers.push(parseAnswer(task.dataset, reply));
       }),

@@ -10,8 +10,10 @@
  *   answers.ts            reply → answer (\boxed{}; letters for multiple choice); equivalence = ../shared MATH grader
  *   prompts.ts            round-0, debate, summary and self-check requests
  *   metrics.ts            accuracy (vote), per-agent and per-round accuracy, consensus rate, tokens
- *   data.ts               generator and critic SFT examples from the consensus (corrected / maintained mix)
- *   tasks.ts              task files (MATH, GSM8K, MMLU-style multiple choice) → DebateTask
+ *   data.ts               generator and critic SFT examples from the consensus (corrected / maintained mix);
+ *                         the single-model baselines' examples (majority_ft, star)
+ *   tasks.ts              task files (MATH, GSM8K, arithmetic, MMLU-style multiple choice) → DebateTask
+ *   math-set.ts, arithmetic.ts   the paper's task sets as the seeds draw them; build-task-sets.ts writes them
  *   report-view.ts        a debate in the report's conversation browser
  *   simulated-policy.ts   SIMULATOR of debating agents for dry runs — not a result
  *   config.ts, recipe.ts, runtime.ts   its config section, its registry definition, glue to the generic stages

@@ -25,6 +25,7 @@ export function debateMetrics(
   o: { dataset: DebateDataset; compat: 'fixed' | 'seed' },
 ): Record<string, number> {
   const finalVote = (r: DebateRecord) => r.roundVotes[r.roundVotes.length - 1];
+  // SEED-COMPAT: problems no agent answered are left out (eval_math.py `continue`s past them).
   const counted = o.compat === 'seed' ? records.filter((r) => finalVote(r).answer !== undefined) : records;
   const correct = counted.map((r) => (r.correct ? 1 : 0));
   const acc = mean(correct);

@@ -6,7 +6,7 @@ import { debateRecipeSchema, type DebateRecipeConfig } from './config';
 import { criticRole, generatorRole, SUMMARIZER_ROLE, type DebateRecord } from './debate';
 import { DEBATE_PROMPTS } from './prompts';
 import { parseAnswer, isCorrect } from './answers';
-import { debateRuntime, shape } from './runtime';
+import { debateRuntime, oneModel, shape } from './runtime';
 import { createDebateSimulatedPolicy } from './simulated-policy';
 import { DEBATE_DATASETS, isDebateDataset, loadDebateTasks } from './tasks';
 import { majorityVote } from './vote';
@@ -19,6 +19,7 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = 
   // A society of trained models: agent n's round 0 is its generator, its later rounds its critic (each with its own
   // checkpoint chain); the summariser stays at the base model, as in the seed.
   roles: (cfg) => {
+    if (oneModel(cfg)) return { [generatorRole(0)]: 'trained' };
     const { agents, rounds } = shape(cfg);
     const roles: Record<string, RoleDefault> = {};
     for (let n = 0; n < agents; n++) roles[generatorRole(n)] = 'trained';

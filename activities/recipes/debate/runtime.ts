@@ -3,7 +3,7 @@
 import type { RecipeRuntime, Split } from '../types';
 import { formatSft, type TrainingDataFormat } from '../../data/formats';
 import type { DebateRecipeConfig } from './config';
-import { debateTrainingData } from './data';
+import { baselineTrainingData, debateTrainingData } from './data';
 import { runDebate, type DebateRecord } from './debate';
 import { DEBATE_METRIC_KINDS, debateMetrics } from './metrics';
 import { DEBATE_PROMPTS, firstRoundPrompt } from './prompts';
@@ -15,10 +15,14 @@ import { totalTokens } from '../../llm/usage';
 
 const readSplit = splitTaskReader(loadDebateTasks);
 
-/** Agents and rounds a mode plays: single = one answer, majority = N independent answers, debate = N × R. */
+/** The single-model finetuning baselines: every agent is the one model `generator_0`. */
+export const oneModel = (cfg: DebateRecipeConfig) => cfg.mode === 'majority_ft' || cfg.mode === 'star';
+
+/** Agents and rounds a mode plays: single = one answer, majority (and the one-model baselines) = N independent
+ *  answers, debate = N × R. */
 export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number } {
   if (cfg.mode === 'single') return { agents: 1, rounds: 1 };
-  if (cfg.mode === 'majority') return { agents: cfg.agents, rounds: 1 };
+  if (cfg.mode === 'majority' || oneModel(cfg)) return { agents: cfg.agents, rounds: 1 };
   return { agents: cfg.agents, rounds: cfg.rounds };
 }
 
@@ -37,6 +41,9 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         agents,
         rounds,
         summarize: cfg.summarize,
+        // Runs started before the field existed show every other agent in agent order, as they did.
+        others: cfg.others ?? { shuffle: false, max: Number.MAX_SAFE_INTEGER },
+        oneModel: oneModel(cfg),
         chats,
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
         seed,
@@ -45,11 +52,14 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
     metrics: (records) => debateMetrics(records, { dataset: cfg.dataset, compat: cfg.compat }),
     metricKinds: DEBATE_METRIC_KINDS,
     buildData: (records) => {
-      const data = debateTrainingData(records, {
-        dataset: cfg.dataset,
-        maintainedPerCorrected: cfg.data.maintainedPerCorrected,
-        seed,
-      });
+      const data = oneModel(cfg)
+        ? baselineTrainingData(records, { dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote' })
+        : debateTrainingData(records, {
+            dataset: cfg.dataset,
+            maintainedPerCorrected: cfg.data.maintainedPerCorrected,
+            seed,
+            compat: cfg.compat,
+          });
       // Each role learns from its own examples only.
       const byRole = Object.fromEntries(Object.entries(data.examples).map(([role, ex]) => [role, { sft: formatSft(ex, format), dpo: [] }]));
       return { byRole, counts: data.counts };

@@ -2,12 +2,13 @@
 // TaskFileError naming file, line and field.
 //   math  — Hendrycks MATH: {"problem", "solution"} (gold = the solution's last \boxed{}) or {"problem", "answer"}
 //   gsm8k — {"question", "answer"}: the gold is what follows "####" in the answer (or the whole answer)
+//   arithmetic — {"question", "answer": number} (arithmetic.ts writes them, as llm_multiagent_debate's gen_math.py)
 //   mmlu  — {"question", "options" | "choices": [...], "answer": "C" | 2}
 // Without an "id", a row is named after its line.
 import { lastBoxed } from '../shared/boxed';
 import { parseTaskRows, TaskFileError, type Row, readTaskFile } from '../task-file';
 
-export const DEBATE_DATASETS = ['math', 'gsm8k', 'mmlu'] as const;
+export const DEBATE_DATASETS = ['math', 'gsm8k', 'arithmetic', 'mmlu'] as const;
 export type DebateDataset = (typeof DEBATE_DATASETS)[number];
 export const isDebateDataset = (d: string): d is DebateDataset => (DEBATE_DATASETS as readonly string[]).includes(d);
 
@@ -16,7 +17,7 @@ export interface DebateTask {
   dataset: DebateDataset;
   /** The question as every agent gets it (multiple choice: with its lettered options). */
   problem: string;
-  /** Gold answer: a LaTeX expression (math), a number (gsm8k) or a letter (mmlu). Only metrics read it. */
+  /** Gold answer: a LaTeX expression (math), a number (gsm8k, arithmetic) or a letter (mmlu). Only metrics read it. */
   gold: string;
 }
 
@@ -37,8 +38,8 @@ function parseRow(row: Row, dataset: DebateDataset, file: string, line: number):
     if (!gold) throw new TaskFileError(file, line, 'solution', 'has no \\boxed{} answer (or give an "answer" field)');
     return { id, dataset, problem, gold };
   }
-  if (dataset === 'gsm8k') {
-    const answer = text(row, 'answer', file, line);
+  if (dataset === 'gsm8k' || dataset === 'arithmetic') {
+    const answer = typeof row.answer === 'number' && Number.isFinite(row.answer) ? String(row.answer) : text(row, 'answer', file, line);
     const gold = (answer.includes('####') ? answer.slice(answer.lastIndexOf('####') + 4) : answer).trim().replace(/,/g, '');
     if (!gold) throw new TaskFileError(file, line, 'answer', 'has nothing after "####"');
     return { id, dataset, problem: text(row, 'question', file, line), gold };
