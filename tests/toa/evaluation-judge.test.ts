@@ -1,0 +1,200 @@
+// TOA's evaluation end to end at the recipe's runtime, every role a local OpenAI-compatible server reached through
+// the project's client (createChat: request cache, limits, retries): the student answers, the compared methods search
+// at the same N, each method's best text is KEPT in the record, and the student's text and every best text are
+// judged against the reference output the same way — AlpacaEval-style (one game, shuffled order) and Arena-Hard-style
+// (both orders) — into win rate, LC win rate and the Arena-Hard interval. The policies' temperatures follow the
+// preset (UltraFeedback: 0.8 for TOA's search, 0.7 for the baselines).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LlmConfig } from '../../contracts/config';
+import { requestCacheFor } from '../../activities/llm/cache';
+import { createChat, newUsageCounter } from '../../activities/llm/client';
+import type { Chat } from '../../activities/llm/types';
+import { type PolicyRequest, type RunningServer, startOpenAICompatibleServer } from '../../activities/serving/openai-compatible-server';
+import { toaRecipeSchema } from '../../activities/recipes/toa/config';
+import type { ToaEvalRecord } from '../../activities/recipes/toa/records';
+import { toaRuntime } from '../../activities/recipes/toa/runtime';
+
+const LLM: LlmConfig = { requestTimeoutSeconds: 10, callRetries: 2, maxRetryDelaySeconds: 1, outageToleranceSeconds: 0 };
+const contentOf = (req: PolicyRequest) => req.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+const between = (s: string, tag: string) => new RegExp(`<${tag}>\\n([\\s\\S]*?)\\n</${tag}>`).exec(s)?.[1] ?? '';
+
+/** A policy whose answers grow with the sampling seed: different texts, different lengths. */
+const policyReply = (name: string) => (req: PolicyRequest) => {
+  const reps = 1 + ((req.seed ?? 0) % 7);
+  const text = `${name} says ${'more '.repeat(reps)}`.trim();
+  return { texts: [text], promptTokens: 10, completionTokens: [reps + 2] };
+};
+/** The reward judge: 1–10 by length, so the longest response of a search is its best. */
+const rewardJudge = (req: PolicyRequest) => {
+  const response = between(contentOf(req), 'response');
+  return { texts: [JSON.stringify({ score: Math.min(10, 1 + response.length / 10) })], promptTokens: 10, completionTokens: [5] };
+};
+/** The pairwise judge: the longer answer wins, clearly when twice as long; a tie on equal lengths. */
+const pairJudge = (req: PolicyRequest) => {
+  const c = contentOf(req);
+  const alpaca = c.includes('<answer_A>');
+  const [a, b] = alpaca ? [between(c, 'answer_A'), between(c, 'answer_B')] : [between(c, 'assistant_A'), between(c, 'assistant_B')];
+  let text: string;
+  if (alpaca) text = a.length >= b.length ? 'A' : 'B';
+  else if (a.length === b.length) text = 'Both fine. [[A=B]]';
+  else {
+    const [win, lose] = a.length > b.length ? ['A', 'B'] : ['B', 'A'];
+    text = `My own answer first… Verdict: [[${win}${Math.max(a.length, b.length) >= 2 * Math.min(a.length, b.length) ? '>>' : '>'}${lose}]]`;
+  }
+  return { texts: [text], promptTokens: 20, completionTokens: [5] };
+};
+
+const servers: RunningServer[] = [];
+const requests: Record<string, PolicyRequest[]> = {};
+let chats: Record<string, Chat>;
+let dir: string;
+const REFERENCE = 'the reference answer, of middling length';
+
+async function serve(role: string, reply: (req: PolicyRequest) => { texts: string[]; promptTokens: number; completionTokens: number[] }) {
+  requests[role] = [];
+  const s = await startOpenAICompatibleServer({
+    modelName: `${role}-model`,
+    policy: (req) => {
+      requests[role].push(req);
+      return reply(req);
+    },
+  });
+  servers.push(s);
+  return createChat({
+    endpoint: { baseUrl: `${s.url}/v1`, model: `${role}-model`, cacheId: role, maxConcurrency: 4 },
+    cache: requestCacheFor({ stateDir: dir }),
+    llm: LLM,
+    usage: newUsageCounter(),
+    role,
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'toa-eval-'));
+  chats = {
+    policy_0: await serve('policy_0', policyReply('p0')),
+    policy_1: await serve('policy_1', policyReply('p1')),
+    student: await serve('student', policyReply('student')),
+    reward: await serve('reward', rewardJudge),
+    judge: await serve('judge', pairJudge),
+  };
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+function runtimeFor(o: { compare: string[]; preset?: string; evaluation?: boolean }) {
+  const tasks = path.join(dir, 'tasks.jsonl');
+  writeFileSync(tasks, `${['q1', 'q2', 'q3'].map((id) => JSON.stringify({ id, instruction: `Question ${id}?` })).join('\n')}\n`);
+  const refs = path.join(dir, 'references.json');
+  // AlpacaEval's reference-outputs shape: matched to the tasks by instruction text.
+  writeFileSync(
+    refs,
+    JSON.stringify(
+      ['q1', 'q2', 'q3'].map((id, i) => ({
+        instruction: `Question ${id}?`,
+        output: REFERENCE,
+        generator: 'gpt4_turbo',
+        instruction_difficulty: i / 2,
+      })),
+    ),
+  );
+  const cfg = toaRecipeSchema.parse({
+    name: 'toa',
+    task: 'instruction',
+    evalTasks: tasks,
+    policies: 2,
+    samples: 3,
+    compare: o.compare,
+    ...(o.preset ? { preset: o.preset } : {}),
+    search: { tau: 2 },
+    flops: { policy_0: { params: 1e9 }, policy_1: { params: 1e9 } },
+    ...(o.evaluation === false ? {} : { evaluation: { references: refs, bootstrap: 50 } }),
+  });
+  return toaRuntime(cfg, 7, 'trl');
+}
+
+describe('TOA evaluation against reference outputs, through the project client', () => {
+  let records: ToaEvalRecord[];
+  beforeAll(async () => {
+    const rt = runtimeFor({ compare: ['toa', 'ensemble'], preset: 'ultrafeedback' });
+    records = [];
+    for (let i = 0; i < 3; i++)
+      records.push((await rt.runTask({ split: 'eval', taskIndex: i, sampleIndex: 0, chats, services: {} })) as ToaEvalRecord);
+  });
+
+  it("keeps each compared method's best text: the response with the best reward, as the policy wrote it", () => {
+    for (const r of records)
+      for (const m of ['toa', 'ensemble'] as const) {
+        const best = r.methods[m]!.best!;
+        expect(best.text).toMatch(/^p[01] says( more)+$/);
+        // The reward judge scores by length: no response of the search is longer than the kept best.
+        expect(best.reward).toBe(Math.min(10, 1 + best.text!.length / 10));
+      }
+  });
+
+  it('judges the student and every best text against the reference, both ways, as the judge said', () => {
+    for (const r of records) {
+      expect(Object.keys(r.judged!).sort()).toEqual(['ensemble', 'student', 'toa']);
+      const texts = { student: r.student.text, toa: r.methods.toa!.best!.text!, ensemble: r.methods.ensemble!.best!.text! };
+      for (const [who, text] of Object.entries(texts)) {
+        const j = r.judged![who];
+        expect(j.chars).toBe(text.length);
+        expect(j.referenceChars).toBe(REFERENCE.length);
+        expect(j.difficulty).toBe(Number(r.taskId.slice(1)) / 2 - 0.5);
+        // AlpacaEval game: 1 when the text is the longer one, whichever side it was shown on.
+        expect(j.alpaca).toEqual({ value: text.length >= REFERENCE.length ? 1 : 0 });
+        // Arena-Hard games, from the text's side: the same verdict in both orders.
+        const side = text.length === REFERENCE.length ? 0 : text.length > REFERENCE.length ? 1 : -1;
+        const strength = Math.max(text.length, REFERENCE.length) >= 2 * Math.min(text.length, REFERENCE.length) ? 2 : 1;
+        expect(j.arena).toEqual([{ value: side * strength || 0 }, { value: side * strength || 0 }]);
+      }
+    }
+    // Every judged text was shown to the Arena-Hard judge once as A and once as B.
+    const arena = requests.judge.filter((q) => contentOf(q).includes('<assistant_A>'));
+    expect(arena.length).toBe(records.length * 3 * 2);
+    const asA = arena.filter((q) => between(contentOf(q), 'assistant_A') !== REFERENCE).length;
+    expect(asA).toBe(records.length * 3);
+    // AlpacaEval's order is shuffled: the reference is not always first.
+    const alpaca = requests.judge.filter((q) => contentOf(q).includes('<answer_A>'));
+    expect(alpaca.length).toBe(records.length * 3);
+    expect(new Set(alpaca.map((q) => between(contentOf(q), 'answer_A') === REFERENCE)).size).toBe(2);
+    expect(requests.judge.every((q) => q.temperature === 0)).toBe(true);
+  });
+
+  it('reports win rate, LC win rate and the Arena-Hard interval per judged text, student included', () => {
+    const rt = runtimeFor({ compare: ['toa', 'ensemble'], preset: 'ultrafeedback' });
+    const m = rt.metrics(records);
+    for (const who of ['student', 'toa', 'ensemble']) {
+      const wins = records.filter((r) => (r.judged![who].alpaca as { value: number }).value === 1).length;
+      expect(m[`${who}/alpaca_win_rate`]).toBeCloseTo((100 * wins) / records.length, 6);
+      expect(m[`${who}/alpaca_lc_win_rate`]).toBeGreaterThanOrEqual(0);
+      expect(m[`${who}/arena_ci_low`]).toBeLessThanOrEqual(m[`${who}/arena_win_rate`]);
+      expect(m[`${who}/arena_ci_high`]).toBeGreaterThanOrEqual(m[`${who}/arena_win_rate`]);
+    }
+    expect(m['student/avg_chars']).toBeCloseTo(records.reduce((a, r) => a + r.student.text.length, 0) / records.length, 6);
+  });
+
+  it("samples at the preset's temperatures: UltraFeedback's 0.8 for TOA's search, 0.7 for the baselines and the student", () => {
+    const policyTemps = new Set([...requests.policy_0, ...requests.policy_1].map((q) => q.temperature));
+    expect([...policyTemps].sort()).toEqual([0.7, 0.8]);
+    expect(new Set(requests.student.map((q) => q.temperature))).toEqual(new Set([0.7]));
+  });
+
+  it('without recipe.evaluation nothing is judged', async () => {
+    const before = requests.judge.length;
+    const r = (await runtimeFor({ compare: ['toa'], evaluation: false }).runTask({
+      split: 'eval',
+      taskIndex: 0,
+      sampleIndex: 1,
+      chats,
+      services: {},
+    })) as ToaEvalRecord;
+    expect(r.judged).toBeUndefined();
+    expect(r.methods.toa!.best!.text).toBeTruthy();
+    expect(requests.judge.length).toBe(before);
+  });
+});
