@@ -58,6 +58,21 @@ describe('recipe.evaluation in a config', () => {
     refused(bad, 'recipe.evaluation.references', /bad\.jsonl line 2: field "output" must be a non-empty string/);
   });
 
+  it('KIWI alone needs no references and adds the kiwi role; it scores translations only', () => {
+    const wmt = path.join(PROJECT_ROOT, 'configs/tasks/toa/translation.jsonl');
+    const kiwiOnly = 'recipe.evaluation={kiwi: true, alpacaEval: false, arenaHard: false}';
+    const { config } = loadConfig(toa, {
+      overrides: ['recipe.task=translation', `recipe.evalTasks=${wmt}`, `recipe.trainTasks=${wmt}`, kiwiOnly],
+    });
+    const roles = Object.keys(RECIPES.find((r) => r.name === 'toa')!.roles(config.recipe as never));
+    expect(roles).toContain('kiwi');
+    expect(roles).not.toContain('judge');
+    expect(() => loadConfig(toa, { overrides: [kiwiOnly] })).toThrow(expect.objectContaining({ field: 'recipe.evaluation.kiwi' }));
+    expect(() => loadConfig(toa, { overrides: ['recipe.evaluation={bootstrap: 10}'] })).toThrow(
+      expect.objectContaining({ field: 'recipe.evaluation.references' }),
+    );
+  });
+
   it('reads AlpacaEval (array, by instruction), Arena-Hard answers (by question_id) and {id, output} rows', () => {
     const alpaca = parseReferences(
       JSON.stringify([{ instruction: ' Question one? ', output: 'A1', generator: 'gpt4_turbo', instruction_difficulty: -0.4 }]),

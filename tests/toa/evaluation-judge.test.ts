@@ -3,7 +3,8 @@
 // at the same N, each method's best text is KEPT in the record, and the student's text and every best text are
 // judged against the reference output the same way — AlpacaEval-style (one game, shuffled order) and Arena-Hard-style
 // (both orders) — into win rate, LC win rate and the Arena-Hard interval. The policies' temperatures follow the
-// preset (UltraFeedback: 0.8 for TOA's search, 0.7 for the baselines).
+// preset (UltraFeedback: 0.8 for TOA's search, 0.7 for the baselines). Translations are scored by a KIWI service
+// (the WMT table's evaluation) on (source, translation).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import type { LlmConfig } from '../../contracts/config';
 import { requestCacheFor } from '../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../activities/llm/client';
 import type { Chat } from '../../activities/llm/types';
+import { json, startServer, type TestServer } from '../helpers/recording-server';
 import { type PolicyRequest, type RunningServer, startOpenAICompatibleServer } from '../../activities/serving/openai-compatible-server';
 import { toaRecipeSchema } from '../../activities/recipes/toa/config';
 import type { ToaEvalRecord } from '../../activities/recipes/toa/records';
@@ -47,7 +49,7 @@ const pairJudge = (req: PolicyRequest) => {
   return { texts: [text], promptTokens: 20, completionTokens: [5] };
 };
 
-const servers: RunningServer[] = [];
+const servers: Array<RunningServer | TestServer> = [];
 const requests: Record<string, PolicyRequest[]> = {};
 let chats: Record<string, Chat>;
 let dir: string;
@@ -87,6 +89,10 @@ afterAll(async () => {
 });
 
 function runtimeFor(o: { compare: string[]; preset?: string; evaluation?: boolean }) {
+  return runtimeOf({ compare: o.compare, preset: o.preset, evaluation: o.evaluation === false ? undefined : { bootstrap: 50 } });
+}
+
+function runtimeOf(o: { compare: string[]; preset?: string; evaluation?: Record<string, unknown>; task?: 'translation' }) {
   const tasks = path.join(dir, 'tasks.jsonl');
   writeFileSync(tasks, `${['q1', 'q2', 'q3'].map((id) => JSON.stringify({ id, instruction: `Question ${id}?` })).join('\n')}\n`);
   const refs = path.join(dir, 'references.json');
@@ -102,17 +108,22 @@ function runtimeFor(o: { compare: string[]; preset?: string; evaluation?: boolea
       })),
     ),
   );
+  const translations = path.join(dir, 'translations.jsonl');
+  writeFileSync(
+    translations,
+    `${['t1', 't2'].map((id) => JSON.stringify({ id, instruction: 'Translate.', src_lang: 'de', src: `Satz ${id}.` })).join('\n')}\n`,
+  );
   const cfg = toaRecipeSchema.parse({
     name: 'toa',
-    task: 'instruction',
-    evalTasks: tasks,
+    task: o.task ?? 'instruction',
+    evalTasks: o.task ? translations : tasks,
     policies: 2,
     samples: 3,
     compare: o.compare,
     ...(o.preset ? { preset: o.preset } : {}),
     search: { tau: 2 },
     flops: { policy_0: { params: 1e9 }, policy_1: { params: 1e9 } },
-    ...(o.evaluation === false ? {} : { evaluation: { references: refs, bootstrap: 50 } }),
+    ...(o.evaluation ? { evaluation: { references: refs, ...o.evaluation } } : {}),
   });
   return toaRuntime(cfg, 7, 'trl');
 }
@@ -196,5 +207,50 @@ describe('TOA evaluation against reference outputs, through the project client',
     expect(r.judged).toBeUndefined();
     expect(r.methods.toa!.best!.text).toBeTruthy();
     expect(requests.judge.length).toBe(before);
+  });
+
+  it('translations scored by the KIWI role on (source, translation): every text, the student included', async () => {
+    const kiwiScore = (src: string, mt: string) => Number((mt.length / (src.length + mt.length)).toFixed(6));
+    const kiwi = await startServer((req, res) => {
+      const data = (req.body as { inputs: { data: Array<{ src: string; mt: string }> } }).inputs.data;
+      json(res, 200, { scores: data.map((d) => kiwiScore(d.src, d.mt)) });
+    });
+    servers.push(kiwi);
+    const withKiwi = {
+      ...chats,
+      kiwi: createChat({
+        endpoint: { baseUrl: kiwi.url, model: 'wmt23-cometkiwi-da-xxl', cacheId: 'kiwi', maxConcurrency: 2, api: 'score' },
+        cache: requestCacheFor({ stateDir: dir }),
+        llm: LLM,
+        usage: newUsageCounter(),
+      }),
+    };
+    const rt = runtimeOf({
+      compare: ['toa', 'ensemble'],
+      task: 'translation',
+      evaluation: { kiwi: true, alpacaEval: false, arenaHard: false },
+    });
+    const records: ToaEvalRecord[] = [];
+    for (let i = 0; i < 2; i++)
+      records.push((await rt.runTask({ split: 'eval', taskIndex: i, sampleIndex: 0, chats: withKiwi, services: {} })) as ToaEvalRecord);
+    for (const r of records) {
+      const src = `Satz ${r.taskId}.`;
+      expect(r.judged).toBeUndefined();
+      expect(r.kiwi).toEqual({
+        student: { score: kiwiScore(src, r.student.text) },
+        toa: { score: kiwiScore(src, r.methods.toa!.best!.text!) },
+        ensemble: { score: kiwiScore(src, r.methods.ensemble!.best!.text!) },
+      });
+    }
+    expect(
+      kiwi.received.every((q) => (q.body as { inputs: { data: Array<{ src: string }> } }).inputs.data[0].src.startsWith('Satz t')),
+    ).toBe(true);
+    const m = rt.metrics(records);
+    expect(m['student/kiwi']).toBeCloseTo(
+      records.reduce((a, r) => a + (r.kiwi!.student as { score: number }).score, 0) / records.length,
+      9,
+    );
+    // The WMT preset for a translation task: tau 1, alpha 0.05 (oceanypt/TOA bash/exp_nmt).
+    expect(m['toa/kiwi']).toBeGreaterThan(0);
   });
 });

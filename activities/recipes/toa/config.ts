@@ -14,6 +14,8 @@ export const STUDENT_ROLE = 'student';
 export const REWARD_ROLE = 'reward';
 /** recipe.evaluation's pairwise judge (AlpacaEval / Arena-Hard style), a role only when evaluation is configured. */
 export const JUDGE_ROLE = 'judge';
+/** recipe.evaluation.kiwi's scorer of translations (a COMET-KIWI service), a role only when that is on. */
+export const KIWI_ROLE = 'kiwi';
 
 const modelCompute = z.strictObject({
   /** Parameter count, e.g. 8.0e9. */

@@ -27,6 +27,8 @@ export interface ToaEvalRecord {
   methods: Partial<Record<Method, SearchSummary>>;
   /** recipe.evaluation: per judged text (`student`, or a method's best) its judgement against the reference. */
   judged?: Record<string, PairJudgement>;
+  /** recipe.evaluation.kiwi: per text (`student`, or a method's best) its KIWI score of (source, text). */
+  kiwi?: Record<string, { score: number } | { failed: string }>;
 }
 
 export interface ToaBuildRecord {

@@ -6,8 +6,9 @@ import type { Chat } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import type { RecipeRuntime, Split } from '../types';
 import type { Method, PlanParams } from './baselines';
-import { JUDGE_ROLE, policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
+import { JUDGE_ROLE, KIWI_ROLE, policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
 import { judgeAgainstReference, type PairJudgement } from './evaluation';
+import { judgesPairs } from './evaluation-config';
 import { loadReferences, referenceFor } from './references';
 import { methodTemperature, searchSettings, STUDENT_TEMPERATURE } from './settings';
 import { toaTrainingData } from './data';
@@ -16,6 +17,7 @@ import { generatePrompt, TOA_PROMPTS } from './prompts';
 import { recipePrompts } from '../prompt-file';
 import { recordTokens, summarizeSearch, type ToaBuildRecord, type ToaEvalRecord } from './records';
 import { toaRecordView } from './report-view';
+import { scoreResponse } from './reward';
 import { answerAndScore, runSearch } from './run-search';
 import { readToaSplit, type ToaTask } from './tasks';
 
@@ -37,12 +39,12 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
   const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
   const decoding = (temperature: number) => ({ temperature, topP: cfg.topP, maxTokens: cfg.maxTokens });
   const prompts = recipePrompts(TOA_PROMPTS, cfg);
-  const references = cfg.evaluation && loadReferences(cfg.evaluation.references);
+  const references = judgesPairs(cfg.evaluation) && cfg.evaluation?.references ? loadReferences(cfg.evaluation.references) : undefined;
   /** recipe.evaluation: each text judged against the task's reference by the judge role, side by side. */
   const judgeAll = async (task: ToaTask, texts: Record<string, string>, chats: Record<string, Chat>, key: string) => {
     const ev = cfg.evaluation;
     const reference = references && referenceFor(references, task);
-    if (!ev || reference === undefined) return undefined;
+    if (!ev || !judgesPairs(ev) || reference === undefined) return undefined;
     const who = Object.keys(texts).filter((w) => texts[w]);
     const judged = await Promise.all(
       who.map((w) =>
@@ -75,6 +77,15 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       seed,
       key,
     });
+  /** recipe.evaluation.kiwi: each translation scored on (source, text) by the KIWI role, as the reward role scores. */
+  const kiwiAll = async (task: ToaTask, texts: Record<string, string>, chats: Record<string, Chat>, key: string) => {
+    if (!cfg.evaluation?.kiwi) return undefined;
+    const who = Object.keys(texts).filter((w) => texts[w]);
+    const scored = await Promise.all(
+      who.map((w) => scoreResponse(chats[KIWI_ROLE], task, texts[w], { key: `${key}/kiwi/${w}`, maxTokens: 1, parseRetries: 0, prompts })),
+    );
+    return Object.fromEntries(who.map((w, i) => [w, 'reward' in scored[i] ? { score: scored[i].reward } : { failed: scored[i].failed }]));
+  };
   return {
     // Each task run is one tree search over the models (TOA paper §3), not one conversation.
     progressUnit: 'searches',
@@ -103,7 +114,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       });
       const texts: Record<string, string> = { [STUDENT_ROLE]: text };
       for (const [m, s] of Object.entries(methods)) if (s?.best?.text) texts[m] = s.best.text;
-      const judged = await judgeAll(task, texts, chats, key);
+      const [judged, kiwi] = await Promise.all([judgeAll(task, texts, chats, key), kiwiAll(task, texts, chats, key)]);
       return {
         kind: 'eval',
         taskId: task.id,
@@ -111,6 +122,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
         student: { text, ...('reward' in scored ? { reward: scored.reward } : { failed: scored.failed }), usage },
         methods,
         ...(judged ? { judged } : {}),
+        ...(kiwi ? { kiwi } : {}),
       };
     },
     recordTokens,
