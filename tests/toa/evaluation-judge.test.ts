@@ -18,6 +18,9 @@ import { type PolicyRequest, type RunningServer, startOpenAICompatibleServer } f
 import { toaRecipeSchema } from '../../activities/recipes/toa/config';
 import type { ToaEvalRecord } from '../../activities/recipes/toa/records';
 import { toaRuntime } from '../../activities/recipes/toa/runtime';
+import { judgeAgainstReference } from '../../activities/recipes/toa/evaluation';
+import { DEFAULT_TOA_PROMPTS } from '../../activities/recipes/toa/prompts';
+import { createToaSimulatedPolicy } from '../../activities/recipes/toa/simulated-policy';
 
 const LLM: LlmConfig = { requestTimeoutSeconds: 10, callRetries: 2, maxRetryDelaySeconds: 1, outageToleranceSeconds: 0 };
 const contentOf = (req: PolicyRequest) => req.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
@@ -252,5 +255,32 @@ describe('TOA evaluation against reference outputs, through the project client',
     );
     // The WMT preset for a translation task: tau 1, alpha 0.05 (oceanypt/TOA bash/exp_nmt).
     expect(m['toa/kiwi']).toBeGreaterThan(0);
+  });
+});
+
+describe("the dry-run simulator's pairwise judge", () => {
+  it('prefers the better simulated answer over a reference (quality 0.5), in both games and either order', async () => {
+    const task = { id: 'q1', kind: 'instruction' as const, instruction: 'Question q1?' };
+    const judge = await serve('sim-judge', createToaSimulatedPolicy({ tasks: [task], quality: 0.5 }));
+    const cfg = { alpacaEval: true, arenaHard: true, maxTokens: 64, parseRetries: 0, bootstrap: 10, kiwi: false };
+    const judged = (text: string, key: string) =>
+      judgeAgainstReference({
+        judge,
+        task,
+        text,
+        reference: { output: 'a plain reference' },
+        cfg,
+        prompts: DEFAULT_TOA_PROMPTS,
+        seed: 1,
+        key,
+      });
+    for (let i = 0; i < 4; i++) {
+      const good = await judged(`[q=0.900] Answer on "Question q1?": a fine answer ${i}.`, `good-${i}`);
+      expect(good.alpaca).toEqual({ value: 1 });
+      expect(good.arena).toEqual([{ value: 2 }, { value: 2 }]);
+      const poor = await judged(`[q=0.100] Answer on "Question q1?": a weak answer ${i}.`, `poor-${i}`);
+      expect(poor.alpaca).toEqual({ value: 0 });
+      expect(poor.arena).toEqual([{ value: -2 }, { value: -2 }]);
+    }
   });
 });
