@@ -198,6 +198,21 @@ describe('TOA evaluation against reference outputs, through the project client',
     expect(new Set(requests.student.map((q) => q.temperature))).toEqual(new Set([0.7]));
   });
 
+  it("an empty student answer is judged too — a loss, not left out of the student's win rate", async () => {
+    const silent = await serve('silent-student', () => ({ texts: [''], promptTokens: 5, completionTokens: [0] }));
+    const rt = runtimeFor({ compare: [] });
+    const r = (await rt.runTask({
+      split: 'eval',
+      taskIndex: 1,
+      sampleIndex: 2,
+      chats: { ...chats, student: silent },
+      services: {},
+    })) as ToaEvalRecord;
+    expect(r.student.failed).toMatch(/empty/);
+    expect(r.judged!.student).toMatchObject({ chars: 0, alpaca: { value: 0 }, arena: [{ value: -2 }, { value: -2 }] });
+    expect(rt.metrics([r])['student/alpaca_win_rate']).toBe(0);
+  });
+
   it('without recipe.evaluation nothing is judged', async () => {
     const before = requests.judge.length;
     const r = (await runtimeFor({ compare: ['toa'], evaluation: false }).runTask({

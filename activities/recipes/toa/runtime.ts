@@ -45,7 +45,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
     const ev = cfg.evaluation;
     const reference = references && referenceFor(references, task);
     if (!ev || !judgesPairs(ev) || reference === undefined) return undefined;
-    const who = Object.keys(texts).filter((w) => texts[w]);
+    const who = Object.keys(texts);
     const judged = await Promise.all(
       who.map((w) =>
         judgeAgainstReference({
@@ -80,7 +80,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
   /** recipe.evaluation.kiwi: each translation scored on (source, text) by the KIWI role, as the reward role scores. */
   const kiwiAll = async (task: ToaTask, texts: Record<string, string>, chats: Record<string, Chat>, key: string) => {
     if (!cfg.evaluation?.kiwi) return undefined;
-    const who = Object.keys(texts).filter((w) => texts[w]);
+    const who = Object.keys(texts);
     const scored = await Promise.all(
       who.map((w) => scoreResponse(chats[KIWI_ROLE], task, texts[w], { key: `${key}/kiwi/${w}`, maxTokens: 1, parseRetries: 0, prompts })),
     );
@@ -112,6 +112,8 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       cfg.compare.forEach((m, i) => {
         methods[m] = summarizeSearch(runs[i]);
       });
+      // The student's answer is judged even when empty (a loss, as alpaca_eval counts an empty output); a method
+      // whose every play failed has no best text to judge.
       const texts: Record<string, string> = { [STUDENT_ROLE]: text };
       for (const [m, s] of Object.entries(methods)) if (s?.best?.text) texts[m] = s.best.text;
       const [judged, kiwi] = await Promise.all([judgeAll(task, texts, chats, key), kiwiAll(task, texts, chats, key)]);
