@@ -179,6 +179,20 @@ describe('TOA evaluation against reference outputs, through the project client',
     expect(requests.judge.every((q) => q.temperature === 0)).toBe(true);
   });
 
+  it("the report's conversation view shows each method's best text beside the student's, with its verdict", () => {
+    const rt = runtimeFor({ compare: ['toa', 'ensemble'], preset: 'ultrafeedback' });
+    const r = records[0];
+    const view = rt.describeRecord('eval', r);
+    expect(view.turns.map((t) => [t.speaker, t.text])).toEqual([
+      ['student', r.student.text],
+      ['toa', r.methods.toa!.best!.text],
+      ['ensemble', r.methods.ensemble!.best!.text],
+    ]);
+    const says = (who: string) =>
+      (r.judged![who].alpaca as { value: number }).value === 1 ? 'preferred to the reference' : 'reference preferred';
+    for (const t of view.turns) expect(t.note).toContain(says(t.speaker));
+  });
+
   it('reports win rate, LC win rate and the Arena-Hard interval per judged text, student included', () => {
     const rt = runtimeFor({ compare: ['toa', 'ensemble'], preset: 'ultrafeedback' });
     const m = rt.metrics(records);
