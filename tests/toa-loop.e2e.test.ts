@@ -1,12 +1,13 @@
 // TOA on a real Temporal dev server, every model SIMULATED (policies of seeded quality, a judge that reads it):
 //   - two iterations with the stand-in trainer: the student's chain beside the frozen policies and reward, every
-//     method searched at the same N on the evaluation prompts, the SFT (best) and DPO (best vs rank) rows drawn from
-//     each pool, and the report's reward-against-FLOPs figures;
+//     method searched at the same N on the evaluation prompts, each method's best text kept and judged with the
+//     student's against reference outputs (AlpacaEval / Arena-Hard style) every iteration, the SFT (best) and DPO
+//     (best vs rank) rows drawn from each pool, and the report's reward-against-FLOPs figures;
 //   - SIGKILL of the worker mid-search: the search picks up where it stopped (the same tree as an uninterrupted run)
 //     and no endpoint answered a completed request twice except those in flight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { reportHtml } from '../activities/report/report-html';
 import { recipeRuntime } from '../activities/recipes/runtime';
@@ -45,6 +46,13 @@ function records<T>(it: IterationSummary, stage: 'evaluate' | 'build-data', pref
 describe('TOA loop', () => {
   it('two iterations: every method at the same N, SFT/DPO from each pool, reward-vs-FLOPs figures', async () => {
     const stateDir = tempStateDir();
+    // Reference outputs for the 3 evaluation prompts ({id, output} rows): the simulated judge counts them as quality 0.5.
+    const references = path.join(stateDir, 'references.jsonl');
+    const evalTasks = loadToaTasks(TASKS, 'instruction').slice(0, 3);
+    writeFileSync(
+      references,
+      evalTasks.map((t) => JSON.stringify({ id: t.id, output: `A reference answer to: ${t.instruction}` })).join('\n'),
+    );
     const config = testConfig(stateDir, (c) => {
       c.recipe = {
         name: 'toa',
@@ -59,6 +67,7 @@ describe('TOA loop', () => {
         moaLayers: 2,
         data: { dpoRank: 5 },
         flops: { policy_0: { params: 7e9 }, policy_1: { params: 8e9 }, policy_2: { params: 9e9, layers: 40, hiddenSize: 5120 } },
+        evaluation: { references, bootstrap: 20 },
       };
       c.models = Object.fromEntries(
         [0, 1, 2].map((i) => [`policy_${i}`, { kind: 'frozen', checkpoint: path.join(CONFIGS, `checkpoints/toa-policy-${i + 1}`) }]),
@@ -69,7 +78,7 @@ describe('TOA loop', () => {
     const result = await runLoop(env, 'toa', config);
     const [it0, it1] = result.iterations;
     expect(it0.models!.student).toMatchObject({ kind: 'trained', nextCheckpoint: it1.checkpoint });
-    for (const role of ['policy_0', 'policy_1', 'policy_2', 'reward']) expect(it1.models![role]).toMatchObject({ kind: 'frozen' });
+    for (const role of ['policy_0', 'policy_1', 'policy_2', 'reward', 'judge']) expect(it1.models![role]).toMatchObject({ kind: 'frozen' });
     // Every method spent exactly N = 9 calls per prompt, and reports its best reward and FLOPs.
     const evals = records<ToaEvalRecord>(it0, 'evaluate', 'eval_shard_');
     expect(evals).toHaveLength(3);
@@ -84,6 +93,15 @@ describe('TOA loop', () => {
         expect(s.flops, m).toBeGreaterThan(0);
       }
     for (const m of METHODS) expect(it0.metrics[`${m}/best_reward`], m).toBeGreaterThan(1);
+    // Each method's best text is kept, and judged with the student's against the reference, every iteration.
+    for (const r of evals) {
+      expect(Object.keys(r.judged!).sort()).toEqual(['student', ...METHODS].sort());
+      for (const m of METHODS) expect(r.judged![m].chars).toBe(r.methods[m]!.best!.text!.length);
+    }
+    for (const it of [it0, it1])
+      for (const who of ['student', ...METHODS])
+        for (const k of ['alpaca_win_rate', 'alpaca_lc_win_rate', 'arena_win_rate', 'arena_ci_low', 'arena_ci_high'])
+          expect(it.metrics[`${who}/${k}`], `${who}/${k}`).toBeGreaterThanOrEqual(0);
     // Single-agent methods use one policy; TOA's actions span models and both shapes somewhere.
     expect(Object.keys(evals[0].methods.random!.actions)).toEqual(['policy_0_generate']);
     expect(new Set(evals.flatMap((r) => Object.keys(r.methods.toa!.actions))).size).toBeGreaterThan(1);

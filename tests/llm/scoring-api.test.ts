@@ -12,6 +12,7 @@ import { createChat, externalEndpointRef, newUsageCounter, type UsageCounter } f
 import type { EndpointRef } from '../../contracts/endpoint';
 import type { ChatCall } from '../../activities/llm/types';
 import { json, startServer, type TestServer } from '../helpers/recording-server';
+import { startVllmPoolingStandIn as startPooling } from '../helpers/vllm-pooling';
 
 /** The score the stand-in KIWI service gives a (src, mt) pair: deterministic, different for different pairs. */
 const kiwiScore = (src: string, mt: string) => Number((mt.length / (src.length + mt.length)).toFixed(6));
@@ -204,25 +205,9 @@ describe('score API: a plain HTTP scoring service (COMET-KIWI shape)', () => {
   });
 });
 
-/**
- * A STAND-IN for vLLM serving a reward model (`vllm serve <rm> --runner pooling`; the real one needs a GPU): its
- * Pooling API as vLLM documents it (docs.vllm.ai/en/latest/models/pooling_models/ "Pooling API" and
- * .../pooling_models/reward/): POST /pooling at the server root, answered {id, object: "list", created, model,
- * data: [{index, object: "pooling", data}], usage: {prompt_tokens, total_tokens, ...}}. A sequence reward model's
- * data is [reward]; a token reward model's is one [reward] per token.
- */
+/** The vLLM pooling stand-in (../helpers/vllm-pooling.ts), closed after each test. */
 async function startVllmPoolingStandIn(data: unknown) {
-  const server = await startServer((req, res) => {
-    if (req.method !== 'POST' || req.url !== '/pooling') return json(res, 404, { detail: 'Not Found' });
-    json(res, 200, {
-      id: 'pool-1',
-      object: 'list',
-      created: 1745383065,
-      model: (req.body as { model: string }).model,
-      data: [{ index: 0, object: 'pooling', data }],
-      usage: { prompt_tokens: 37, total_tokens: 37, completion_tokens: 0, prompt_tokens_details: null },
-    });
-  });
+  const server = await startPooling(data);
   servers.push(server);
   return server;
 }

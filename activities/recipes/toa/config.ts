@@ -4,12 +4,18 @@ import { positiveInt } from '../../../contracts/config-fields';
 import { recipeSection } from '../recipe-section';
 import { DEFAULT_MOA_LAYERS, METHODS } from './baselines';
 import { DEFAULT_SEARCH } from './search';
+import { TOA_PRESETS } from './settings';
+import { toaEvaluationSchema } from './evaluation-config';
 import { TOA_TASK_KINDS } from './tasks';
 
 /** The roles: K policies (policy_0 …), the student the loop trains on their best responses, the reward. */
 export const policyRole = (k: number) => `policy_${k}`;
 export const STUDENT_ROLE = 'student';
 export const REWARD_ROLE = 'reward';
+/** recipe.evaluation's pairwise judge (AlpacaEval / Arena-Hard style), a role only when evaluation is configured. */
+export const JUDGE_ROLE = 'judge';
+/** recipe.evaluation.kiwi's scorer of translations (a COMET-KIWI service), a role only when that is on. */
+export const KIWI_ROLE = 'kiwi';
 
 const modelCompute = z.strictObject({
   /** Parameter count, e.g. 8.0e9. */
@@ -37,10 +43,15 @@ export const toaRecipeSchema = z.strictObject({
   compare: z.array(z.enum(METHODS)).default([]),
   /** random and prs are single-agent: the policy they use. */
   singlePolicy: z.number().int().min(0).default(0),
+  /** The seed's settings for one of its experiments (settings.ts): tau, alpha and temperature where not written here.
+   *  Default: wmt for a translation task, alpacaeval for an instruction task. */
+  preset: z.enum(TOA_PRESETS).optional(),
   search: z
     .strictObject({
-      tau: z.number().positive().default(DEFAULT_SEARCH.tau),
-      alpha: z.number().min(0).default(DEFAULT_SEARCH.alpha),
+      /** Default: the preset's (0.1; wmt 1). */
+      tau: z.number().positive().optional(),
+      /** Default: the preset's (0.01; wmt 0.05). */
+      alpha: z.number().min(0).optional(),
       topK: positiveInt.default(DEFAULT_SEARCH.topK),
       /** Global width of a response layer; default ⌊N/3⌋. */
       width: positiveInt.optional(),
@@ -48,7 +59,8 @@ export const toaRecipeSchema = z.strictObject({
     .prefault({}),
   /** Mixture-of-agents layers per block (the seed's n_iter). */
   moaLayers: positiveInt.default(DEFAULT_MOA_LAYERS),
-  temperature: z.number().min(0).max(2).default(0.7),
+  /** Every policy's and the student's; default: the preset's per method (0.7; ultrafeedback's MCTS 0.8), 0.7 for the student. */
+  temperature: z.number().min(0).max(2).optional(),
   /** An LLM-judge reward role (an endpoint with api: chat): its reply budget and re-asks when unreadable. */
   judge: z.strictObject({ maxTokens: positiveInt.default(256), parseRetries: z.number().int().min(0).default(2) }).prefault({}),
   /** Best responses reported as the mean of the top k rewards (the seed's scaling plot: top-10). */
@@ -59,6 +71,9 @@ export const toaRecipeSchema = z.strictObject({
       dpoRank: z.number().int().min(2).default(30),
     })
     .prefault({}),
+  /** AlpacaEval 2.0 / Arena-Hard-style judging of the student's and each compared method's best text against
+   *  reference outputs (evaluation.ts); needs a `judge` model role. */
+  evaluation: toaEvaluationSchema.optional(),
   /** FLOPs per call need each policy's size (required for every policy): role → {params, layers?, hiddenSize?, contextLength?}. */
   flops: z.record(z.string(), modelCompute).default({}),
 });

@@ -14,6 +14,11 @@
  *   flops.ts              FLOPs per call from a model's size and the call's tokens
  *   data.ts               SFT = best response; DPO = best vs the response at rank `dpoRank`
  *   metrics.ts            the student's reward; per method best / top-k reward and FLOPs
+ *   evaluation.ts         ★ THE EVALUATION: the student's and each method's best text judged against reference
+ *                         outputs (AlpacaEval- and Arena-Hard-style games through the judge role), KIWI for translation;
+ *                         win-rates.ts (WR, length-controlled WR: the GLM of arXiv 2404.04475), arena-hard.ts (bootstrap
+ *                         interval), judged-metrics.ts, references.ts, evaluation-config.ts, judge-call.ts
+ *   settings.ts           the seed's presets (alpacaeval, ultrafeedback, wmt): tau, alpha, temperature
  *   prompts.ts, tasks.ts  generate / refine / aggregate / judge prompts; instruction and translation task files
  *   records.ts, report-view.ts, config.ts, recipe.ts, runtime.ts   records, the report, glue
  *   simulated-policy.ts   SIMULATOR of policies of seeded quality and a reward that reads it, for dry runs

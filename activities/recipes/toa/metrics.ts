@@ -8,6 +8,7 @@ import type { Method } from './baselines';
 import type { SearchSummary, ToaEvalRecord } from './records';
 import { meanOf } from '../shared/mean';
 import type { MetricSpec } from '../../report/metric-kinds';
+import { JUDGED_METRIC_KINDS, judgedMetrics } from './judged-metrics';
 
 /** What each metric below is, for the report's plots: rewards are the reward model's scale (own range); one line
  *  per compared method. */
@@ -18,6 +19,7 @@ export const TOA_METRIC_KINDS: readonly MetricSpec[] = [
   { match: /^(.+)\/topk_reward$/, kind: 'value', plot: 'top-k reward per method', line: '$1' },
   { match: /^(.+)\/tflops$/, kind: 'count', plot: 'policy TFLOPs per prompt, per method', line: '$1' },
   { match: /^(.+)\/failed_rewards$/, kind: 'count', plot: 'failed rewards per method', line: '$1' },
+  ...JUDGED_METRIC_KINDS,
 ];
 
 /** A mean over no scores is left out of the metrics (missing, never 0). */
@@ -25,7 +27,8 @@ const put = (out: Record<string, number>, key: string, v: number | undefined) =>
   if (v !== undefined) out[key] = v;
 };
 
-export function toaMetrics(records: readonly ToaEvalRecord[]): Record<string, number> {
+/** `judging`: the bootstrap rounds and seed of the evaluation's Arena-Hard interval (judged-metrics.ts). */
+export function toaMetrics(records: readonly ToaEvalRecord[], judging = { bootstrap: 100, seed: 0 }): Record<string, number> {
   const scored = records.flatMap((r) => (r.student.reward !== undefined ? [r.student.reward] : []));
   const out: Record<string, number> = {
     failed_rewards: records.filter((r) => r.student.reward === undefined).length,
@@ -40,7 +43,7 @@ export function toaMetrics(records: readonly ToaEvalRecord[]): Record<string, nu
     out[`${m}/tflops`] = runs.reduce((a, s) => a + s.flops, 0) / runs.length / 1e12;
     out[`${m}/failed_rewards`] = runs.reduce((a, s) => a + s.failed, 0);
   }
-  return out;
+  return { ...out, ...judgedMetrics(records, judging) };
 }
 
 /** The report's scaling figures (the paper's reward-vs-compute plot): per method, each prompt's mean top-k reward and

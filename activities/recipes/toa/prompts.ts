@@ -93,6 +93,38 @@ export function judgePrompt(p: Prompts, task: ToaTask, response: string): ChatMe
   ];
 }
 
+/** An AlpacaEval-style judgement of two answers (A first), the question as the policy saw it. */
+export function alpacaJudgePrompt(p: Prompts, task: ToaTask, a: string, b: string): ChatMessage[] {
+  return [
+    { role: 'system', content: p.render('pairwise.alpaca_system') },
+    { role: 'user', content: p.render('pairwise.alpaca', { instruction: question(p, task), output_a: a, output_b: b }) },
+  ];
+}
+
+/** An Arena-Hard-style judgement of two answers (A first). */
+export function arenaJudgePrompt(p: Prompts, task: ToaTask, a: string, b: string): ChatMessage[] {
+  return [
+    { role: 'system', content: p.render('pairwise.arena_system') },
+    { role: 'user', content: p.render('pairwise.arena', { instruction: question(p, task), answer_a: a, answer_b: b }) },
+  ];
+}
+
+/** The AlpacaEval-style judge's pick: a lone "A" / "B" (optionally bracketed or followed by a full stop). */
+export function parseAlpacaChoice(text: string): 'A' | 'B' | undefined {
+  const m = /^\W*?(?:answer\s*)?\[{0,2}\(?([AB])\)?\]{0,2}\W*$/i.exec(text.trim());
+  return m ? (m[1].toUpperCase() as 'A' | 'B') : undefined;
+}
+
+export const ARENA_VERDICTS = ['A>>B', 'A>B', 'A=B', 'B>A', 'B>>A'] as const;
+export type ArenaLabel = (typeof ARENA_VERDICTS)[number];
+
+/** The Arena-Hard-style verdict: the [[…]] labels in the reply must all agree (arena-hard-auto gen_judgment.py reads
+ *  them the same way: none, or two different ones, is no verdict). */
+export function parseArenaVerdict(text: string): ArenaLabel | undefined {
+  const found = new Set([...text.matchAll(/\[\[(A>>B|A>B|A=B|B>A|B>>A)\]\]/g)].map((m) => m[1] as ArenaLabel));
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
 // ---- the keys a `prompts:` file may replace -------------------------------------------------------------------------
 
 const JUDGE_REPLY = 'Reply with one JSON object and nothing else: {"score": <a number from 1 (useless) to 10 (excellent)>}';
@@ -199,6 +231,46 @@ export const TOA_PROMPTS: PromptCatalog = {
       '<translation>\n{response}\n</translation>',
       '',
       JUDGE_REPLY,
+    ].join('\n'),
+  },
+  'pairwise.alpaca_system': {
+    about: "the AlpacaEval-style pairwise judge's system prompt (evaluation.ts)",
+    text: "You compare two AI assistants' answers to the same request and say which one a careful human reader would prefer.",
+  },
+  'pairwise.alpaca': {
+    about: 'an AlpacaEval-style judgement: which of two answers is better (it answers A or B; the order is shuffled)',
+    placeholders: { instruction: 'the request', output_a: 'the first answer', output_b: 'the second answer' },
+    required: ['instruction', 'output_a', 'output_b'],
+    text: [
+      'Decide which answer serves the request better: consider correctness, helpfulness, completeness and clarity, and whether it does what was asked. The order of the answers means nothing, and a longer answer is not better for being longer.',
+      '',
+      '<request>\n{instruction}\n</request>',
+      '',
+      '<answer_A>\n{output_a}\n</answer_A>',
+      '',
+      '<answer_B>\n{output_b}\n</answer_B>',
+      '',
+      'Reply with the single letter A or B and nothing else.',
+    ].join('\n'),
+  },
+  'pairwise.arena_system': {
+    about: "the Arena-Hard-style pairwise judge's system prompt (evaluation.ts)",
+    text: "You are an impartial referee of two AI assistants' answers to a user's request.",
+  },
+  'pairwise.arena': {
+    about: 'an Arena-Hard-style judgement: a five-way verdict between two answers (asked in both orders)',
+    placeholders: { instruction: 'the request', answer_a: "assistant A's answer", answer_b: "assistant B's answer" },
+    required: ['instruction', 'answer_a', 'answer_b'],
+    text: [
+      "First work out your own answer to the request. Then check both assistants' answers against it: point out mistakes and missing information, and weigh how helpful, relevant and concise each is. Do not let the order of the answers or their length sway you.",
+      '',
+      '<request>\n{instruction}\n</request>',
+      '',
+      '<assistant_A>\n{answer_a}\n</assistant_A>',
+      '',
+      '<assistant_B>\n{answer_b}\n</assistant_B>',
+      '',
+      'End your reply with exactly one verdict: [[A>>B]] (A is much better), [[A>B]] (A is better), [[A=B]] (a tie), [[B>A]] (B is better) or [[B>>A]] (B is much better).',
     ].join('\n'),
   },
 };

@@ -1,11 +1,13 @@
 // TOA as the loop sees it: its config section, its roles (K policies, frozen or external; the reward; the student
 // the loop trains), its runtime, its simulator. Nothing outside this folder names TOA.
 import type { RecipeDefinition, RoleDefault } from '../types';
-import { policyRoles, REWARD_ROLE, STUDENT_ROLE, toaRecipeSchema, type ToaRecipeConfig } from './config';
+import { judgesPairs } from './evaluation-config';
+import { JUDGE_ROLE, KIWI_ROLE, policyRoles, REWARD_ROLE, STUDENT_ROLE, toaRecipeSchema, type ToaRecipeConfig } from './config';
+import { loadReferences, missingReference } from './references';
 import { TOA_PROMPTS } from './prompts';
 import { toaRuntime } from './runtime';
 import { createToaSimulatedPolicy } from './simulated-policy';
-import { isToaTaskKind, loadToaTasks, TOA_TASK_KINDS } from './tasks';
+import { isToaTaskKind, loadToaTasks, readToaSplit, TaskFileError, TOA_TASK_KINDS } from './tasks';
 import { toaFidelity } from './fidelity';
 import type { ToaBuildRecord, ToaEvalRecord } from './records';
 
@@ -19,6 +21,8 @@ export const toaRecipe: RecipeDefinition<ToaRecipeConfig, ToaEvalRecord, ToaBuil
     const roles: Record<string, RoleDefault> = { [STUDENT_ROLE]: 'trained' };
     for (const p of policyRoles(cfg)) roles[p] = 'frozen';
     roles[REWARD_ROLE] = 'frozen';
+    if (judgesPairs(cfg.evaluation)) roles[JUDGE_ROLE] = 'frozen';
+    if (cfg.evaluation?.kiwi) roles[KIWI_ROLE] = 'frozen';
     return roles;
   },
   fidelity: toaFidelity,
@@ -39,6 +43,21 @@ export const toaRecipe: RecipeDefinition<ToaRecipeConfig, ToaEvalRecord, ToaBuil
         field: `recipe.flops.${unsized}`,
         message: `is missing: FLOPs per call need each policy's parameter count (e.g. ${unsized}: { params: 8.0e9 })`,
       };
+    const ev = cfg.evaluation;
+    if (ev?.kiwi && cfg.task !== 'translation')
+      return { field: 'recipe.evaluation.kiwi', message: 'scores translations (source, translation): it needs task: translation' };
+    if (ev && judgesPairs(ev)) {
+      const field = 'recipe.evaluation.references';
+      if (!ev.references) return { field, message: 'is required by alpacaEval and arenaHard (set both to false to score with kiwi alone)' };
+      // Every evaluation prompt needs its reference before any call is paid.
+      try {
+        const missing = missingReference(loadReferences(ev.references), readToaSplit(cfg, 'eval', cfg.task));
+        if (missing) return { field, message: missing };
+      } catch (err) {
+        if (err instanceof TaskFileError) return { field: err.file === ev.references ? field : 'recipe.evalTasks', message: err.message };
+        throw err;
+      }
+    }
     return undefined;
   },
   simulator: {

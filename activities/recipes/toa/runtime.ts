@@ -6,13 +6,18 @@ import type { Chat } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import type { RecipeRuntime, Split } from '../types';
 import type { Method, PlanParams } from './baselines';
-import { policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
+import { JUDGE_ROLE, KIWI_ROLE, policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
+import { judgeAgainstReference, type PairJudgement } from './evaluation';
+import { judgesPairs } from './evaluation-config';
+import { loadReferences, referenceFor } from './references';
+import { methodTemperature, searchSettings, STUDENT_TEMPERATURE } from './settings';
 import { toaTrainingData } from './data';
 import { rewardVsFlops, TOA_METRIC_KINDS, toaMetrics } from './metrics';
 import { generatePrompt, TOA_PROMPTS } from './prompts';
 import { recipePrompts } from '../prompt-file';
 import { recordTokens, summarizeSearch, type ToaBuildRecord, type ToaEvalRecord } from './records';
 import { toaRecordView } from './report-view';
+import { scoreResponse } from './reward';
 import { answerAndScore, runSearch } from './run-search';
 import { readToaSplit, type ToaTask } from './tasks';
 
@@ -23,6 +28,7 @@ export function planParams(cfg: ToaRecipeConfig, method: Method, seed: number): 
     models: single ? [policyRole(cfg.singlePolicy)] : policyRoles(cfg),
     samples: single ? cfg.samples * cfg.policies : cfg.samples,
     ...cfg.search,
+    ...searchSettings(cfg),
     layers: cfg.moaLayers,
     seed,
   };
@@ -31,8 +37,31 @@ export function planParams(cfg: ToaRecipeConfig, method: Method, seed: number): 
 export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime<ToaEvalRecord, ToaBuildRecord> {
   const tasksFor = (split: Split): ToaTask[] => readToaSplit(cfg, split, cfg.task);
   const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
-  const decoding = { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens };
+  const decoding = (temperature: number) => ({ temperature, topP: cfg.topP, maxTokens: cfg.maxTokens });
   const prompts = recipePrompts(TOA_PROMPTS, cfg);
+  const references = judgesPairs(cfg.evaluation) && cfg.evaluation?.references ? loadReferences(cfg.evaluation.references) : undefined;
+  /** recipe.evaluation: each text judged against the task's reference by the judge role, side by side. */
+  const judgeAll = async (task: ToaTask, texts: Record<string, string>, chats: Record<string, Chat>, key: string) => {
+    const ev = cfg.evaluation;
+    const reference = references && referenceFor(references, task);
+    if (!ev || !judgesPairs(ev) || reference === undefined) return undefined;
+    const who = Object.keys(texts);
+    const judged = await Promise.all(
+      who.map((w) =>
+        judgeAgainstReference({
+          judge: chats[JUDGE_ROLE],
+          task,
+          text: texts[w],
+          reference,
+          cfg: ev,
+          prompts,
+          seed,
+          key: `${key}/judge/${w}`,
+        }),
+      ),
+    );
+    return Object.fromEntries(who.map((w, i) => [w, judged[i]])) as Record<string, PairJudgement>;
+  };
   const search = (task: ToaTask, method: Method, chats: Record<string, Chat>, key: string) =>
     runSearch({
       task,
@@ -40,7 +69,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       params: planParams(cfg, method, hashSeed(seed, task.id, key)),
       chats,
       reward: chats[REWARD_ROLE],
-      decoding,
+      decoding: decoding(methodTemperature(cfg, method)),
       judge: cfg.judge,
       prompts,
       topK: cfg.topK,
@@ -48,6 +77,15 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       seed,
       key,
     });
+  /** recipe.evaluation.kiwi: each translation scored on (source, text) by the KIWI role, as the reward role scores. */
+  const kiwiAll = async (task: ToaTask, texts: Record<string, string>, chats: Record<string, Chat>, key: string) => {
+    if (!cfg.evaluation?.kiwi) return undefined;
+    const who = Object.keys(texts);
+    const scored = await Promise.all(
+      who.map((w) => scoreResponse(chats[KIWI_ROLE], task, texts[w], { key: `${key}/kiwi/${w}`, maxTokens: 1, parseRetries: 0, prompts })),
+    );
+    return Object.fromEntries(who.map((w, i) => [w, 'reward' in scored[i] ? { score: scored[i].reward } : { failed: scored[i].failed }]));
+  };
   return {
     // Each task run is one tree search over the models (TOA paper §3), not one conversation.
     progressUnit: 'searches',
@@ -63,7 +101,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
         reward: chats[REWARD_ROLE],
         task,
         messages: generatePrompt(prompts, task),
-        decoding: { ...decoding, seed: hashSeed(seed, task.id, key, 'student') },
+        decoding: { ...decoding(cfg.temperature ?? STUDENT_TEMPERATURE), seed: hashSeed(seed, task.id, key, 'student') },
         judge: cfg.judge,
         prompts,
         key: `${key}/student`,
@@ -74,16 +112,23 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       cfg.compare.forEach((m, i) => {
         methods[m] = summarizeSearch(runs[i]);
       });
+      // The student's answer is judged even when empty (a loss, as alpaca_eval counts an empty output); a method
+      // whose every play failed has no best text to judge.
+      const texts: Record<string, string> = { [STUDENT_ROLE]: text };
+      for (const [m, s] of Object.entries(methods)) if (s?.best?.text) texts[m] = s.best.text;
+      const [judged, kiwi] = await Promise.all([judgeAll(task, texts, chats, key), kiwiAll(task, texts, chats, key)]);
       return {
         kind: 'eval',
         taskId: task.id,
         sampleIndex,
         student: { text, ...('reward' in scored ? { reward: scored.reward } : { failed: scored.failed }), usage },
         methods,
+        ...(judged ? { judged } : {}),
+        ...(kiwi ? { kiwi } : {}),
       };
     },
     recordTokens,
-    metrics: toaMetrics,
+    metrics: (records) => toaMetrics(records, { bootstrap: cfg.evaluation?.bootstrap ?? 100, seed }),
     metricKinds: TOA_METRIC_KINDS,
     reportFigures: rewardVsFlops,
     buildData: (built) => {

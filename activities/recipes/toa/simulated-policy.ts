@@ -12,7 +12,10 @@
 //               parallel ensemble at the same budget, as in the paper;
 //   aggregate — (MoA) the best listed response's quality plus a seeded gain (1 − best)·(0.05 + 0.15·base + 0.08·noise);
 //   judge     — {"score": 1 + 9·quality ± seeded noise (sd 0.25)}, clamped to 1..10; a share `judgeUnreadable`
-//               (default 2 %) of replies have no score, so the failed-reward path runs in every dry run.
+//               (default 2 %) of replies have no score, so the failed-reward path runs in every dry run;
+//   pairwise  — (recipe.evaluation's judge) the two answers' qualities compared with seeded noise (sd 0.05): AlpacaEval
+//               style "A" / "B" for the better one, Arena-Hard style [[A>>B]] … [[B>>A]] by the size of the gap (a tie
+//               under 0.03, a clear verdict over 0.15). A reference output has no marker: it counts as 0.5.
 // A response without a marker (not this simulator's) counts as quality 0.5. `simulatedScore(text)` reads the marker
 // back: the raw reward of a simulated reward-model or scoring-service endpoint (tests and the dry run serve it with
 // node:http). Text around the marker is filler that names the question; token counts are word counts.
@@ -68,7 +71,21 @@ function filler(rand: () => number, n: number): string {
 
 const opening = (s: string, n: number) => s.trim().split(/\s+/).slice(0, n).join(' ');
 
-type Kind = 'generate' | 'refine' | 'aggregate' | 'judge';
+type Kind = 'generate' | 'refine' | 'aggregate' | 'judge' | 'pairwise';
+
+/** A pairwise judgement of two shown answers by their qualities (see the header). */
+function pairwise(user: string, rand: () => number): string {
+  const alpaca = user.includes('<answer_A>');
+  const [a, b] = alpaca ? ['answer_A', 'answer_B'] : ['assistant_A', 'assistant_B'];
+  const gap =
+    (simulatedScore(block(user, a) ?? '') ?? UNKNOWN_QUALITY) -
+    (simulatedScore(block(user, b) ?? '') ?? UNKNOWN_QUALITY) +
+    0.05 * gauss(rand);
+  if (alpaca) return gap >= 0 ? 'A' : 'B';
+  if (Math.abs(gap) < 0.03) return 'Much the same. [[A=B]]';
+  const [win, lose] = gap > 0 ? ['A', 'B'] : ['B', 'A'];
+  return `Compared with my own answer… [[${win}${Math.abs(gap) > 0.15 ? '>>' : '>'}${lose}]]`;
+}
 
 export function createToaSimulatedPolicy(o: ToaSimulatedPolicyOptions): (req: SimulatedRequest) => SimulatedReply {
   checkOdds(typeof o.quality === 'number' ? { quality: o.quality } : o.quality);
@@ -93,7 +110,7 @@ export function createToaSimulatedPolicy(o: ToaSimulatedPolicyOptions): (req: Si
     return q;
   };
 
-  const reply = (kind: Exclude<Kind, 'judge'>, task: ToaTask | undefined, question: string, q: number, rand: () => number) => {
+  const reply = (kind: Exclude<Kind, 'judge' | 'pairwise'>, task: ToaTask | undefined, question: string, q: number, rand: () => number) => {
     const about = task?.kind === 'translation' ? opening(task.src!, 6) : opening(task?.instruction ?? question, 8);
     const lead =
       task?.kind === 'translation'
@@ -122,16 +139,19 @@ export function createToaSimulatedPolicy(o: ToaSimulatedPolicyOptions): (req: Si
     const system = msgs.find((m) => m.role === 'system')?.content ?? '';
     const user = msgs.find((m) => m.role === 'user')?.content ?? '';
     const kind: Kind =
-      user.includes('{"score":') && (user.includes('<response>') || user.includes('<translation>'))
-        ? 'judge'
-        : system.includes('## Response 1:')
-          ? 'aggregate'
-          : user.includes('<earlier_answer>') || user.includes('<earlier_translation>')
-            ? 'refine'
-            : 'generate';
+      user.includes('<answer_A>') || user.includes('<assistant_A>')
+        ? 'pairwise'
+        : user.includes('{"score":') && (user.includes('<response>') || user.includes('<translation>'))
+          ? 'judge'
+          : system.includes('## Response 1:')
+            ? 'aggregate'
+            : user.includes('<earlier_answer>') || user.includes('<earlier_translation>')
+              ? 'refine'
+              : 'generate';
     const texts = Array.from({ length: Math.max(1, req.n) }, (_, i) => {
       const rand = seededRandom(hashSeed(base, i));
       if (kind === 'judge') return judge(user, rand);
+      if (kind === 'pairwise') return pairwise(user, rand);
       const q0 = baseOf(req.model);
       const question = kind === 'refine' ? (block(user, 'question') ?? block(user, 'source') ?? user) : user;
       const task = taskOf(question);
