@@ -213,12 +213,16 @@ describe('metrics', () => {
     expect(score(tokenAmount(conversation, 0, 'seed'))).toBeGreaterThan(0.012);
   });
 
-  it('cl100kTokens gives cl100k_base counts (checked with js-tiktoken 1.0.21), not words', () => {
+  it('cl100kTokens gives cl100k_base BPE counts (js-tiktoken), not words or pre-tokens', () => {
     expect(cl100kTokens('')).toBe(0);
     expect(cl100kTokens("I'm here.")).toBe(4);
     expect(cl100kTokens('Could you tell me which equation you need solved?')).toBe(10);
     expect(cl100kTokens('def f(x):\n    return x * 2')).toBe(10);
     expect(cl100kTokens('The answer is \\boxed{144}.')).toBe(8);
+    // One word, six BPE tokens (a pre-token count says 1).
+    expect(cl100kTokens('antidisestablishmentarianism')).toBe(6);
+    // disallowed_special=(): special-token text is counted as plain text, not refused.
+    expect(cl100kTokens('a <|endoftext|> b')).toBe(8);
   });
 
   it("BLEU: character-level BLEU-4, values checked against nltk's sentence_bleu", () => {

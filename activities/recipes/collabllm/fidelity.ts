@@ -47,7 +47,7 @@ export const collabllmFidelity: RecipeFidelity = {
   kept: [
     "The simulator's goal is the single-turn prompt alone for every task kind, as both seeds build it; `user.goalHint` (off by default) appends the ground truth as `(Hint: …)`, which the seed does only in its `compute_mr_api` notebook — `conversation.ts`.",
     "The first ⌊candidates × `proact.ratio`⌋ (0.5) candidates of a state are asked through the proactive instruction, as the seed's `proact_prompt_ratio`; the seed samples its candidates from an API model (GPT-4o), we from the policy being trained — `conversation.ts`.",
-    "`token_amount` counts cl100k tokens through one function, `tokens.ts`; until `js-tiktoken` is a dependency it counts cl100k's pre-tokens (tiktoken's split pattern), a lower bound 3–8 % below the true count on our task files.",
+    "`token_amount` counts cl100k_base tokens as the seed's tiktoken does, through `js-tiktoken` (the same BPE ranks, bundled, offline) — `tokens.ts`.",
     "A judge, extraction, proactive candidate or user-simulator reply that cannot be read after its re-asks is missing, never scored 0 (the seed raises and drops the conversation; verl-recipe scores 0): the candidate's reward uses the futures that completed and a candidate with none takes part in no pair (`missing_scores` is a metric) — `conversation.ts`, `reward.ts`.",
     'Judges are re-asked with their unreadable reply and a notice (the seeds repeat the identical request; at temperature 0 it would most likely return the same reply) — `metrics.ts`.',
     "`aggregation: weighted-mean` (default) is the method as published (Σ weight × score per future, mean over futures); `clamped` is what verl's reward manager does (per-metric mean × weight, clamped to [−1, 1], summed) — `reward.ts`.",

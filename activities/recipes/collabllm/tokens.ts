@@ -1,17 +1,14 @@
 // How many cl100k_base tokens a text is: the unit of the seed's token_amount (CollabLLM examples/metrics/efficiency.py
 // encodes with tiktoken's cl100k_base, disallowed_special=(), so special-token text counts as ordinary text).
-//
-// STAND-IN until js-tiktoken (npm, cl100k ranks bundled, offline) is a dependency: this counts cl100k's pre-tokens —
-// the pieces tiktoken's split pattern for cl100k_base cuts a text into before BPE merges them. Every pre-token is at
-// least one token and common words are exactly one, so this is a lower bound: on this repo's CollabLLM task files it
-// is 3–8 % below js-tiktoken 1.0.21's count (whitespace words are 20–60 % below). With js-tiktoken the body becomes
-//   getEncoding('cl100k_base').encode(text, [], []).length
-// (its encoder made once), and nothing else changes.
+// js-tiktoken is tiktoken's own JavaScript port with the ranks bundled (offline); `lite` plus one rank file loads
+// cl100k only, not every encoding.
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 
-/** tiktoken's cl100k_base split pattern (tiktoken_ext/openai_public.py), with JavaScript's unicode flag. */
-const CL100K_SPLIT = /'s|'t|'re|'ve|'m|'ll|'d|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/giu;
+let encoder: Tiktoken | undefined;
 
-/** cl100k_base tokens of `text` (see the stand-in note above). */
+/** cl100k_base tokens of `text`, special-token text included as plain text (allowed: none, disallowed: none). */
 export function cl100kTokens(text: string): number {
-  return text.match(CL100K_SPLIT)?.length ?? 0;
+  encoder ??= new Tiktoken(cl100kBase);
+  return encoder.encode(text, [], []).length;
 }
