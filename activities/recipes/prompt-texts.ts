@@ -64,7 +64,8 @@ export function renderTemplate(text: string, values: Readonly<Record<string, str
   });
 }
 
-/** The catalog's default texts: `seedText` under `compat: seed` where a key has one. */
+/** The catalog's default texts: SEED-COMPAT `seedText` under `compat: seed` where a key has one (the seed's own
+ *  wording, where ours differs). */
 export function defaultTexts(catalog: PromptCatalog, compat: Compat = 'fixed'): Record<string, string> {
   return Object.fromEntries(Object.entries(catalog).map(([k, s]) => [k, compat === 'seed' ? (s.seedText ?? s.text) : s.text]));
 }

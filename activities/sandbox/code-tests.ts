@@ -164,7 +164,7 @@ function howItEnded(r: SandboxResult, wallSeconds: number): string {
 }
 
 /** The runner's namespace rule: `module` (fixed: the answer runs as a module, its imports and helpers visible to its
- *  functions) or `function` (seed: exec'd inside the evaluator's function, so top-level names land in a locals dict
+ *  functions) or `function` (SEED-COMPAT seed: exec'd inside the evaluator's function, so top-level names land in a locals dict
  *  the answer's own functions cannot see — a module-level import or helper raises NameError, scored None). */
 const scopeOf = (compat: CodeTestsCompat) => (compat === 'seed' ? 'function' : 'module');
 

@@ -8,6 +8,32 @@ import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { FIDELITY_DOC, fidelityDoc } from '../../scripts/write-fidelity-doc';
 
 const declarations = [...new Set(RECIPES.map((r) => r.fidelity))];
+
+/** A branch on the compat switch: `compat === 'seed'`, `cfg.compat !== 'fixed'`, … */
+const COMPAT_BRANCH = /\bcompat\s*[!=]==\s*'(?:seed|fixed)'/;
+/** A branch is marked when `SEED-COMPAT` is on its line, in the comment just above (10 lines), or just below (3). */
+const MARK_BEFORE = 10;
+const MARK_AFTER = 3;
+
+/** `file:line` of each compat branch of `text` that carries no SEED-COMPAT marker. */
+function unmarkedBranches(file: string, text: string): string[] {
+  const lines = text.split('\n');
+  return lines.flatMap((line, i) =>
+    COMPAT_BRANCH.test(line) && !lines.slice(Math.max(0, i - MARK_BEFORE), i + 1 + MARK_AFTER).some((l) => l.includes('SEED-COMPAT'))
+      ? [`${file}:${i + 1}: ${line.trim()}`]
+      : [],
+  );
+}
+
+/** Every TypeScript file that may branch on compat: the recipes (shared graders included) and the sandbox. */
+function compatSources(): string[] {
+  const roots = ['activities/recipes', 'activities/sandbox'].map((r) => path.join(PROJECT_ROOT, r));
+  return roots.flatMap((root) =>
+    readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !/(^|\/)(compat|fidelity)\.ts$/.test(f))
+      .map((f) => path.join(root, f)),
+  );
+}
 const whereFiles = (folder: string, where: string) =>
   where.split(/,\s*/).map((w) => (w.includes('/') ? path.join(PROJECT_ROOT, w) : path.join(PROJECT_ROOT, 'activities/recipes', folder, w)));
 
@@ -37,6 +63,18 @@ describe('docs/fidelity.md', () => {
         .map((file) => path.join(dir, file));
       for (const file of marked) expect(named.has(file), `${f.title}: ${file} has a SEED-COMPAT branch no row names`).toBe(true);
     }
+  });
+
+  it('every compat branch of the recipes and the sandbox is marked SEED-COMPAT (an unmarked one fails)', () => {
+    // The rule itself: an unmarked branch is found, a marked one is not.
+    expect(unmarkedBranches('x.ts', "const a = 1;\nconst b = compat === 'seed' ? 2 : 3;")).toEqual([
+      "x.ts:2: const b = compat === 'seed' ? 2 : 3;",
+    ]);
+    expect(unmarkedBranches('x.ts', "// SEED-COMPAT: the seed's way.\nconst b = cfg.compat !== 'fixed' ? 2 : 3;")).toEqual([]);
+    const files = compatSources();
+    expect(files.length).toBeGreaterThan(20);
+    const unmarked = files.flatMap((f) => unmarkedBranches(path.relative(PROJECT_ROOT, f), readFileSync(f, 'utf8')));
+    expect(unmarked, 'add a `SEED-COMPAT:` comment saying what the seed does, and name the file in the fidelity.ts row').toEqual([]);
   });
 
   it('is linked from the README', () => {

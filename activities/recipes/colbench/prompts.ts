@@ -109,6 +109,7 @@ export function codeHumanMessages(
   reference: string,
   dialogue: readonly DialogueTurn[],
 ): ChatMessage[] {
+  // SEED-COMPAT: the dialogue as the seed's human reads it (seedDialogueHistory).
   const history = compat === 'seed' ? seedDialogueHistory(problem, dialogue) : transcript(dialogue);
   return [
     { role: 'system', content: p.render('human.system') },

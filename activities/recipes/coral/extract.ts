@@ -62,8 +62,10 @@ export function parseExtractorReply(dataset: CoralDataset, reply: string, compat
   if (isMultipleChoice(dataset)) {
     const letter = /\(([A-Z])\)/.exec(reply)?.[1];
     if (letter) return valid(letter);
+    // SEED-COMPAT: the seed keeps the unread reply, graded later as "Error: <reply>" (match.ts).
     return compat === 'seed' ? { ...invalid, failedReply: reply } : invalid;
   }
+  // SEED-COMPAT: the seed reads only a box written as $\boxed{…}$ (seedMathAnswer).
   const answer =
     dataset === 'math'
       ? compat === 'seed'

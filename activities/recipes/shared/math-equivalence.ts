@@ -30,6 +30,7 @@ function splitTuple(expr: string): string[] {
 }
 
 function elementsEqual(gold: string, given: string, compat: MathCompat): boolean {
+  // SEED-COMPAT: the seed's fraction test (see isSeedFraction above).
   const isFraction = compat === 'seed' ? isSeedFraction : isPlainFraction;
   if (isFraction(gold) && isFraction(given)) return gold === given;
   if (strIsInt(gold) !== strIsInt(given)) return false;
