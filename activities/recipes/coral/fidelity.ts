@@ -115,7 +115,7 @@ export const coralFidelity: RecipeFidelity = {
     'Every model call goes through the durable request cache: a repeated run pays for nothing, where the seed re-samples.',
   ],
   reproduces: [
-    "The paper's agreement-correctness and accuracy of Coral conversations, and the gains of Coral-trained models over finetuned chain-of-thought of the same base (up to 16.7 % absolute over six tasks in the NeurIPS abstract; Llama-3.1 8B/70B, Ministral-8B, Qwen-2.5-7B) on its datasets (MATH, MMLU-Pro, GPQA, ExploreToM, HiToM among them): `compat: seed`, the seed's prompt texts (`recipe.prompts`), its sampling settings and one DPO iteration.",
-    'An untrained reference point: Llama-3.1-8B-Instruct on MMLU-Pro, Coral agreement_correctness 0.456, as the MATRIX paper (arXiv 2511.21686) quotes the CoRal paper, and 0.4732 when it re-ran the official code.',
+    "The paper's agreement-correctness and accuracy of Coral conversations, and the gains of Coral-trained models over finetuned chain-of-thought of the same base on its datasets (MATH, MMLU-Pro, GPQA, ExploreToM, HiToM among them; Llama-3.1 8B/70B, Ministral-8B, Qwen-2.5-7B). Paper reports gains of up to 16.7 % absolute over six tasks (its abstract). Setup (`configs/coral.external.yaml`): `compat: seed`, the seed's prompt texts (`recipe.prompts`), its sampling settings and one DPO iteration.",
+    'An untrained reference point, Llama-3.1-8B-Instruct on MMLU-Pro: paper reports Coral agreement_correctness 0.456 (as the MATRIX paper, arXiv 2511.21686, quotes the CoRal paper), and 0.4732 when MATRIX re-ran the official code.',
   ],
 };
