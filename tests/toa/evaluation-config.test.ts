@@ -43,7 +43,10 @@ describe('recipe.evaluation in a config', () => {
     const { config } = loadConfig(toa, { overrides: [`recipe.evaluation={references: ${all}}`] });
     const recipe = RECIPES.find((r) => r.name === 'toa')!;
     expect(Object.keys(recipe.roles(config.recipe as never))).toContain('judge');
-    expect(Object.keys(recipe.roles(loadConfig(toa).config.recipe as never))).not.toContain('judge');
+    // The dry run evaluates against its references; without recipe.evaluation there is no judge.
+    const { evaluation, ...withoutEvaluation } = loadConfig(toa).config.recipe as Record<string, unknown>;
+    expect(evaluation).toMatchObject({ references: path.join(PROJECT_ROOT, 'configs/tasks/toa/references.jsonl') });
+    expect(Object.keys(recipe.roles(withoutEvaluation as never))).not.toContain('judge');
 
     const some = referencesFile(
       'some.jsonl',
