@@ -7,7 +7,7 @@
 // same-round answers of earlier agents; we do not). The debate's answer is the vote over the last round (vote.ts).
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
-import { isCorrect, parseAnswer } from './answers';
+import { type AnswerCompat, isCorrect, parseAnswer } from './answers';
 import type { Prompts } from '../prompt-texts';
 import { debateRoundPrompt, firstRoundPrompt, selfCheckPrompt, summarizedRoundPrompt, summaryRequest } from './prompts';
 import type { DebateTask } from './tasks';
@@ -55,6 +55,8 @@ export interface DebateOptions {
   chats: Record<string, Chat>;
   decoding: { temperature: number; topP: number; maxTokens: number };
   seed: number;
+  /** How answers are voted on and graded (answers.ts). */
+  compat: AnswerCompat;
 }
 
 const text = (m: ChatMessage) =>
@@ -120,6 +122,7 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     majorityVote(
       task.dataset,
       records.map((a) => a.answers[r]),
+      o.compat,
     ),
   );
   return {
@@ -129,7 +132,7 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     ...(o.summarize ? { summaries } : {}),
     roundVotes,
     gold: task.gold,
-    correct: isCorrect(task.dataset, roundVotes[rounds - 1].answer, task.gold),
+    correct: isCorrect(task.dataset, roundVotes[rounds - 1].answer, task.gold, o.compat),
     usage,
   };
 }

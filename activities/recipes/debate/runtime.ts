@@ -47,13 +47,14 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         chats,
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
         seed,
+        compat: cfg.compat,
       }),
     recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => debateMetrics(records, { dataset: cfg.dataset, compat: cfg.compat }),
     metricKinds: DEBATE_METRIC_KINDS,
     buildData: (records) => {
       const data = oneModel(cfg)
-        ? baselineTrainingData(records, { dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote' })
+        ? baselineTrainingData(records, { dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote', compat: cfg.compat })
         : debateTrainingData(records, {
             dataset: cfg.dataset,
             maintainedPerCorrected: cfg.data.maintainedPerCorrected,
