@@ -36,6 +36,9 @@ export interface DebateRecord {
   gold: string;
   /** The last round's vote is the gold answer. */
   correct: boolean;
+  /** Per round, the agents' replies' mean pairwise 1 − cosine of their embeddings (diversity.ts), when the config
+   *  names an embeddings endpoint. */
+  embeddingDissimilarity?: number[];
   usage: TokenUsage;
 }
 

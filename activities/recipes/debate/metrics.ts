@@ -15,7 +15,10 @@ export const DEBATE_METRIC_KINDS: readonly MetricSpec[] = [
   { match: 'accuracy_se', se: 'accuracy' },
   { match: /^agent_(\d+)_accuracy$/, kind: 'rate', plot: 'accuracy per agent', line: 'agent $1' },
   { match: /^round_(\d+)_accuracy$/, kind: 'rate', plot: 'accuracy per round', line: 'round $1' },
+  { match: /^round_(\d+)_embedding_dissimilarity$/, kind: 'value', plot: 'embedding dissimilarity per round', line: 'round $1' },
   { match: /^(accuracy|no_answer_rate|consensus_rate)$/, kind: 'rate' },
+  // 1 − cosine: between 0 and 2.
+  { match: 'embedding_dissimilarity', kind: 'value' },
   { match: /^(debates|answered|total_tokens|avg_tokens_per_debate)$/, kind: 'count' },
 ];
 
@@ -62,5 +65,18 @@ export function debateMetrics(
   if (rounds > 1)
     for (let k = 0; k < rounds; k++)
       m[`round_${k}_accuracy`] = mean(counted.map((r) => (isCorrect(o.dataset, r.roundVotes[k]?.answer, r.gold, o.compat) ? 1 : 0)));
+  Object.assign(m, embeddingDissimilarityMetrics(records));
+  return m;
+}
+
+/** `embedding_dissimilarity` (the last round's) and, for debates of several rounds, `round_<r>_embedding_dissimilarity`:
+ *  the mean over the debates that carry it (diversity.ts); absent when none does. */
+function embeddingDissimilarityMetrics(records: readonly DebateRecord[]): Record<string, number> {
+  const withIt = records.flatMap((r) => (r.embeddingDissimilarity ? [r.embeddingDissimilarity] : []));
+  if (!withIt.length) return {};
+  const m: Record<string, number> = { embedding_dissimilarity: mean(withIt.map((d) => d[d.length - 1])) };
+  const rounds = Math.max(...withIt.map((d) => d.length));
+  if (rounds > 1)
+    for (let k = 0; k < rounds; k++) m[`round_${k}_embedding_dissimilarity`] = mean(withIt.flatMap((d) => (k < d.length ? [d[k]] : [])));
   return m;
 }
