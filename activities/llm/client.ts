@@ -115,7 +115,7 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export function resolveApiKey(endpoint: EndpointRef): string {
+export function resolveApiKey(endpoint: Pick<EndpointRef, 'baseUrl' | 'apiKeyEnv'>): string {
   if (!endpoint.apiKeyEnv) return 'not-needed';
   const key = process.env[endpoint.apiKeyEnv];
   if (!key)

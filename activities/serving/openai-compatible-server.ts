@@ -14,6 +14,7 @@ import { InjectedFaults } from './openai-compatible/injected-faults';
 import { RequestError, type RouteHandler, sendError } from './openai-compatible/json-http';
 import type { Policy } from './openai-compatible/policy';
 import { CHAT_COMPLETIONS_PATH, chatCompletionsRoute } from './openai-compatible/routes/chat-completions';
+import { EMBEDDINGS_PATH, embeddingsRoute } from './openai-compatible/routes/embeddings';
 import { modelsRoutes } from './openai-compatible/routes/models';
 import { statusRoutes } from './openai-compatible/routes/status';
 import { tokenizeRoute } from './openai-compatible/routes/tokenize';
@@ -73,6 +74,7 @@ export function startOpenAICompatibleServer(opts: ServerOptions): Promise<Runnin
         counters,
       }),
       'POST /tokenize': tokenizeRoute,
+      [`POST ${EMBEDDINGS_PATH}`]: embeddingsRoute(opts.modelName),
       ...modelsRoutes(opts.modelName),
       ...statusRoutes(stats, resetStats),
     }),

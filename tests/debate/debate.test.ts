@@ -71,7 +71,7 @@ describe('answers and the vote', () => {
   });
 
   it('clusters equivalent answers under the first-seen name', () => {
-    const v = majorityVote('math', ['0.5', '\\frac{1}{2}', '2', undefined, '1/2']);
+    const v = majorityVote('math', ['0.5', '\\frac{1}{2}', '2', undefined, '1/2'], 'fixed');
     expect(v.answer).toBe('0.5');
     expect(v.clusters).toEqual([
       { answer: '0.5', count: 3, agents: [0, 1, 4] },
@@ -80,10 +80,10 @@ describe('answers and the vote', () => {
   });
 
   it('breaks ties toward the lexicographically largest name, whatever the order', () => {
-    expect(majorityVote('math', ['12', '9']).answer).toBe('9');
-    expect(majorityVote('math', ['9', '12']).answer).toBe('9');
-    expect(majorityVote('mmlu', ['A', 'C', 'B']).answer).toBe('C');
-    expect(majorityVote('math', [undefined, undefined]).answer).toBeUndefined();
+    expect(majorityVote('math', ['12', '9'], 'fixed').answer).toBe('9');
+    expect(majorityVote('math', ['9', '12'], 'fixed').answer).toBe('9');
+    expect(majorityVote('mmlu', ['A', 'C', 'B'], 'fixed').answer).toBe('C');
+    expect(majorityVote('math', [undefined, undefined], 'fixed').answer).toBeUndefined();
   });
 });
 
@@ -108,6 +108,7 @@ describe('the protocol', () => {
       chats,
       decoding,
       seed: 1,
+      compat: 'fixed',
     });
     expect(calls.map((c) => c.role).sort()).toEqual(['critic_0', 'critic_1', 'critic_2', 'generator_0', 'generator_1', 'generator_2']);
     for (const c of calls.filter((x) => x.role.startsWith('generator')))
@@ -144,6 +145,7 @@ describe('the protocol', () => {
       chats,
       decoding,
       seed: 1,
+      compat: 'fixed',
     });
     const summaries = calls.filter((c) => c.role === 'summarizer');
     expect(summaries).toHaveLength(2);
@@ -163,6 +165,7 @@ describe('the protocol', () => {
       chats: scripted({ generator_0: ['4'], critic_0: ['5'] }, lone),
       decoding,
       seed: 1,
+      compat: 'fixed',
     });
     expect(lone.map((c) => c.role)).toEqual(['generator_0', 'critic_0']);
     expect(lone[1].call.messages[2].content).toContain('Check your solution above');
@@ -182,6 +185,7 @@ function record(taskId: string, answers: Array<Array<string | undefined>>, sampl
     majorityVote(
       'math',
       answers.map((a) => a[k]),
+      'fixed',
     ),
   );
   return {
@@ -246,7 +250,7 @@ describe('training data (no gold labels)', () => {
         ['9', '9'],
       ]),
     ];
-    const d = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 0.5, seed: 1 });
+    const d = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 0.5, seed: 1, compat: 'fixed' });
     expect(d.examples.generator_0.map((e) => e.taskId)).toEqual(['a', 'b', 'c']);
     expect(d.examples.generator_1.map((e) => e.taskId)).toEqual(['b']);
     expect(d.examples.generator_2).toEqual([]);
@@ -264,7 +268,7 @@ describe('training data (no gold labels)', () => {
     expect(ex.completion).toBe('\\boxed{5}');
     // The gold never decides: the same debates with another gold give the same data.
     const regolded = records.map((r) => ({ ...r, gold: '3', correct: false }));
-    expect(debateTrainingData(regolded, { dataset: 'math', maintainedPerCorrected: 0.5, seed: 1 })).toEqual(d);
+    expect(debateTrainingData(regolded, { dataset: 'math', maintainedPerCorrected: 0.5, seed: 1, compat: 'fixed' })).toEqual(d);
   });
 });
 
@@ -282,7 +286,7 @@ describe('compat: seed critic data (lm_ft.py trains on every assistant turn)', (
         ['2', '3'],
       ]),
     ];
-    const fixed = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 1, seed: 1 });
+    const fixed = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 1, seed: 1, compat: 'fixed' });
     const seed = debateTrainingData(records, { dataset: 'math', maintainedPerCorrected: 1, seed: 1, compat: 'seed' });
     // The same debates are kept; each gives one row per round.
     expect(seed.counts).toEqual({
@@ -313,7 +317,7 @@ describe('the single-model baselines (majority_ft, star)', () => {
     record('b', [['5'], ['5'], [undefined]]), // vote 5, gold 5
   ];
   it('majority_ft keeps the answers that agree with the vote, never asking the gold; star keeps the right ones', () => {
-    const majority = baselineTrainingData(records, { dataset: 'math', keep: 'vote' });
+    const majority = baselineTrainingData(records, { dataset: 'math', keep: 'vote', compat: 'fixed' });
     expect(Object.keys(majority.examples)).toEqual(['generator_0']);
     expect(majority.examples.generator_0.map((e) => [e.taskId, e.completion])).toEqual([
       ['a', '\\boxed{4}'],
@@ -323,8 +327,8 @@ describe('the single-model baselines (majority_ft, star)', () => {
     ]);
     expect(majority.counts).toEqual({ generator_0_examples: 4 });
     const regolded = records.map((r) => ({ ...r, gold: '4' }));
-    expect(baselineTrainingData(regolded, { dataset: 'math', keep: 'vote' })).toEqual(majority);
-    const star = baselineTrainingData(records, { dataset: 'math', keep: 'gold' });
+    expect(baselineTrainingData(regolded, { dataset: 'math', keep: 'vote', compat: 'fixed' })).toEqual(majority);
+    const star = baselineTrainingData(records, { dataset: 'math', keep: 'gold', compat: 'fixed' });
     expect(star.examples.generator_0.map((e) => e.taskId)).toEqual(['a', 'b', 'b']);
     expect(star.examples.generator_0[0].messages).toEqual([{ role: 'user', content: 'q0' }]);
   });
@@ -347,6 +351,7 @@ describe('the single-model baselines (majority_ft, star)', () => {
       chats: scripted({ generator_0: ['5', '5', '6', '5'] }, calls),
       decoding,
       seed: 1,
+      compat: 'fixed',
     });
     expect(calls.map((c) => c.role)).toEqual(['generator_0', 'generator_0', 'generator_0', 'generator_0']);
     expect(new Set(calls.map((c) => c.call.decoding.seed)).size).toBe(4); // four samples, not one cached answer

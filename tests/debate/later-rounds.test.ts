@@ -44,6 +44,7 @@ async function debate(
     chats: scripted(script, calls, reply),
     decoding,
     seed: o.seed ?? 7,
+    compat: 'fixed',
   });
   const byRole = (role: string) => calls.filter((c) => c.role === role).map(lastUser);
   return { calls, byRole, reply };

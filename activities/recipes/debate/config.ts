@@ -1,6 +1,6 @@
 // Debate's `recipe:` section (composed by configs/schema.ts through the registry).
 import { z } from 'zod';
-import { movedToModels, positiveInt } from '../../../contracts/config-fields';
+import { envVarName, movedToModels, positiveInt } from '../../../contracts/config-fields';
 import { compat, recipeSection, topP } from '../recipe-section';
 import { DEBATE_DATASETS } from './tasks';
 
@@ -40,6 +40,22 @@ export const debateRecipeSchema = z.strictObject({
    */
   compat,
   temperature: z.number().min(0).max(2).default(1),
+  /**
+   * The paper's diversity measure (diversity.ts): `embeddings`, an OpenAI-compatible endpoint whose `/v1/embeddings`
+   * embeds every agent's reply, gives `embedding_dissimilarity` (mean pairwise 1 − cosine between agents). Absent:
+   * not computed. The dry run's simulator serves a deterministic stand-in (not a model).
+   */
+  diversity: z
+    .strictObject({
+      embeddings: z
+        .strictObject({
+          baseUrl: z.url({ message: 'must be a URL such as http://127.0.0.1:8000/v1' }),
+          model: z.string().min(1),
+          apiKeyEnv: envVarName.optional(),
+        })
+        .optional(),
+    })
+    .prefault({}),
   data: z
     .strictObject({
       /** Critic examples that kept their round-0 answer ("maintained") per example that changed it ("corrected"): the

@@ -10,7 +10,7 @@
 //     as context), as the seed's trainer (lm_ft/lm_ft.py `preprocess`) masks only the user turns of a conversation.
 import type { SftExample } from '../../data/examples';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
-import { isCorrect, sameAnswer } from './answers';
+import { type AnswerCompat, isCorrect, sameAnswer } from './answers';
 import { criticRole, generatorRole, type DebateRecord } from './debate';
 import type { DebateDataset } from './tasks';
 
@@ -33,13 +33,16 @@ export interface DebateData {
 
 export function debateTrainingData(
   records: readonly DebateRecord[],
-  o: { dataset: DebateDataset; maintainedPerCorrected: number; seed: number; compat?: 'fixed' | 'seed' },
+  o: { dataset: DebateDataset; maintainedPerCorrected: number; seed: number; compat: AnswerCompat },
 ): DebateData {
   const examples: Record<string, SftExample[]> = {};
   const counts: Record<string, number> = {};
   const sorted = [...records].sort(byTaskAndSample);
   const agents = Math.max(0, ...sorted.map((r) => r.agents.length));
-  const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && sameAnswer(o.dataset, a, b);
+  // sameAnswer(given, reference): the seed asks grade_answer(round-0 answer, consensus), grade_answer(final answer,
+  // consensus) and grade_answer(round-0 answer, final answer) (ft_generator.py, ft_critic.py).
+  const same = (a: string | undefined, b: string | undefined) =>
+    a !== undefined && b !== undefined && sameAnswer(o.dataset, a, b, o.compat);
   for (let n = 0; n < agents; n++) {
     const generator: SftExample[] = [];
     // One entry per debate: its examples (one, or one per round under compat: seed).
@@ -75,7 +78,10 @@ export function debateTrainingData(
  * (`generator_0`) that agrees with the vote over its N answers (`keep: vote`, no gold) or that is the gold answer
  * (`keep: gold`, STaR's filter on rationales that reach the right answer).
  */
-export function baselineTrainingData(records: readonly DebateRecord[], o: { dataset: DebateDataset; keep: 'vote' | 'gold' }): DebateData {
+export function baselineTrainingData(
+  records: readonly DebateRecord[],
+  o: { dataset: DebateDataset; keep: 'vote' | 'gold'; compat: AnswerCompat },
+): DebateData {
   const examples: SftExample[] = [];
   for (const r of [...records].sort(byTaskAndSample)) {
     const vote = r.roundVotes[0].answer;
@@ -83,8 +89,8 @@ export function baselineTrainingData(records: readonly DebateRecord[], o: { data
       const answer = a.answers[0];
       const keep =
         o.keep === 'gold'
-          ? isCorrect(o.dataset, answer, r.gold)
-          : answer !== undefined && vote !== undefined && sameAnswer(o.dataset, answer, vote);
+          ? isCorrect(o.dataset, answer, r.gold, o.compat)
+          : answer !== undefined && vote !== undefined && sameAnswer(o.dataset, answer, vote, o.compat);
       if (keep) examples.push(example(r, n, 0));
     }
   }

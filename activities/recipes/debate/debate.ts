@@ -7,7 +7,7 @@
 // same-round answers of earlier agents; we do not). The debate's answer is the vote over the last round (vote.ts).
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
-import { isCorrect, parseAnswer } from './answers';
+import { type AnswerCompat, isCorrect, parseAnswer } from './answers';
 import type { Prompts } from '../prompt-texts';
 import { debateRoundPrompt, firstRoundPrompt, selfCheckPrompt, summarizedRoundPrompt, summaryRequest } from './prompts';
 import type { DebateTask } from './tasks';
@@ -36,6 +36,9 @@ export interface DebateRecord {
   gold: string;
   /** The last round's vote is the gold answer. */
   correct: boolean;
+  /** Per round, the agents' replies' mean pairwise 1 − cosine of their embeddings (diversity.ts), when the config
+   *  names an embeddings endpoint. */
+  embeddingDissimilarity?: number[];
   usage: TokenUsage;
 }
 
@@ -55,6 +58,8 @@ export interface DebateOptions {
   chats: Record<string, Chat>;
   decoding: { temperature: number; topP: number; maxTokens: number };
   seed: number;
+  /** How answers are voted on and graded (answers.ts). */
+  compat: AnswerCompat;
 }
 
 const text = (m: ChatMessage) =>
@@ -120,6 +125,7 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     majorityVote(
       task.dataset,
       records.map((a) => a.answers[r]),
+      o.compat,
     ),
   );
   return {
@@ -129,7 +135,7 @@ export async function runDebate(o: DebateOptions): Promise<DebateRecord> {
     ...(o.summarize ? { summaries } : {}),
     roundVotes,
     gold: task.gold,
-    correct: isCorrect(task.dataset, roundVotes[rounds - 1].answer, task.gold),
+    correct: isCorrect(task.dataset, roundVotes[rounds - 1].answer, task.gold, o.compat),
     usage,
   };
 }

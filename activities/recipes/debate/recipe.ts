@@ -72,12 +72,12 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = 
           `${where}: field "answers" item ${i + 1} must be an agent's reply (a string) or a bare answer ({"answer": …})`,
         );
       });
-      const vote = majorityVote(dataset, answers);
+      const vote = majorityVote(dataset, answers, o.compat);
       return JSON.stringify({
         answers,
         vote: vote.answer ?? null,
         clusters: vote.clusters.map((c) => ({ answer: c.answer, count: c.count })),
-        correct: isCorrect(dataset, vote.answer, String(row.answer)),
+        correct: isCorrect(dataset, vote.answer, String(row.answer), o.compat),
       });
     });
   },

@@ -5,6 +5,8 @@ import { formatSft, type TrainingDataFormat } from '../../data/formats';
 import type { DebateRecipeConfig } from './config';
 import { baselineTrainingData, debateTrainingData } from './data';
 import { runDebate, type DebateRecord } from './debate';
+import { type Embed, withEmbeddingDissimilarity } from './diversity';
+import { embeddingsClient } from '../../llm/embeddings';
 import { DEBATE_METRIC_KINDS, debateMetrics } from './metrics';
 import { DEBATE_PROMPTS, firstRoundPrompt } from './prompts';
 import { recipePrompts } from '../prompt-file';
@@ -30,11 +32,16 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
   const tasksFor = (split: Split): DebateTask[] => readSplit(cfg, split, cfg.dataset);
   const { agents, rounds } = shape(cfg);
   const prompts = recipePrompts(DEBATE_PROMPTS, cfg);
+  // Runs started before the field existed have no `diversity` section.
+  // The client is made on first use: stages that never embed (metrics, data) need no key.
+  const embedding = cfg.diversity?.embeddings;
+  let client: Embed | undefined;
+  const embed: Embed | undefined = embedding && ((texts) => (client ??= embeddingsClient(embedding))(texts));
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
-    runTask: ({ split, taskIndex, sampleIndex, chats }) =>
-      runDebate({
+    runTask: async ({ split, taskIndex, sampleIndex, chats }) => {
+      const record = await runDebate({
         task: tasksFor(split)[taskIndex],
         prompts,
         sampleIndex,
@@ -47,13 +54,16 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         chats,
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },
         seed,
-      }),
+        compat: cfg.compat,
+      });
+      return embed && split === 'eval' ? withEmbeddingDissimilarity(record, embed) : record;
+    },
     recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => debateMetrics(records, { dataset: cfg.dataset, compat: cfg.compat }),
     metricKinds: DEBATE_METRIC_KINDS,
     buildData: (records) => {
       const data = oneModel(cfg)
-        ? baselineTrainingData(records, { dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote' })
+        ? baselineTrainingData(records, { dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote', compat: cfg.compat })
         : debateTrainingData(records, {
             dataset: cfg.dataset,
             maintainedPerCorrected: cfg.data.maintainedPerCorrected,

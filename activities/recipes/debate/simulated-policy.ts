@@ -56,7 +56,8 @@ export function createDebateSimulatedPolicy(o: DebateSimulatedPolicyOptions): (r
       : last.includes(PROMPT_MARKERS.debate)
         ? listedReplies(last).map((a) => parseAnswer(task.dataset, a))
         : [];
-    const popular = majorityVote(task.dataset, others).answer;
+    // The simulated agent's own judgement of which answers agree, not the evaluation: always the fixed grader.
+    const popular = majorityVote(task.dataset, others, 'fixed').answer;
     if (popular !== undefined && rand() < agreeability) return popular;
     return mine ?? wrongAnswer(task, rand);
   };
