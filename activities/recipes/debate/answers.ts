@@ -35,7 +35,7 @@ const sameNumber = (a: string, b: string) => {
  *  (with at most one decimal point) — so a gold "1,234" reads as 234. */
 const seedGsmGold = (gold: string) => gold.match(/\d+\.?\d*/g)?.at(-1) ?? '';
 
-/** Under `compat: seed`, do tied clusters go to the first-seen one (llm_multiagent_debate's `most_frequent` for GSM
+/** SEED-COMPAT: under `compat: seed`, do tied clusters go to the first-seen one (llm_multiagent_debate's `most_frequent` for GSM
  *  and arithmetic) rather than the lexicographically largest name (multiagent-ft eval_math.py)? */
 export const seedTieFirstSeen = (dataset: DebateDataset, compat: AnswerCompat) =>
   compat === 'seed' && (dataset === 'gsm8k' || dataset === 'arithmetic');
