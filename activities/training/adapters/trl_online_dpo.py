@@ -91,21 +91,24 @@ class MultiturnReward:
         """The policy's next turn, sampled from the model being trained (as in the seed, the policy plays the
         assistant of the futures)."""
         import torch
+        from trl.models.utils import unwrap_model_for_generation
 
         if self.trainer is None:
             raise RuntimeError("MultiturnReward: bind(trainer) before training")
-        tokenizer = self.trainer.processing_class
-        model = self.trainer.accelerator.unwrap_model(self.trainer.model)
-        ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
-        ids = {k: v.to(model.device) for k, v in ids.items()}
-        was_training = model.training
-        model.eval()
-        try:
-            with torch.no_grad():
-                out = model.generate(
-                    **ids, max_new_tokens=self.max_new_tokens, do_sample=True, temperature=self.temperature,
-                    pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
-                )
-        finally:
-            model.train(was_training)
+        t = self.trainer
+        tokenizer = t.processing_class
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        # As OnlineDPOTrainer._generate unwraps the policy for its completions (DeepSpeed ZeRO-3 gathers parameters).
+        with unwrap_model_for_generation(t.model_wrapped, t.accelerator, gather_deepspeed3_params=t.args.ds3_gather_for_generation) as model:
+            ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
+            ids = {k: v.to(model.device) for k, v in ids.items()}
+            was_training = model.training
+            model.eval()  # no dropout while playing the future
+            try:
+                with torch.no_grad():
+                    out = model.generate(
+                        **ids, max_new_tokens=self.max_new_tokens, do_sample=True, temperature=self.temperature, pad_token_id=pad,
+                    )
+            finally:
+                model.train(was_training)
         return tokenizer.decode(out[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
