@@ -6,7 +6,8 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { recipeOf } from '../activities/recipes/runtime';
 import { PromptFileError, readPromptFile } from '../activities/recipes/prompt-file';
-import { unsupportedMethod } from '../activities/training/adapters';
+import { kindsTraining, unsupportedMethod } from '../activities/training/adapters';
+import { isOnlineMethod } from '../contracts/train-methods';
 import { modelRoles, rolesOfKind } from '../activities/llm/roles';
 import { loopConfigSchema } from './schema';
 import { refusedFixedField, refusedRebase } from './retry-changes';
@@ -140,7 +141,7 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
     throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');
   const unsupported = out.trainer && out.trainer.kind !== 'command' ? unsupportedMethod(out.trainer.kind, out.trainer.method) : undefined;
   if (unsupported) throw new ConfigError(file, 'trainer.method', unsupported);
-  if (out.trainer?.method === 'grpo') checkOnlineRl(out, file);
+  if (out.trainer && isOnlineMethod(out.trainer.method)) checkOnlineRl(out, file);
   // A scorer (SWEET-RL's learned critic) is trained by the loop before the data is built: it must be a trained role.
   const resolved = modelRoles(out, recipeOf(out).roles(out.recipe), out.baseCheckpoint);
   for (const role of out.recipe.trainTasks ? (recipeOf(out).needs(out.recipe).scorers ?? []) : []) {
@@ -182,21 +183,23 @@ function checkPromptFile(out: LoopConfig, file: string) {
 /** Online RL needs a recipe that serves it, a trainer that runs it, and every untrained role behind an endpoint of
  *  its own: the reward service calls them while the trainer holds the GPUs, when the loop serves nothing. */
 function checkOnlineRl(out: LoopConfig, file: string) {
+  const method = out.trainer!.method;
   const recipe = recipeOf(out);
   if (!recipe.onlineRl)
-    throw new ConfigError(file, 'trainer.method', `grpo needs a recipe with an online RL reward; ${recipe.name} has none`);
-  if (out.trainer?.kind !== 'verl')
-    throw new ConfigError(file, 'trainer.method', `grpo runs on trainer.kind verl, not ${out.trainer?.kind}`);
+    throw new ConfigError(file, 'trainer.method', `${method} needs a recipe with an online RL reward; ${recipe.name} has none`);
+  const kinds = kindsTraining(method);
+  if (!(kinds as string[]).includes(out.trainer!.kind))
+    throw new ConfigError(file, 'trainer.method', `${method} runs on trainer.kind ${kinds.join(' or ')}, not ${out.trainer!.kind}`);
   const roles = modelRoles(out, recipe.roles(out.recipe), out.baseCheckpoint);
   const trained = rolesOfKind(roles, 'trained');
   if (trained.length !== 1)
-    throw new ConfigError(file, 'models', `grpo trains one role; this config trains ${trained.join(', ') || 'none'}`);
+    throw new ConfigError(file, 'models', `${method} trains one role; this config trains ${trained.join(', ') || 'none'}`);
   for (const [role, r] of Object.entries(roles))
     if (r.kind === 'frozen')
       throw new ConfigError(
         file,
         `models.${role}`,
-        'must be kind: external with trainer.method grpo (the reward service calls it while verl trains, when nothing is served)',
+        `must be kind: external with trainer.method ${method} (the reward service calls it while the trainer runs, when nothing is served)`,
       );
 }
 

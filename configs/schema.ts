@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2';
 import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
 import { verlOptionsSchema } from '../activities/training/adapters/verl';
+import { trlOptionsSchema } from '../activities/training/adapters/trl';
 import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
 import { TRAIN_METHODS } from '../contracts/train-methods';
@@ -123,7 +124,7 @@ const trainerCommon = {
 };
 
 export const trainerSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('trl'), ...trainerCommon }),
+  z.strictObject({ kind: z.literal('trl'), ...trainerCommon, ...trlOptionsSchema.shape }),
   z.strictObject({ kind: z.literal('fairseq2'), ...trainerCommon, ...fairseq2OptionsSchema.shape }),
   z.strictObject({ kind: z.literal('openrlhf'), ...trainerCommon, ...openrlhfOptionsSchema.shape }),
   z.strictObject({ kind: z.literal('verl'), ...trainerCommon, ...verlOptionsSchema.shape }),

@@ -94,10 +94,30 @@ describe('config validation', () => {
     const frozen = errorOf(() => loadConfig(grpo, { overrides: ['models.user={kind: frozen}'] }));
     expect(frozen.message).toMatch(/^--set models\.user=\{kind: frozen\}: models\.user: must be kind: external with trainer\.method grpo/);
     expect(errorOf(() => loadConfig(grpo, { overrides: ['trainer={kind: trl, method: grpo}'] })).message).toMatch(
-      /trainer\.method: trl trains sft and dpo only, not grpo/,
+      /trainer\.method: trl trains sft, dpo and online_dpo only, not grpo/,
     );
     const coral = errorOf(() => loadConfig(demo, { overrides: ['trainer.kind=verl', 'trainer.method=grpo'] }));
     expect(coral.message).toMatch(/trainer\.method: grpo needs a recipe with an online RL reward; coral has none/);
+  });
+
+  it('online RL with verl PPO or TRL online DPO: the same checks, each method on the trainer kinds that run it', () => {
+    const grpo = path.join(PROJECT_ROOT, 'configs', 'collabllm-verl-grpo.yaml');
+    const ppo = loadConfig(grpo, { overrides: ['trainer.method=ppo', 'trainer.ppo.criticWarmup=2'] }).config.trainer;
+    expect(ppo).toMatchObject({ kind: 'verl', method: 'ppo', ppo: { rolloutN: 1, criticLearningRate: 1e-5, criticWarmup: 2 } });
+    const online = loadConfig(grpo, { overrides: ['trainer={kind: trl, method: online_dpo, onlineDpo: {futures: 2}}'] }).config.trainer;
+    expect(online).toMatchObject({ kind: 'trl', method: 'online_dpo', onlineDpo: { futures: 2, maxUserTurns: 2, maxAssistantTurns: 3 } });
+    expect(errorOf(() => loadConfig(grpo, { overrides: ['trainer={kind: trl, method: ppo}'] })).message).toMatch(
+      /trainer\.method: trl trains sft, dpo and online_dpo only, not ppo/,
+    );
+    expect(errorOf(() => loadConfig(grpo, { overrides: ['trainer.method=online_dpo'] })).message).toMatch(
+      /trainer\.method: verl trains sft, grpo and ppo only, not online_dpo/,
+    );
+    const frozen = errorOf(() =>
+      loadConfig(grpo, { overrides: ['trainer={kind: trl, method: online_dpo}', 'models.user={kind: frozen}'] }),
+    );
+    expect(frozen.message).toMatch(/models\.user: must be kind: external with trainer\.method online_dpo/);
+    const coral = errorOf(() => loadConfig(demo, { overrides: ['trainer.kind=trl', 'trainer.method=online_dpo'] }));
+    expect(coral.message).toMatch(/trainer\.method: online_dpo needs a recipe with an online RL reward; coral has none/);
   });
 
   it("SWEET-RL's critic: learned (trained by the loop, DPO) by default, or a judge of any kind", () => {

@@ -17,12 +17,12 @@ import { builderChats, logProbChats } from '../data/builder-models';
 import { datasetRef } from '../data/dataset-ref';
 import { totalTokens } from '../llm/usage';
 
-const NOTHING_TO_TRAIN: Record<TrainMethod, (n: number) => string> = {
+const NOTHING_TO_TRAIN: Record<keyof RoleDatasets, (n: number, method: TrainMethod) => string> = {
   sft: (n) => `no SFT examples: none of the ${n} sampled conversations reached a correct agreement`,
   dpo: (n) =>
     `no preference pairs: no turn of the ${n} sampled conversations had both a correct and an incorrect candidate (raise recipe.beamSize or trainSamples)`,
-  grpo: (n) =>
-    `no prompts for online RL: the recipe built none from the ${n} sampled conversations (is trainer.method grpo supported by it?)`,
+  rl: (n, method) =>
+    `no prompts for online RL: the recipe built none from the ${n} sampled conversations (is trainer.method ${method} supported by it?)`,
 };
 
 export async function buildTrainingData(input: BuildDataInput): Promise<BuiltData> {
@@ -63,7 +63,7 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
   const method = input.config.trainer?.method;
   // A role without examples keeps its checkpoint this iteration; with none for any role there is nothing to train.
   if (method && trained.length && !trained.some((r) => roles[r][DATASET_OF[method]]))
-    throw ApplicationFailure.nonRetryable(NOTHING_TO_TRAIN[method](records.length), 'EmptyDataset');
+    throw ApplicationFailure.nonRetryable(NOTHING_TO_TRAIN[DATASET_OF[method]](records.length, method), 'EmptyDataset');
   const extra = Object.fromEntries(
     await Promise.all(Object.entries(data.extra ?? {}).map(async ([name, lines]) => [name, (await toRef(lines)) ?? null])),
   );

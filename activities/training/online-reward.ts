@@ -1,4 +1,4 @@
-// The recipe's reward service for online RL (trainer.method grpo): started by the train stage before the trainer and
+// The recipe's reward service for online RL (trainer.method grpo, ppo, online_dpo): started by the train stage before the trainer and
 // stopped after it, on the same machine (the trainer's plug-ins reach it at 127.0.0.1). Its simulator and judges are
 // the config's external roles, called through the durable request cache like every LLM call of the loop.
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -24,7 +24,10 @@ export async function startOnlineReward(
   log: (line: string) => void,
 ): Promise<OnlineReward> {
   if (!recipe.onlineRl)
-    throw ApplicationFailure.nonRetryable(`trainer.method grpo: recipe ${recipe.name} has no online RL reward`, 'ConfigError');
+    throw ApplicationFailure.nonRetryable(
+      `trainer.method ${input.config.trainer?.method}: recipe ${recipe.name} has no online RL reward`,
+      'ConfigError',
+    );
   const opts = {
     cache: requestCacheFor(input.config),
     llm: input.config.llm,

@@ -13,7 +13,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TrainResult } from '../../contracts/run';
-import { DATASET_OF } from '../../contracts/train-methods';
+import { DATASET_OF, isOnlineMethod } from '../../contracts/train-methods';
 import type { TrainerConfig } from '../../contracts/config';
 import type { ArtifactRef } from '../../contracts/artifact-ref';
 import { writeFileAtomic } from '../artifacts/store';
@@ -42,7 +42,7 @@ import type { TrainProgress } from './train-progress';
 import type { DeclaredRoles } from '../llm/roles';
 import type { LoopRecipe } from '../recipes/types';
 
-/** `recipe`: the config's recipe (its roles; with trainer.method grpo, its online-RL reward service). */
+/** `recipe`: the config's recipe (its roles; with an online trainer.method (grpo, ppo, online_dpo), its online-RL reward service). */
 export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe): Promise<TrainResult> {
   const t = input.config.trainer;
   if (!t) throw ApplicationFailure.nonRetryable('no trainer section in the config', 'ConfigError');
@@ -93,7 +93,7 @@ export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe)
   };
   mkdirSync(job.workDir, { recursive: true });
   // Online RL: the recipe's reward service runs for as long as the trainer does (the plan names its address).
-  const reward = t.method === 'grpo' ? await startOnlineReward(input, recipe, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
+  const reward = isOnlineMethod(t.method) ? await startOnlineReward(input, recipe, (l) => appendFileSync(logFile, `${l}\n`)) : undefined;
   try {
     if (reward) job.onlineRl = { rewardUrl: reward.url, ...reward.rollout };
     await trainWith(input, t, job, {

@@ -1,6 +1,6 @@
 // The verl adapters' plans, checked by the installed verl 0.6.1 (./.venv-verl, requirements-verl.txt, `node bin/setup.js
 // --engines`) without launching — verl needs CUDA for its FSDP workers and vLLM rollouts. fixtures/verl_check.py does
-// what verl's entry points do before they start workers: GRPO — main_ppo's ppo_trainer.yaml composed with the
+// what verl's entry points do before they start workers: GRPO and PPO — main_ppo's ppo_trainer.yaml composed with the
 // adapter's overrides (Hydra refuses a key the config lacks), validate_config, our reward function and the reward
 // manager it registers loaded by load_reward_manager, our interaction class by initialize_interactions_from_config,
 // and the prompts the recipe's converter wrote read by create_rl_dataset (RLHFDataset); SFT — fsdp_sft_trainer's
@@ -42,7 +42,7 @@ async function run(step: TrainStep, argv = step.argv) {
 }
 
 /** The train step's overrides through verl_check.py (the argv after `-m <module>`). */
-const check = (mode: 'grpo' | 'sft', step: TrainStep) =>
+const check = (mode: 'main_ppo' | 'sft', step: TrainStep) =>
   run(step, [PYTHON, CHECK, mode, ...step.argv.slice(step.argv.findIndex((a) => a.startsWith('verl.trainer.')) + 1)]);
 
 describe('the verl adapters, checked by the installed verl', () => {
@@ -79,9 +79,9 @@ describe('the verl adapters, checked by the installed verl', () => {
       ...extra,
     };
   };
-  const grpoJob = () =>
+  const onlineJob = (method: 'grpo' | 'ppo') =>
     jobFor(
-      'grpo',
+      method,
       // The recipe's `rl` rows (collabllm-multiturn shape), as the CollabLLM data stage writes them.
       [0, 1, 2, 3].map((c) =>
         JSON.stringify({
@@ -98,17 +98,26 @@ describe('the verl adapters, checked by the installed verl', () => {
       { onlineRl: { rewardUrl: REWARD_URL, ...collabVerlRollout({ task: 'math' } as never) } },
     );
 
-  it('GRPO: verl composes and validates the plan, loads our reward manager, interaction and the converted prompts', async () => {
+  /** An online plan of one step, its prepare step run for real and its train step's overrides through verl_check.py. */
+  const composedOnline = async (method: 'grpo' | 'ppo') => {
     const [prepare, train] = verlAdapter.plan(
-      grpoJob(),
+      onlineJob(method),
       options({ maxSteps: 1, grpo: { ...options().grpo, trainBatchSize: 2, ppoMiniBatchSize: 2 } }),
     );
     const converted = await run(prepare);
     expect(converted.exitCode, converted.stderr).toBe(0);
-    const r = await check('grpo', train);
+    const r = await check('main_ppo', train);
     expect(r.exitCode, r.stderr).toBe(0);
+    return r;
+  };
+
+  it('GRPO: verl composes and validates the plan, loads our reward manager, interaction and the converted prompts', async () => {
+    const r = await composedOnline('grpo');
     expect(JSON.parse(r.last)).toEqual({
       use_reference_policy: true, // the KL loss is on: verl starts a reference worker
+      use_critic: false,
+      adv_estimator: 'grpo',
+      critic: null,
       reward_manager: 'CollabLoopRewardManager',
       interactions: { collabllm: 'CollabLoopInteraction' },
       agent_loops: [{ name: 'collabllm_agent', _target_: 'recipe.collabllm.collabllm_agent_loop.CollabLLMAgentLoop' }],
@@ -121,10 +130,26 @@ describe('the verl adapters, checked by the installed verl', () => {
     });
   }, 300_000);
 
+  it('PPO: verl composes and validates the plan with the GAE estimator and a critic started from the checkpoint', async () => {
+    const r = await composedOnline('ppo');
+    expect(JSON.parse(r.last)).toMatchObject({
+      use_reference_policy: true,
+      use_critic: true, // need_critic: GAE trains a value model beside the actor
+      adv_estimator: 'gae',
+      critic: { path: base, lr: 1e-5 },
+      reward_manager: 'CollabLoopRewardManager',
+      interactions: { collabllm: 'CollabLoopInteraction' },
+      rows: 3,
+    });
+  }, 300_000);
+
   it('GRPO: a key verl’s config does not have is refused by Hydra, naming it', async () => {
-    const [prepare, train] = verlAdapter.plan(grpoJob(), options({ extraArgs: ['actor_rollout_ref.rollout.multi_turn.max_turns=2'] }));
+    const [prepare, train] = verlAdapter.plan(
+      onlineJob('grpo'),
+      options({ extraArgs: ['actor_rollout_ref.rollout.multi_turn.max_turns=2'] }),
+    );
     expect((await run(prepare)).exitCode).toBe(0);
-    const r = await check('grpo', train);
+    const r = await check('main_ppo', train);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("Could not override 'actor_rollout_ref.rollout.multi_turn.max_turns'");
   }, 300_000);

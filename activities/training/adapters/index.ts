@@ -26,5 +26,11 @@ export function planTraining<K extends AdapterKind>(kind: K, job: TrainJob, opti
 /** Why an adapter cannot train with a method, or undefined when it can (the one check, for the loader and the stage). */
 export function unsupportedMethod(kind: AdapterKind, method: TrainMethod): string | undefined {
   const { methods } = TRAINER_ADAPTERS[kind];
-  return methods.includes(method) ? undefined : `${kind} trains ${methods.join(' and ')} only, not ${method}`;
+  const list = methods.length > 1 ? `${methods.slice(0, -1).join(', ')} and ${methods.at(-1)}` : methods[0];
+  return methods.includes(method) ? undefined : `${kind} trains ${list} only, not ${method}`;
+}
+
+/** The adapter kinds that train with a method. */
+export function kindsTraining(method: TrainMethod): AdapterKind[] {
+  return (Object.keys(ADAPTERS) as AdapterKind[]).filter((k) => TRAINER_ADAPTERS[k].methods.includes(method));
 }

@@ -1,9 +1,15 @@
-// TRL (SFT, DPO) through ./trl_train.py rather than the `trl` CLI, whose --resume_from_checkpoint is
+// TRL (SFT, DPO, online DPO) through ./trl_train.py rather than the `trl` CLI, whose --resume_from_checkpoint is
 // silently ignored: the wrapper resumes, validates the rows and prints `collab-loop-*` JSON lines we parse here.
 // One step: TRL's final model already is a Hugging Face directory (the wrapper writes it atomically to hfOutput).
+// online_dpo (TRL's experimental OnlineDPOTrainer, as microsoft/CollabLLM's scripts train online DPO): a prepare step
+// first — the recipe's converter writes the prompts (./online-prepare.ts) — and the train step names the recipe's
+// reward service, which ./trl_online_dpo.py asks for each completion's multiturn-aware reward.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { positiveInt } from '../../../contracts/config-fields';
+import { onlinePrepareStep } from './online-prepare';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { packageVersionsCommand } from './package-versions';
 
@@ -16,6 +22,22 @@ export const TRL_ENV: Record<string, string> = {
   TOKENIZERS_PARALLELISM: 'false',
   PYTHONUNBUFFERED: '1',
 };
+
+/** method online_dpo: the futures played after each completion to score it. Defaults: microsoft/CollabLLM's online DPO
+ *  (3 futures per completion), with the future shape of verl-recipe's collabllm/train_rl_collabllm.sh (2 user
+ *  turns, 3 assistant turns counting the completion: user, assistant, user). */
+export const trlOnlineDpoOptionsSchema = z.strictObject({
+  futures: positiveInt.default(3),
+  maxUserTurns: positiveInt.default(2),
+  maxAssistantTurns: positiveInt.default(3),
+  /** Tokens of each completion and of each assistant turn in the futures (OnlineDPOConfig.max_new_tokens). */
+  maxNewTokens: positiveInt.default(512),
+  /** Sampling temperature of the completions and of the policy in the futures. */
+  temperature: z.number().gt(0).max(2).default(1),
+});
+export const trlOptionsSchema = z.strictObject({ onlineDpo: trlOnlineDpoOptionsSchema.prefault({}) });
+/** The config always carries onlineDpo (its defaults); callers planning sft/dpo may leave it out. */
+export type TrlOptions = CommonTrainOptions & Partial<z.infer<typeof trlOptionsSchema>>;
 
 const CHECKPOINT_DIR = /^checkpoint-(\d+)$/;
 
@@ -47,7 +69,7 @@ function completeState(file: string): boolean {
  * The launcher (accelerate launch, torchrun, deepspeed) takes the script path and runs it with its own Python, so
  * `job.python` is not repeated after it; give the venv's launcher (e.g. `.venv/bin/accelerate`) when PATH has another.
  */
-function plan(job: TrainJob, o: CommonTrainOptions, resume?: ResumePoint): TrainStep[] {
+function plan(job: TrainJob, o: TrlOptions, resume?: ResumePoint): TrainStep[] {
   const args = [
     '--method',
     job.method,
@@ -74,18 +96,30 @@ function plan(job: TrainJob, o: CommonTrainOptions, resume?: ResumePoint): Train
   ];
   if (o.maxSteps !== undefined) args.push('--max-steps', String(o.maxSteps));
   if (o.learningRate !== undefined) args.push('--learning-rate', String(o.learningRate));
-  if (job.method === 'dpo') args.push('--beta', String(o.beta));
+  if (job.method === 'dpo' || job.method === 'online_dpo') args.push('--beta', String(o.beta));
+  if (job.method === 'online_dpo') args.push(...onlineDpoArgs(job, o));
   if (resume) args.push('--resume-from', resume.path);
   const command = o.launcher?.length ? [...o.launcher, SCRIPT] : [job.python, SCRIPT];
   // extraArgs last: the wrapper hands unknown `--field value` pairs to SFTConfig/DPOConfig, over its own defaults.
   // trl_train.py exits 2 on bad rows or options (one line naming them); a launcher may report it as its own code.
   return [
+    ...(job.method === 'online_dpo' ? [onlinePrepareStep(job, TRL_ENV)] : []),
     {
       name: 'train',
       argv: [...command, ...args, ...o.extraArgs],
       env: { ...TRL_ENV },
       ...(o.launcher?.length ? {} : { badInputExitCode: 2 }),
     },
+  ];
+}
+
+function onlineDpoArgs(job: TrainJob, o: TrlOptions): string[] {
+  if (!job.onlineRl) throw new Error('trl online_dpo: no reward service (the train stage starts it before planning)');
+  const d = o.onlineDpo ?? trlOnlineDpoOptionsSchema.parse({});
+  return [
+    ...['--reward-url', job.onlineRl.rewardUrl, '--futures', String(d.futures)],
+    ...['--max-user-turns', String(d.maxUserTurns), '--max-assistant-turns', String(d.maxAssistantTurns)],
+    ...['--max-new-tokens', String(d.maxNewTokens), '--temperature', String(d.temperature)],
   ];
 }
 
@@ -120,10 +154,10 @@ function parseLine(line: string): TrainerProgress {
   return loss === undefined ? {} : { loss };
 }
 
-export const trlAdapter: TrainerAdapter = {
+export const trlAdapter: TrainerAdapter<TrlOptions> = {
   kind: 'trl',
   dataFormat: 'trl',
-  methods: ['sft', 'dpo'],
+  methods: ['sft', 'dpo', 'online_dpo'],
   findResumePoint,
   plan,
   parseLine,

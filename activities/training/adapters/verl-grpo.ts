@@ -1,4 +1,4 @@
-// verl GRPO with multi-turn rollouts (trainer: {kind: verl, method: grpo}), for recipes that declare online RL
+// verl GRPO and PPO with multi-turn rollouts (trainer: {kind: verl, method: grpo | ppo}), for recipes that declare online RL
 // (activities/recipes/types.ts OnlineRl: its rollout reaches this adapter as job.onlineRl). The defaults below cite
 // verl-recipe's collabllm/train_rl_collabllm.sh, the multi-turn GRPO run this adapter was written against. The
 // recipe's reward service runs beside the trainer (activities/training/online-reward.ts); ./verl_collab_loop.py
@@ -11,7 +11,12 @@
 //            name in interaction.yaml) asks the service for the user's turns; our reward manager (collab_loop) sends
 //            the futures to the service's /score and puts the reward on the response's last token.
 //   export:  ./verl_export.py --subdir actor merges the actor of the last checkpoint into hfOutput.
-// Resume: trainer.resume_mode=auto; main_ppo writes global_step_N/{actor,data.pt}, then the tracker file.
+// PPO is the same run with verl's GAE estimator (algorithm.adv_estimator=gae) and a critic (a value model started from
+// `ppo.criticPath`, by default the policy's own checkpoint, as verl's examples/ppo_trainer scripts do). The seed's PPO
+// (microsoft/CollabLLM scripts/train/ppo.py, marked "IN PROGRESS": TRL's old PPOTrainer with a value head on the LoRA
+// policy and each response's multiturn-aware reward as its scalar reward) runs with lr 5e-6. The critic is trained
+// beside the actor and dropped at export.
+// Resume: trainer.resume_mode=auto; main_ppo writes global_step_N/{actor,critic?,data.pt}, then the tracker file.
 // Written against verl bcb6386 with verl-recipe's collabllm folder (its REQUIRED_VERL.txt); without a GPU here, verl
 // 0.6.1 composes and validates this argv and loads the plug-ins (tests/engines/verl-config.test.ts), and the unit
 // tests run them against a stand-in main_ppo (tests/fixtures/stand-in-verl). verl ≥ 0.8 has no interactions.
@@ -19,6 +24,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { positiveInt } from '../../../contracts/config-fields';
 import type { CommonTrainOptions, TrainJob, TrainStep } from './types';
+import { onlinePrepareStep, RL_TRAIN_PARQUET, RL_VALIDATION_PARQUET } from './online-prepare';
 import { PLUGIN_DIR, PLUGIN_FILE, PLUGIN_MODULE, VERL_EXPORT } from './verl-python';
 
 export const verlGrpoOptionsSchema = z.strictObject({
@@ -55,24 +61,43 @@ export const verlGrpoOptionsSchema = z.strictObject({
   /** A verl checkout whose `recipe/` submodule holds the recipe's agent loop (added to PYTHONPATH). */
   recipePath: z.string().min(1).optional(),
 });
-export type VerlGrpoOptions = CommonTrainOptions & { gpus: number; grpo: z.infer<typeof verlGrpoOptionsSchema> };
+
+/** method ppo: the critic and the responses per prompt; the rollout options above apply to ppo too. */
+export const verlPpoOptionsSchema = z.strictObject({
+  /** Responses sampled per prompt: GAE needs no group, so verl's PPO examples sample 1. */
+  rolloutN: positiveInt.default(1),
+  /** The critic's initial weights (critic.model.path); default: the checkpoint being trained. */
+  criticPath: z.string().min(1).optional(),
+  /** critic.optim.lr; verl's critic.yaml default. */
+  criticLearningRate: z.number().positive().default(1e-5),
+  /** Steps that train the critic only, before the actor (trainer.critic_warmup). */
+  criticWarmup: z.number().int().min(0).default(0),
+});
+export type VerlGrpoOptions = CommonTrainOptions & {
+  gpus: number;
+  grpo: z.infer<typeof verlGrpoOptionsSchema>;
+  ppo: z.infer<typeof verlPpoOptionsSchema>;
+};
 
 /** train_rl_collabllm.sh's actor learning rate, when learningRate is not set. */
 export const VERL_GRPO_LEARNING_RATE = 1e-6;
+/** The seed's PPO learning rate (microsoft/CollabLLM scripts/train/ppo.py's example command), when learningRate is not set. */
+export const VERL_PPO_LEARNING_RATE = 5e-6;
 /** main_ppo saves nothing with save_freq <= 0; this saves the last step only. */
 export const SAVE_LAST_ONLY = 1_000_000_000;
 export const REWARD_URL_ENV = 'COLLAB_LOOP_REWARD_URL';
 
-/** The plan's steps for method grpo; `env` is the adapter's common environment. */
+/** The plan's steps for method grpo or ppo; `env` is the adapter's common environment. */
 export function planVerlGrpo(
   job: TrainJob,
   o: VerlGrpoOptions,
   env: Record<string, string>,
   hydra: (v: string | number) => string,
 ): TrainStep[] {
-  if (!job.onlineRl) throw new Error('verl grpo: no reward service (the train stage starts it before planning)');
-  const { rewardUrl, converter, agentLoop, interactionName } = job.onlineRl;
+  const prepare = onlinePrepareStep(job, env); // refuses a job without a reward service
+  const { rewardUrl, agentLoop, interactionName } = job.onlineRl!;
   const g = o.grpo;
+  const ppo = job.method === 'ppo';
   const file = (name: string) => path.join(job.dataDir, name);
   const flag = (b: boolean) => (b ? 'true' : 'false');
   // JSON is YAML: verl reads both files with OmegaConf, and the stand-in (and anyone) with a JSON parser.
@@ -83,10 +108,10 @@ export function planVerlGrpo(
   );
   const agentLoops = JSON.stringify([{ name: agentLoop.name, _target_: g.agentLoop ?? agentLoop.target }], null, 2);
   const overrides: Array<[string, string | number]> = [
-    ['algorithm.adv_estimator', 'grpo'],
+    ['algorithm.adv_estimator', ppo ? 'gae' : 'grpo'],
     ['algorithm.use_kl_in_reward', 'false'],
-    ['data.train_files', file('rl_train.parquet')],
-    ['data.val_files', file('rl_validation.parquet')],
+    ['data.train_files', file(RL_TRAIN_PARQUET)],
+    ['data.val_files', file(RL_VALIDATION_PARQUET)],
     ['data.max_prompt_length', g.maxPromptLength],
     ['data.max_response_length', g.maxResponseLength],
     ['data.train_batch_size', g.trainBatchSize],
@@ -96,7 +121,7 @@ export function planVerlGrpo(
     ['actor_rollout_ref.model.path', job.base],
     ['actor_rollout_ref.model.use_remove_padding', 'true'],
     ['actor_rollout_ref.model.enable_gradient_checkpointing', 'true'],
-    ['actor_rollout_ref.actor.optim.lr', o.learningRate ?? VERL_GRPO_LEARNING_RATE],
+    ['actor_rollout_ref.actor.optim.lr', o.learningRate ?? (ppo ? VERL_PPO_LEARNING_RATE : VERL_GRPO_LEARNING_RATE)],
     ['actor_rollout_ref.actor.ppo_mini_batch_size', g.ppoMiniBatchSize],
     ['actor_rollout_ref.actor.use_dynamic_bsz', 'true'],
     ['actor_rollout_ref.actor.ppo_max_token_len_per_gpu', g.maxTokensPerGpu],
@@ -109,7 +134,7 @@ export function planVerlGrpo(
     ['actor_rollout_ref.ref.fsdp_config.param_offload', flag(g.offload)],
     ['actor_rollout_ref.rollout.name', 'vllm'],
     ['actor_rollout_ref.rollout.mode', 'async'],
-    ['actor_rollout_ref.rollout.n', g.rolloutN],
+    ['actor_rollout_ref.rollout.n', ppo ? o.ppo.rolloutN : g.rolloutN],
     ['actor_rollout_ref.rollout.temperature', g.temperature],
     ['actor_rollout_ref.rollout.gpu_memory_utilization', g.gpuMemoryUtilization],
     ['actor_rollout_ref.rollout.tensor_model_parallel_size', g.tensorParallel],
@@ -125,13 +150,14 @@ export function planVerlGrpo(
     ['reward_model.reward_manager', 'collab_loop'],
     ['custom_reward_function.path', PLUGIN_FILE],
     ['custom_reward_function.name', 'score_futures'],
+    ...(ppo ? criticOverrides(job, o, flag) : []),
     ['trainer.nnodes', 1],
     ['trainer.n_gpus_per_node', o.gpus],
     ['trainer.logger', 'console'],
     ['trainer.default_local_dir', job.workDir],
     ['trainer.val_before_train', 'false'],
     ['trainer.test_freq', g.testFreq],
-    ['trainer.critic_warmup', 0],
+    ['trainer.critic_warmup', ppo ? o.ppo.criticWarmup : 0],
     ['trainer.total_epochs', Math.ceil(o.epochs)],
     ...(o.maxSteps !== undefined ? [['trainer.total_training_steps', o.maxSteps] as [string, number]] : []),
     ['trainer.save_freq', o.saveSteps > 0 ? o.saveSteps : SAVE_LAST_ONLY],
@@ -140,18 +166,7 @@ export function planVerlGrpo(
   // The interaction class is imported by name (this folder), the agent loop from the recipe's verl checkout.
   const pythonPath = [PLUGIN_DIR, ...(g.recipePath ? [g.recipePath] : [])].join(path.delimiter);
   return [
-    {
-      name: 'prepare',
-      argv: [
-        job.python,
-        converter.script,
-        ...converter.args,
-        ...['--agent-name', agentLoop.name, '--interaction-name', interactionName, '--seed', String(job.seed), '--out-dir', job.dataDir],
-        job.dataFile,
-      ],
-      env: { ...env },
-      badInputExitCode: 2,
-    },
+    prepare,
     {
       name: 'train',
       argv: [
@@ -169,5 +184,18 @@ export function planVerlGrpo(
       argv: [job.python, VERL_EXPORT, '--work-dir', job.workDir, '--subdir', 'actor', '--out', job.hfOutput],
       env: { ...env },
     },
+  ];
+}
+
+/** The critic of method ppo: a value model with the actor's memory settings (verl's ppo_trainer.yaml `critic`). */
+function criticOverrides(job: TrainJob, o: VerlGrpoOptions, flag: (b: boolean) => string): Array<[string, string | number]> {
+  return [
+    ['critic.model.path', o.ppo.criticPath ?? job.base],
+    ['critic.model.use_remove_padding', 'true'],
+    ['critic.model.enable_gradient_checkpointing', 'true'],
+    ['critic.optim.lr', o.ppo.criticLearningRate],
+    ['critic.ppo_max_token_len_per_gpu', o.grpo.maxTokensPerGpu],
+    ['critic.model.fsdp_config.param_offload', flag(o.grpo.offload)],
+    ['critic.model.fsdp_config.optimizer_offload', flag(o.grpo.offload)],
   ];
 }

@@ -8,7 +8,7 @@ const beside = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.
 export const JSONL_TO_PARQUET = beside('jsonl_to_parquet.py');
 /** export: the checkpoint named by the tracker file, merged into a Hugging Face directory. */
 export const VERL_EXPORT = beside('verl_export.py');
-/** GRPO: the interaction, the reward function and the reward manager that relay to the recipe's reward service. */
+/** GRPO and PPO: the interaction, the reward function and the reward manager that relay to the recipe's reward service. */
 export const PLUGIN_MODULE = 'verl_collab_loop';
 export const PLUGIN_FILE = beside(`${PLUGIN_MODULE}.py`);
 /** verl imports the interaction class by module name: the train step puts this folder on PYTHONPATH. */

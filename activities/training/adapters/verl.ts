@@ -1,4 +1,4 @@
-// verl (verl docs): SFT here, and GRPO with multi-turn rollouts (method grpo, ./verl-grpo.ts). No DPO:
+// verl (verl docs): SFT here, and GRPO and PPO with multi-turn rollouts (methods grpo, ppo: ./verl-grpo.ts). No DPO:
 // `verl.trainer.fsdp_sft_trainer` has an SFT loss and nothing else, and verl's preference and reward training is
 // online RL (main_ppo: PPO/GRPO with a rollout engine), not an offline DPO trainer.
 //   prepare: train.jsonl → train.parquet (+ a small val.parquet: the trainer always builds a validation set and runs
@@ -20,9 +20,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { isOnlineMethod } from '../../../contracts/train-methods';
 import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, TrainJob, TrainStep } from './types';
 import { packageVersionsCommand } from './package-versions';
-import { planVerlGrpo, verlGrpoOptionsSchema } from './verl-grpo';
+import { planVerlGrpo, verlGrpoOptionsSchema, verlPpoOptionsSchema } from './verl-grpo';
 import { JSONL_TO_PARQUET, VERL_EXPORT } from './verl-python';
 
 export const verlOptionsSchema = z.strictObject({
@@ -30,8 +31,10 @@ export const verlOptionsSchema = z.strictObject({
   gpus: z.number().int().positive().default(1),
   /** A row longer than maxLength: verl's default 'error' stops the run; 'left' keeps the end, i.e. the target turn. */
   truncation: z.enum(['error', 'left', 'right']).default('left'),
-  /** method grpo: the online RL run's options. */
+  /** methods grpo and ppo: the online RL run's options. */
   grpo: verlGrpoOptionsSchema.prefault({}),
+  /** method ppo: its critic. */
+  ppo: verlPpoOptionsSchema.prefault({}),
 });
 export type VerlOptions = CommonTrainOptions & z.infer<typeof verlOptionsSchema>;
 
@@ -64,7 +67,7 @@ export function hydraValue(v: string | number): string {
 }
 
 function plan(job: TrainJob, o: VerlOptions): TrainStep[] {
-  if (job.method === 'grpo') return planVerlGrpo(job, o, VERL_ENV, hydraValue);
+  if (isOnlineMethod(job.method)) return planVerlGrpo(job, o, VERL_ENV, hydraValue);
   const train = path.join(job.dataDir, 'train.parquet');
   const val = path.join(job.dataDir, 'val.parquet');
   const overrides: Array<[string, string | number]> = [
@@ -147,13 +150,13 @@ function parseLine(line: string): TrainerProgress {
 export const verlAdapter: TrainerAdapter<VerlOptions> = {
   kind: 'verl',
   dataFormat: 'verl',
-  methods: ['sft', 'grpo'],
+  methods: ['sft', 'grpo', 'ppo'],
   findResumePoint,
   plan,
   parseLine,
   versionCommand: (job) =>
     packageVersionsCommand(
       job.python,
-      job.method === 'grpo' ? ['verl', 'vllm', 'transformers', 'torch'] : ['verl', 'transformers', 'torch'],
+      isOnlineMethod(job.method) ? ['verl', 'vllm', 'transformers', 'torch'] : ['verl', 'transformers', 'torch'],
     ),
 };

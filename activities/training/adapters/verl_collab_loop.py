@@ -1,5 +1,5 @@
-"""collab-loop's plug-ins for verl online RL (trainer: {kind: verl, method: grpo}; the adapter is
-activities/training/adapters/verl-grpo.ts). They only relay: the user simulator, the metrics and how futures combine
+"""collab-loop's plug-ins for verl online RL (trainer: {kind: verl, method: grpo | ppo}; the adapter is
+activities/training/adapters/verl-grpo.ts); TRL's online DPO (trl_online_dpo.py) relays through post() too. They only relay: the user simulator, the metrics and how futures combine
 into one reward live in the recipe's reward service (CollabLLM: activities/recipes/collabllm/reward-service.ts),
 which the train stage runs beside verl.
 

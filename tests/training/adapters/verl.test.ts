@@ -125,8 +125,8 @@ describe('verlAdapter.plan', () => {
     expect(train.argv).toContain("model.partial_pretrain='/models/llama 3.1=8b'");
   });
 
-  it('SFT and GRPO, no DPO; strict options', () => {
-    expect(verlAdapter.methods).toEqual(['sft', 'grpo']);
+  it('SFT, GRPO and PPO, no DPO; strict options', () => {
+    expect(verlAdapter.methods).toEqual(['sft', 'grpo', 'ppo']);
     expect(verlAdapter.dataFormat).toBe('verl');
     expect(verlOptionsSchema.parse({})).toMatchObject({ gpus: 1, truncation: 'left', grpo: { rolloutN: 8, numRepeatRollouts: 3 } });
     expect(verlOptionsSchema.safeParse({ module: 'verl.trainer.sft_trainer' }).success).toBe(false);
@@ -268,6 +268,55 @@ describe('verlAdapter.plan, method grpo (online RL with the recipe reward servic
     expect(train.argv.at(-1)).toBe('trainer.max_actor_ckpt_to_keep=1');
     expect(train.env!.PYTHONPATH).toBe([ADAPTERS, '/opt/verl'].join(path.delimiter));
     expect(() => verlAdapter.plan(job('grpo'), options())).toThrow(/no reward service/);
+  });
+
+  it('PPO: the same run with the GAE estimator, a critic from the checkpoint, one response per prompt and lr 5e-6', () => {
+    const ppoJob = { ...grpoJob, method: 'ppo' as const };
+    const steps = verlAdapter.plan(ppoJob, options());
+    const grpo = verlAdapter.plan(grpoJob, options());
+    expect(steps.map((s) => s.name)).toEqual(['prepare', 'train', 'export']);
+    expect(steps[0]).toEqual(grpo[0]);
+    expect(steps[2]).toEqual(grpo[2]); // the actor is exported; the critic stays in the work dir
+    const changed = new Map([
+      ['algorithm.adv_estimator=grpo', 'algorithm.adv_estimator=gae'],
+      ['actor_rollout_ref.actor.optim.lr=0.000001', 'actor_rollout_ref.actor.optim.lr=0.000005'],
+      ['actor_rollout_ref.rollout.n=8', 'actor_rollout_ref.rollout.n=1'],
+    ]);
+    const critic = [
+      'critic.model.path=/ckpt/iter-1',
+      'critic.model.use_remove_padding=true',
+      'critic.model.enable_gradient_checkpointing=true',
+      'critic.optim.lr=0.00001',
+      'critic.ppo_max_token_len_per_gpu=24000',
+      'critic.model.fsdp_config.param_offload=true',
+      'critic.model.fsdp_config.optimizer_offload=true',
+    ];
+    const expected = GRPO_OVERRIDES.map((o) => changed.get(o) ?? o);
+    const at = expected.indexOf('custom_reward_function.name=score_futures') + 1;
+    expect(steps[1].argv).toEqual([
+      '/venv/bin/python',
+      '-m',
+      'verl.trainer.main_ppo',
+      ...expected.slice(0, at),
+      ...critic,
+      ...expected.slice(at),
+    ]);
+    expect(steps[1].env).toEqual(grpo[1].env);
+    expect(steps[1].files).toEqual(grpo[1].files);
+
+    const [, tuned] = verlAdapter.plan(
+      ppoJob,
+      options({ learningRate: 3e-6, ppo: { rolloutN: 2, criticPath: '/models/value', criticLearningRate: 2e-5, criticWarmup: 5 } }),
+    );
+    expect(tuned.argv).toEqual(
+      expect.arrayContaining([
+        'actor_rollout_ref.actor.optim.lr=0.000003',
+        'actor_rollout_ref.rollout.n=2',
+        'critic.model.path=/models/value',
+        'critic.optim.lr=0.00002',
+        'trainer.critic_warmup=5',
+      ]),
+    );
   });
 });
 

@@ -92,6 +92,37 @@ describe('trlAdapter.plan', () => {
     expect(step.env).toEqual(TRL_ENV);
   });
 
+  it("online DPO: the recipe's converter first, then the wrapper with beta, the reward service and the futures", () => {
+    const rollout = { converter: { script: '/r/to_verl.py', args: ['--task-kind', 'math'] }, agentLoop: { name: 'a', target: 'x.A' } };
+    const online = {
+      ...job('dpo'),
+      method: 'online_dpo' as const,
+      onlineRl: { ...rollout, interactionName: 'i', rewardUrl: 'http://127.0.0.1:9' },
+    };
+    const steps = trlAdapter.plan(online, {
+      ...options,
+      onlineDpo: { futures: 2, maxUserTurns: 3, maxAssistantTurns: 4, maxNewTokens: 64, temperature: 0.7 },
+    });
+    expect(steps.map((s) => s.name)).toEqual(['prepare', 'train']);
+    expect(steps[0].argv).toEqual([
+      '/p/.venv/bin/python',
+      '/r/to_verl.py',
+      '--task-kind',
+      'math',
+      ...['--agent-name', 'a', '--interaction-name', 'i', '--seed', '7', '--out-dir', '/w/data', '/w/data/train.jsonl'],
+    ]);
+    expect(steps[1].argv).toEqual([
+      '/p/.venv/bin/python',
+      SCRIPT,
+      '--method',
+      'online_dpo',
+      ...common,
+      ...['--beta', '0.1', '--reward-url', 'http://127.0.0.1:9', '--futures', '2', '--max-user-turns', '3'],
+      ...['--max-assistant-turns', '4', '--max-new-tokens', '64', '--temperature', '0.7'],
+    ]);
+    expect(() => trlAdapter.plan({ ...online, onlineRl: undefined }, options)).toThrow(/no reward service/);
+  });
+
   it('a launcher replaces the python executable (it runs the script itself)', () => {
     const [step] = trlAdapter.plan(job('sft'), { ...options, launcher: ['accelerate', 'launch', '--num_processes', '2'] });
     expect(step.argv.slice(0, 6)).toEqual(['accelerate', 'launch', '--num_processes', '2', SCRIPT, '--method']);
