@@ -8,7 +8,7 @@
 // the wrong shape fails the stage at once with one line naming it. Run by `npm run test:engines`.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { execa } from 'execa';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storeFor } from '../../activities/artifacts/store';
@@ -19,6 +19,7 @@ import { trainCheckpoint } from '../../activities/stages/train-checkpoint';
 import { fairseq2Adapter } from '../../activities/training/adapters/fairseq2';
 import { trainPaths } from '../../activities/training/train-input';
 import type { LoopConfig } from '../../contracts/config';
+import { requireEngines } from '../helpers/engines';
 import { FAIRSEQ2_PYTHON, fairseq2CpuTrainer } from '../helpers/fairseq2';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { tinyBaseCheckpoint, tinyModelLlama3, VENV_PYTHON } from '../helpers/tiny-model';
@@ -90,7 +91,7 @@ describe('fairseq2 0.4.6 on CPU, run by the train stage', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(FAIRSEQ2_PYTHON)) throw new Error(`${FAIRSEQ2_PYTHON} is missing: run \`node bin/setup.js --engines\``);
+    requireEngines('fairseq2');
     stateDir = tempStateDir('fairseq2-cpu-');
     base = await tinyBaseCheckpoint(stateDir, tinyModelLlama3());
   }, 120_000);

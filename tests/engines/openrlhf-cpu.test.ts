@@ -9,7 +9,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { execa } from 'execa';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { storeFor } from '../../activities/artifacts/store';
@@ -19,9 +19,10 @@ import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { openrlhfAdapter } from '../../activities/training/adapters/openrlhf';
 import type { TrainResult } from '../../contracts/run';
 import { tempStateDir, testConfig } from '../helpers/config';
+import { enginePython, requireEngines } from '../helpers/engines';
 import { tinyBaseCheckpoint, VENV_PYTHON } from '../helpers/tiny-model';
 
-const VENV = path.join(PROJECT_ROOT, '.venv-openrlhf', 'bin');
+const VENV = path.dirname(enginePython('openrlhf'));
 const CPU_SHIM = path.join(PROJECT_ROOT, 'tests', 'engines', 'fixtures', 'openrlhf-cpu');
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -46,7 +47,7 @@ const dpoRows = formatPreferences(
 ).map((l) => JSON.parse(l));
 
 async function train(method: 'sft' | 'dpo') {
-  if (!existsSync(path.join(VENV, 'python'))) throw new Error(`${VENV}/python is missing: run \`node bin/setup.js --engines\``);
+  requireEngines('openrlhf');
   const stateDir = tempStateDir(`openrlhf-${method}-`);
   const base = await tinyBaseCheckpoint(stateDir);
   const config = testConfig(stateDir, (c) => {

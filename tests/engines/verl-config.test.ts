@@ -16,9 +16,10 @@ import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import type { TrainJob, TrainMethod, TrainStep } from '../../activities/training/adapters/types';
 import { verlAdapter, verlOptionsSchema, type VerlOptions } from '../../activities/training/adapters/verl';
 import { tempStateDir } from '../helpers/config';
+import { enginePython, requireEngines } from '../helpers/engines';
 import { tinyModel } from '../helpers/tiny-model';
 
-const PYTHON = path.join(PROJECT_ROOT, '.venv-verl', 'bin', 'python');
+const PYTHON = enginePython('verl');
 const CHECK = path.join(PROJECT_ROOT, 'tests', 'engines', 'fixtures', 'verl_check.py');
 const REWARD_URL = 'http://127.0.0.1:9/'; // never called: nothing here rolls out
 
@@ -49,6 +50,7 @@ describe('the verl adapters, checked by the installed verl', () => {
   let dir: string;
   let base: string;
   beforeAll(async () => {
+    requireEngines('verl');
     dir = tempStateDir('verl-config-');
     // verl 0.6.1 needs transformers 4, which does not know the tokenizer class transformers 5 wrote; the same
     // tokenizer.json under the class name 4.x loads.

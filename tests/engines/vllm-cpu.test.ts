@@ -23,6 +23,7 @@ import type { LoopConfig } from '../../contracts/config';
 import type { DeployResult } from '../../contracts/run';
 import { cli } from '../helpers/cli';
 import { CONFIGS, tempStateDir, testConfig } from '../helpers/config';
+import { enginePython, requireEngines } from '../helpers/engines';
 import { groupMembers, portsListenedBy, stillListening } from '../helpers/host-processes';
 import { recordedGroups } from '../helpers/loop-groups';
 import { startDevServer } from '../helpers/temporal';
@@ -31,7 +32,7 @@ import { loadConfig } from '../../configs/load';
 import { recipeRuntime } from '../../activities/recipes/runtime';
 import type { ToaBuildRecord } from '../../activities/recipes/toa/records';
 
-const VLLM_PYTHON = path.join(PROJECT_ROOT, '.venv-vllm', 'bin', 'python');
+const VLLM_PYTHON = enginePython('vllm');
 const KEY_ENV = 'COLLAB_LOOP_TEST_VLLM_KEY';
 const KEY = 'sk-collab-loop-vllm-test';
 const LLM = { requestTimeoutSeconds: 120, callRetries: 0, maxRetryDelaySeconds: 1, outageToleranceSeconds: 0 };
@@ -50,7 +51,7 @@ describe('vLLM on CPU, deployed by the deploy stage', () => {
   const rewardInput = () => ({ runName: 'vllm-cpu-reward', iteration: 0, config: rewardConfig });
 
   beforeAll(async () => {
-    if (!existsSync(VLLM_PYTHON)) throw new Error(`${VLLM_PYTHON} is missing: run \`node bin/setup.js --engines\``);
+    requireEngines('vllm');
     process.env[KEY_ENV] = KEY;
     const stateDir = tempStateDir('vllm-cpu-');
     base = await tinyBaseCheckpoint(stateDir, tinyModelHd64());

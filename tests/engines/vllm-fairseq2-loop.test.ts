@@ -5,7 +5,7 @@
 // fairseq2 trained (its weights' sha256 in the lineage, not the base's). Agents are SIMULATED (a tiny random model cannot
 // converse; the probe asks vLLM). Run by `npm run test:engines`.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256File } from '../../activities/storage/content-hash';
@@ -13,21 +13,19 @@ import { fairseq2Adapter } from '../../activities/training/adapters/fairseq2';
 import { trainPaths } from '../../activities/training/train-input';
 import { loopWorkflowId } from '../../contracts/messages';
 import type { LoopResult } from '../../workflows/loop';
-import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { cli, startCliWorker } from '../helpers/cli';
 import { CONFIGS, tempStateDir } from '../helpers/config';
-import { FAIRSEQ2_PYTHON } from '../helpers/fairseq2';
+import { enginePython, requireEngines } from '../helpers/engines';
 import { recordedGroups } from '../helpers/loop-groups';
 import { startDevServer } from '../helpers/temporal';
 import { tinyBaseCheckpoint, tinyModelLlama3 } from '../helpers/tiny-model';
 import { waitUntil } from '../helpers/wait';
 
-const VLLM_PYTHON = path.join(PROJECT_ROOT, '.venv-vllm', 'bin', 'python');
+const VLLM_PYTHON = enginePython('vllm');
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  for (const p of [VLLM_PYTHON, FAIRSEQ2_PYTHON])
-    if (!existsSync(p)) throw new Error(`${p} is missing: run \`node bin/setup.js --engines\``);
+  requireEngines('vllm', 'fairseq2');
   env = await startDevServer();
 });
 afterAll(async () => {

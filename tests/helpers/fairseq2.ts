@@ -3,9 +3,9 @@
 // this model and a CPU need is added here.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
+import { enginePython } from './engines';
 
-export const FAIRSEQ2_PYTHON = path.join(PROJECT_ROOT, '.venv-fairseq2', 'bin', 'python');
+export const FAIRSEQ2_PYTHON = enginePython('fairseq2');
 
 /** The tiny model's shape as fairseq2 LLaMAConfig fields (set over llama3_1_8b's by the card's model_config): the FFN
  *  width as is (scale, multiplier and rounding of 1), rope without Llama 3.1's scaling, as its config.json says. */
