@@ -128,7 +128,7 @@ describe('live progress while a stage works', () => {
             async () => {
               steps.allow(2);
               const p = await progressOf('train');
-              const t = p && p.trainers?.[0];
+              const t = p ? p.trainers?.[0] : undefined;
               return t && t.step > 2 && t.stepsPerSecond !== undefined && t;
             },
             120_000,
