@@ -23,6 +23,7 @@ import { runDataName } from '../contracts/run-data-name';
 import { lineageLines, metricsTable, renderStatus, trainedCheckpoint } from './format';
 import { listRuns, renderRunRows } from './list-runs';
 import { reportHtml } from '../activities/report/report-html';
+import { paperFiguresText } from '../activities/report/paper-figures';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
 import { recipeRuntime } from '../activities/recipes/runtime';
@@ -314,6 +315,7 @@ program
         giveUpAfterMs: serverRetryMs('status'),
       });
       console.log(metricsTable(s.loop.done));
+      if (config?.paper) console.log(`\n${paperFiguresText(config.paper, s.loop.done)}`);
       // The probe's answers are read from where the run stores its artifacts (its config says where).
       const probes = config ? await probeAnswersByIteration(s.loop.done, storeFor(config)) : undefined;
       if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done, probes)}`);

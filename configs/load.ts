@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { recipeOf } from '../activities/recipes/runtime';
+import { unknownFigureMetric } from '../activities/report/paper-config';
 import { PromptFileError, readPromptFile } from '../activities/recipes/prompt-file';
 import { kindsTraining, unsupportedMethod } from '../activities/training/adapters';
 import { isOnlineMethod } from '../contracts/train-methods';
@@ -137,6 +138,8 @@ export function resolveConfigPaths(config: LoopConfig, file: string): LoopConfig
   if (out.recipe.prompts) checkPromptFile(out, file);
   const recipeProblem = recipeOf(out).check?.(out.recipe, { trainerMethod: out.trainer?.method });
   if (recipeProblem) throw new ConfigError(file, recipeProblem.field, recipeProblem.message);
+  const figureProblem = unknownFigureMetric(out.paper, recipeOf(out));
+  if (figureProblem) throw new ConfigError(file, figureProblem.field, figureProblem.message);
   if (out.trainer && !out.recipe.trainTasks)
     throw new ConfigError(file, 'recipe.trainTasks', 'is required when a train stage is configured');
   const unsupported = out.trainer && out.trainer.kind !== 'command' ? unsupportedMethod(out.trainer.kind, out.trainer.method) : undefined;

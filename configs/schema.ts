@@ -12,6 +12,7 @@ import { recipeSchema } from '../activities/recipes/registry';
 import { envVarName, existingPath, externalEndpointSchema, modelRoleSchema, positiveInt } from '../contracts/config-fields';
 import { storageSchema } from '../activities/storage/storage-config';
 import { sharedLimitsSchema } from '../activities/llm/shared-limits-config';
+import { paperSchema } from '../activities/report/paper-config';
 
 export { externalEndpointSchema };
 
@@ -176,6 +177,8 @@ export const loopConfigSchema = z.strictObject({
   llm: llmSchema.prefault({}),
   /** Experiment trackers that receive each iteration's metrics, the parameters, lineage and the report. */
   tracking: trackingSchema.optional(),
+  /** The paper's headline figure(s) this setup reproduces: `collab-loop report` prints each beside the run's value. */
+  paper: paperSchema.optional(),
   /**
    * What the whole run may spend on LLM calls: tokens (prompt + completion, every role) and/or US dollars at the
    * endpoints' `price`s. Every call reserves its estimated cost before it is sent (activities/llm/budget-ledger.ts):

@@ -34,6 +34,11 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
       c.recipe = debateTestRecipe();
       c.trainer.method = 'sft';
       c.trainer.dataFormat = 'trl';
+      // A paper figure rides in the config (and so in the history) without changing what the workflows do.
+      c.paper = {
+        citation: 'Multiagent Finetuning, Table 1',
+        figures: [{ metric: 'accuracy', value: 51.6, percent: true, setting: 'debate' }],
+      };
     });
     const runName = 'debate';
     const result = await runLoop(env, runName, config);
@@ -94,6 +99,12 @@ describe('debate loop (simulated agents, stand-in trainer)', () => {
     expect(status.stdout).toContain(`model roles:\n${chains.map((c) => `  ${c}`).join('\n')}`);
     const report = await cli(['report', runName], { TEMPORAL_ADDRESS: env.address });
     expect(report.stdout).toContain(`model roles:\n${chains.map((c) => `    ${c}`).join('\n')}`);
+    // The paper's figure beside the run's, from the config the run holds.
+    const pct = (v: number) => `${(v * 100).toFixed(2)} %`;
+    const best = [it0, it1].reduce((a, b) => (b.metrics.accuracy > a.metrics.accuracy ? b : a));
+    expect(report.stdout).toContain(
+      `paper figures:\n  accuracy: paper 51.6 % · this run: last ${pct(it1.metrics.accuracy)} (iter 1), highest ${pct(best.metrics.accuracy)} (iter ${best.iteration})\n    paper reports: Multiagent Finetuning, Table 1; debate`,
+    );
     // The UI's "current details" of the loop (the built-in metadata query the UI itself sends; a worker answers it).
     const meta = await withWorkers(env, () =>
       env.client.workflow.getHandle(loopWorkflowId(runName)).query<{ currentDetails?: string }>('__temporal_workflow_metadata'),

@@ -128,6 +128,9 @@ export interface RecipeDefinition<C extends { name: string } = { name: string },
   needs(cfg: C): RecipeNeeds;
   /** The metric the recipe's paper leads with (one of `runtime().metrics`' keys). */
   headlineMetric: string;
+  /** The metric keys `runtime().metrics` computes (the same declarations as `runtime().metricKinds`), known without a
+   *  runtime: the config loader checks a `paper:` figure's metric against them. */
+  metricKinds: readonly MetricSpec[];
   runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime<Eval, Build, Raw>;
   /** Local paths in the recipe's section besides the task files, made absolute by the config loader (`abs`: relative
    *  to the config file) before `check`; changes the section it is given (the loader's copy). */

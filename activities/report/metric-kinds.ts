@@ -40,6 +40,9 @@ export interface MetricPlot {
 
 const matches = (m: string | RegExp, key: string) => (typeof m === 'string' ? m === key : m.test(key));
 
+/** Whether a recipe's declarations name this metric key (a metric it computes). */
+export const declaresMetric = (specs: readonly MetricSpec[], key: string) => specs.some((s) => matches(s.match, key));
+
 /**
  * The plots for these metric keys, in key order: grouped metrics become one plot at the place of their first key,
  * standard errors attach to their metric's line. A standard error whose metric is absent is plotted as a value.

@@ -13,6 +13,7 @@ import { conversationBrowser, sampleViews } from './conversation-browser';
 import type { ConversationView } from './conversation-view';
 import { esc, note, page, section } from './html';
 import { metricPlots, type MetricPlot, type MetricSpec } from './metric-kinds';
+import { paperFiguresHtml } from './paper-figures';
 import { probeAnswers, trimmedText } from './probe-text';
 import { spendTables, stageTimeTable, llmUsageTable } from './stage-tables';
 import { legendHtml, linePlotSvg, type Series } from './svg-plot';
@@ -254,13 +255,15 @@ export async function reportHtml(runName: string, rows: IterationSummary[], opts
   const last = rows.at(-1);
   const head = `<h1>collab-loop report: ${esc(runName)}</h1>
 <p class="run">${recipe ? `recipe <b>${esc(recipe)}</b> · ` : ''}${rows.length} finished iteration(s)${last ? ` · latest checkpoint <code>${esc(last.nextCheckpoint ?? last.checkpoint)}</code>` : ''}</p>`;
-  if (!rows.length) return page(`collab-loop report: ${runName}`, `${head}\n${note('No finished iterations yet.')}`);
+  const paper = opts.config?.paper ? [section('paper', 'Paper figures', paperFiguresHtml(opts.config.paper, rows))] : [];
+  if (!rows.length) return page(`collab-loop report: ${runName}`, [head, note('No finished iterations yet.'), ...paper].join('\n'));
   const reader = readerFor(opts);
   const convs = await conversations(rows, opts, reader);
   const figures = await recipeFigures(rows, opts, reader);
   const body = [
     head,
     section('metrics', 'Metrics per iteration', await guarded(() => metricPlotsHtml(rows, metricSpecs(opts)))),
+    ...paper,
     section('loss', 'Training loss per step', await guarded(() => lossPlot(rows, reader))),
     section('llm-usage', 'LLM calls and tokens per stage', await guarded(() => llmUsageTable(rows))),
     section('spend', 'LLM spend per stage and per model role', await guarded(() => spendTables(rows))),

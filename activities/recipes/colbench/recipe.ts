@@ -9,6 +9,7 @@ import type { ColbenchTrajectory } from './episode';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
 import { loadColbenchTasks, type ColbenchKind } from './tasks';
 import { colbenchFidelity } from './fidelity';
+import { COLBENCH_METRIC_KINDS } from './metrics';
 
 const learnedCritic = (cfg: ColbenchRecipeConfig) => cfg.data.method === 'sweet-rl' && cfg.data.critic === 'learned';
 
@@ -32,6 +33,7 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
     // Backend: all hidden tests pass; frontend: similarity of the final render to the reference.
     fidelity: colbenchFidelity,
     headlineMetric: kind === 'code' ? 'success_rate' : 'mean_similarity',
+    metricKinds: COLBENCH_METRIC_KINDS,
     needs: (cfg) => ({
       sandboxScoring: true,
       modelsForData: cfg.data.method === 'sweet-rl',

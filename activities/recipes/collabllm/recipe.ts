@@ -10,6 +10,7 @@ import { isCollabTaskKind, loadCollabTasks, COLLAB_TASK_KINDS } from './tasks';
 import { collabllmFidelity } from './fidelity';
 import { collabVerlRollout } from './verl-rollout';
 import type { CollabBuildRecord, CollabEvalRecord } from './conversation';
+import { COLLAB_METRIC_KINDS } from './iteration-metrics';
 
 /** The metrics a task kind can be scored on: BLEU needs a reference document, pass_rate unit tests. */
 const ONLY_FOR: Record<string, string> = { bleu: 'document', pass_rate: 'code' };
@@ -23,6 +24,7 @@ export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig, CollabEval
   roles: () => ({ assistant: 'trained', user: 'frozen', judge: 'frozen', extractor: 'frozen' }),
   fidelity: collabllmFidelity,
   headlineMetric: 'task_success',
+  metricKinds: COLLAB_METRIC_KINDS,
   needs: (cfg) => ({ sandboxScoring: false, modelsForData: false, rendering: false, unitTests: cfg.task === 'code' }),
   runtime: (cfg, o) => collabRuntime(cfg, o.seed, o.format),
   check: (cfg) => {

@@ -11,6 +11,7 @@ import { createCoralSimulatedPolicy } from './simulated-policy';
 import { CORAL_DATASETS, isCoralDataset, loadCoralTasks } from './tasks';
 import { coralFidelity } from './fidelity';
 import type { CoralConversation } from './conversation';
+import { CORAL_METRIC_KINDS } from './metrics';
 
 export const coralRecipe: RecipeDefinition<CoralRecipeConfig, CoralConversation> = {
   name: 'coral',
@@ -20,6 +21,7 @@ export const coralRecipe: RecipeDefinition<CoralRecipeConfig, CoralConversation>
   roles: () => ({ [AGENT_ROLE]: 'trained', extractor: 'frozen' }),
   fidelity: coralFidelity,
   headlineMetric: 'agreement_correctness',
+  metricKinds: CORAL_METRIC_KINDS,
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => coralRuntime(cfg, o.seed, o.format),
   check: (cfg, o) =>

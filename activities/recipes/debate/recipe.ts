@@ -11,6 +11,7 @@ import { createDebateSimulatedPolicy } from './simulated-policy';
 import { DEBATE_DATASETS, isDebateDataset, loadDebateTasks } from './tasks';
 import { majorityVote } from './vote';
 import { debateFidelity } from './fidelity';
+import { DEBATE_METRIC_KINDS } from './metrics';
 
 export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = {
   name: 'debate',
@@ -29,6 +30,7 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = 
   },
   fidelity: debateFidelity,
   headlineMetric: 'accuracy',
+  metricKinds: DEBATE_METRIC_KINDS,
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => debateRuntime(cfg, o.seed, o.format),
   check: (_cfg, o) =>

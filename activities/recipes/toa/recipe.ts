@@ -10,6 +10,7 @@ import { createToaSimulatedPolicy } from './simulated-policy';
 import { isToaTaskKind, loadToaTasks, readToaSplit, TaskFileError, TOA_TASK_KINDS } from './tasks';
 import { toaFidelity } from './fidelity';
 import type { ToaBuildRecord, ToaEvalRecord } from './records';
+import { TOA_METRIC_KINDS } from './metrics';
 
 export const toaRecipe: RecipeDefinition<ToaRecipeConfig, ToaEvalRecord, ToaBuildRecord> = {
   name: 'toa',
@@ -27,6 +28,7 @@ export const toaRecipe: RecipeDefinition<ToaRecipeConfig, ToaEvalRecord, ToaBuil
   },
   fidelity: toaFidelity,
   headlineMetric: 'reward',
+  metricKinds: TOA_METRIC_KINDS,
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
   runtime: (cfg, o) => toaRuntime(cfg, o.seed, o.format),
   check: (cfg) => {
