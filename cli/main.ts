@@ -31,6 +31,7 @@ import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { runDemo, runEval } from './one-shot';
 import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
+import { DEFAULT_DEPLOYMENT } from '../workers/deployment';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 const program = new Command('collab-loop')
@@ -66,6 +67,15 @@ program
     }),
   );
 
+/** `--deployment [name]` / `--build-id`: versioned when either is given (workers/deployment.ts). */
+function workerDeployment(o: { deployment?: string | true; buildId?: string }) {
+  if (o.deployment === undefined && o.buildId === undefined) return undefined;
+  const deploymentName = typeof o.deployment === 'string' ? o.deployment.trim() : DEFAULT_DEPLOYMENT;
+  if (!deploymentName) throw new UserError('--deployment: the name is empty (leave it out for "collab-loop")');
+  if (o.buildId !== undefined && !o.buildId.trim()) throw new UserError('--build-id: empty');
+  return { deploymentName, buildId: o.buildId };
+}
+
 program
   .command('worker')
   .description('run workers for the given task-queue classes (default: all)')
@@ -84,6 +94,14 @@ program
   .option(
     '--keep-servers',
     'on exit, leave the model servers this worker started running for the workers that take over (restarting with a new build mid-iteration); otherwise they stop with it',
+  )
+  .option(
+    '--deployment [name]',
+    `versioned workers (Temporal Worker Versioning) of this deployment (default name "${DEFAULT_DEPLOYMENT}"): a new build takes work once made current (README "Rolling upgrade of two hosts")`,
+  )
+  .option(
+    '--build-id <id>',
+    'the build these versioned workers are (implies --deployment; default: package version + hash of the workflow code)',
   )
   .option(
     '--state-dir <dir>',
@@ -108,6 +126,8 @@ program
         stateDir?: string;
         serveHost?: string;
         keepServers?: boolean;
+        deployment?: string | true;
+        buildId?: string;
       }) => {
         // Read by every stage this process runs (activities/storage/run-storage.ts, serving/server-launch.ts).
         if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
@@ -128,6 +148,7 @@ program
         const serverOutageToleranceSeconds = Number(o.serverOutageTolerance);
         if (!Number.isInteger(serverOutageToleranceSeconds) || serverOutageToleranceSeconds < 0)
           throw new UserError(`--server-outage-tolerance: "${o.serverOutageTolerance}" is not a whole number of seconds`);
+        const deployment = workerDeployment(o);
         const target = temporalTarget();
         const connection = await NativeConnection.connect(target.connection);
         const { namespace } = target;
@@ -137,10 +158,15 @@ program
           queues: queues as typeof ALL_QUEUES,
           gpuSlots,
           serverOutageToleranceSeconds,
+          deployment,
         });
+        const version = workers[0].options.workerDeploymentOptions?.version;
+        const asBuild = version ? ` as build ${version.buildId} of deployment ${version.deploymentName}` : '';
         const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
         const metricsAt = o.metricsPort ? `, metrics on :${o.metricsPort}/metrics` : '';
-        console.log(`collab-loop worker polling ${queues.join(', ')} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`);
+        console.log(
+          `collab-loop worker polling ${queues.join(', ')}${asBuild} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`,
+        );
         await runWorkers(workers, undefined, { keepServers: o.keepServers });
         await connection.close();
       },

@@ -1,6 +1,6 @@
 // Starts one Worker per task-queue class in this process. Deployments split them across machines with
 // `collab-loop worker --queues gpu` (trainers, model servers) and `--queues workflows,llm,cpu` elsewhere.
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
 import { STATE_DIR_ENV } from '../activities/host-env';
@@ -10,6 +10,7 @@ import { bundlerLogger } from './logging';
 import { DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS, holdResultInterceptor } from './hold-result';
 import { failLeftBehind, runningActivitiesInterceptor } from './lost-activities';
 import { runLabelInterceptor } from './metric-labels';
+import { deploymentOptions, derivedBuildId, type WorkerDeployment } from './deployment';
 
 const require = createRequire(import.meta.url);
 
@@ -32,6 +33,9 @@ export interface WorkerSetOptions {
   gpuSlots?: number;
   /** How long a finished activity holds its result for a Temporal server it cannot reach (hold-result.ts); 600. */
   serverOutageToleranceSeconds?: number;
+  /** Versioned workers (workers/deployment.ts): the deployment, and the build ID (default: derived from the
+   *  workflow bundle). Without it the workers are unversioned, as before Worker Versioning. */
+  deployment?: { deploymentName: string; buildId?: string };
 }
 
 const describe = (r: GroupRecord) => `${r.kind} pid ${r.pid}${r.port ? ` (port ${r.port})` : ''}${r.run ? ` of run ${r.run}` : ''}`;
@@ -54,17 +58,24 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   const activities = createActivities(opts.activityDeps);
   const queues = opts.queues ?? ALL_QUEUES;
   const holdResult = holdResultInterceptor(opts.connection, opts.serverOutageToleranceSeconds ?? DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS);
-  // Bundled here rather than by Worker.create, so that webpack's statistics go to the DEBUG level.
-  const workflowBundle = queues.includes('workflows')
+  // Bundled here rather than by Worker.create, so that webpack's statistics go to the DEBUG level; also by a
+  // versioned host without the workflows queue whose build ID is derived from the bundle.
+  const bundleNeeded = queues.includes('workflows') || (opts.deployment && !opts.deployment.buildId);
+  const workflowBundle = bundleNeeded
     ? (opts.workflowBundle ??
       (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: bundlerLogger() })))
     : undefined;
+  const deployment: WorkerDeployment | undefined = opts.deployment && {
+    deploymentName: opts.deployment.deploymentName,
+    buildId: opts.deployment.buildId ?? derivedBuildId(workflowBundle as WorkflowBundleOption),
+  };
   return Promise.all(
     queues.map((q) =>
       Worker.create({
         connection: opts.connection,
         namespace: opts.namespace ?? 'default',
         taskQueue: TASK_QUEUES[q],
+        ...(deployment ? { workerDeploymentOptions: deploymentOptions(deployment) } : {}),
         ...(q === 'workflows'
           ? { workflowBundle }
           : { activities, interceptors: { activity: [runningActivitiesInterceptor, holdResult, runLabelInterceptor] } }),

@@ -2,7 +2,17 @@
 // (stages/) over one typed state (iteration-state.ts). A stage that fails after its retries does not fail the
 // iteration: it waits, visible as "needs attention", until the user retries it (optionally with a changed config,
 // or from an earlier stage) or stops the run.
-import { CancellationScope, condition, isCancellation, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  setHandler,
+  setWorkflowOptions,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { versioningBehavior } from './versioning';
 import {
   iterationConfigQuery,
   iterationStatusQuery,
@@ -37,6 +47,9 @@ const STAGE_BODIES: Record<Stage, (s: IterationState, stats: StageStats) => Prom
   train,
 };
 
+// Versioned workers: an iteration (hours of stages) finishes on the build it started on; the loop starts the next
+// one on the current build; `temporal workflow update-options` moves a running one deliberately (README).
+setWorkflowOptions(versioningBehavior('PINNED'), iterationWorkflow);
 export async function iterationWorkflow(input: IterationInput): Promise<IterationSummary> {
   const s = newIterationState(input);
   handleMessages(s);

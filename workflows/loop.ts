@@ -14,9 +14,11 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { versioningBehavior } from './versioning';
 import type { CollabActivities } from '../contracts/activities';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
 import {
@@ -90,6 +92,10 @@ interface LoopRun {
   readonly childScope: CancellationScope;
 }
 
+// Worker Versioning (versioned workers only: `collab-loop worker --deployment`): the loop moves to the deployment's
+// current build at its next workflow task, so a fix reaches a running run once that build is made current; every
+// change to it is behind patched(), which keeps the replay on the new build deterministic.
+setWorkflowOptions(versioningBehavior('AUTO_UPGRADE'), trainingLoop);
 export async function trainingLoop(input: LoopInput, resumed?: LoopState & { paused?: boolean }): Promise<LoopResult> {
   const run: LoopRun = {
     input,
