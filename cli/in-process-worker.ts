@@ -3,12 +3,13 @@ import { NativeConnection } from '@temporalio/worker';
 import { installWorkerLogging } from '../workers/logging';
 import { createWorkers, runWorkers } from '../workers/run-worker';
 import { temporalTarget } from './temporal-config';
+import { connectDiagnosingTls } from './tls-diagnosis';
 
 export async function withInProcessWorkers<T>(work: () => Promise<T>): Promise<T> {
   // The command prints its own progress; the worker's state-change INFO lines would bury it. Warnings still show.
   installWorkerLogging('WARN');
   const target = temporalTarget();
-  const connection = await NativeConnection.connect(target.connection);
+  const connection = await connectDiagnosingTls(target, () => NativeConnection.connect(target.connection));
   try {
     const workers = await createWorkers({ connection, namespace: target.namespace });
     return (await runWorkers(workers, work())) as T;

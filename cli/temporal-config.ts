@@ -23,6 +23,8 @@ export interface TemporalTarget {
   addressConfigured: boolean;
   /** For `Connection.connect` (client) and `NativeConnection.connect` (worker) alike. */
   connection: NativeConnectionOptions & { address: string };
+  /** The variable or profile key that sets each TLS setting, for messages (cli/tls-diagnosis.ts). */
+  tlsSource: { clientCert: string; serverCa: string; serverName: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -100,11 +102,19 @@ export function temporalTarget(env: Env = process.env): TemporalTarget {
   checkTlsFiles(profile, env, where);
   const { connectionOptions, namespace } = toClientOptions(profile);
   const address = connectionOptions.address || DEFAULT_ADDRESS;
+  // The variable when it is set, else the profile key (when there is a profile file).
+  const source = (vars: string[], keys: string[]) =>
+    vars.some((v) => env[v]) || text === undefined ? vars.join(' and ') : `${keys.map((k) => `tls.${k}`).join(' and ')} in ${where}`;
   return {
     address,
     namespace: namespace || DEFAULT_NAMESPACE,
     addressConfigured: !!connectionOptions.address,
     connection: { ...connectionOptions, address },
+    tlsSource: {
+      clientCert: source(['TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH'], ['client_cert_path', 'client_key_path']),
+      serverCa: source(['TEMPORAL_TLS_SERVER_CA_CERT_PATH'], ['server_ca_cert_path']),
+      serverName: source(['TEMPORAL_TLS_SERVER_NAME'], ['server_name']),
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import { LocalObjectStore } from '../activities/storage/local-object-store';
 import type { ObjectStore } from '../activities/storage/object-store';
 import { S3ObjectStore } from '../activities/storage/s3-object-store';
 import { s3StorageSchema } from '../activities/storage/storage-config';
-import { startS3Server } from './seaweedfs-server';
+import { startS3Server } from '../cli/stack/seaweedfs';
 
 const ARTIFACTS = 500;
 const ARTIFACT_BYTES = 64 * 1024;

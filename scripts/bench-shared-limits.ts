@@ -7,7 +7,7 @@
 // `npm run bench` to print, never asserted.
 import { echoPolicy, startOpenAICompatibleServer } from '../activities/serving/openai-compatible-server';
 import { startClient, together } from './limits-clients';
-import { startLocalRedis } from './local-redis';
+import { startLocalRedis } from '../cli/stack/redis';
 
 const LIMIT = 32;
 const LATENCY_MS = 250;

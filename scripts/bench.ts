@@ -23,7 +23,7 @@ import { sympyStats } from '../activities/recipes/shared/symbolic-equal';
 import { temporalCliPath } from '../cli/temporal-cli';
 import { cliAction, UserError } from '../cli/user-error';
 import { clipCheckpointProblem } from '../activities/render/clip-checkpoint';
-import type { S3Server } from './seaweedfs-server';
+import type { S3Server } from '../cli/stack/seaweedfs';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
@@ -214,7 +214,7 @@ math grading — the symbolic step (activities/recipes/shared/sympy_equal.py, on
 
 /** A SeaweedFS server on this machine for `work`, with this process's AWS_* variables pointing at it meanwhile. */
 async function withS3Server<T>(work: (s3: S3Server) => Promise<T>): Promise<T> {
-  const { startS3Server } = await import('./seaweedfs-server');
+  const { startS3Server } = await import('../cli/stack/seaweedfs');
   const s3 = await startS3Server();
   const saved = { ...process.env };
   Object.assign(process.env, s3.env);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../activities/serving/openai-compatible-server';
 import { loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
-import { type LocalRedis, startLocalRedis } from '../scripts/local-redis';
+import { type LocalRedis, startLocalRedis } from '../cli/stack/redis';
 import { trainingLoop } from '../workflows/loop';
 import { MAX_PARALLEL_SHARDS } from '../workflows/stages/generate';
 import { cli, startCliWorker } from './helpers/cli';

@@ -3,7 +3,7 @@
 // runs; the endpoint's peak never passes its maxConcurrency, and both runs finish.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalRedis, startLocalRedis } from '../scripts/local-redis';
+import { type LocalRedis, startLocalRedis } from '../cli/stack/redis';
 import { trainingLoop } from '../workflows/loop';
 import { loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';

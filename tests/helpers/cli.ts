@@ -5,8 +5,9 @@ import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 const BIN = path.join(PROJECT_ROOT, 'bin', 'collab-loop.js');
 
-export function cli(args: string[], env: Record<string, string> = {}) {
-  return execa(process.execPath, [BIN, ...args], { reject: false, env, cwd: PROJECT_ROOT, all: true });
+/** `node`: another Node binary than this one (tests/cli/node-versions.test.ts). */
+export function cli(args: string[], env: Record<string, string> = {}, node = process.execPath) {
+  return execa(node, [BIN, ...args], { reject: false, env, cwd: PROJECT_ROOT, all: true });
 }
 
 /** A long-running CLI process (e.g. `worker`) in its own process group. */

@@ -1,6 +1,6 @@
-// A real SeaweedFS S3 server per test file (started by scripts/seaweedfs-server.ts, shared with the bench).
+// A real SeaweedFS S3 server per test file (started by cli/stack/seaweedfs.ts, shared with the bench).
 import { afterAll, beforeAll } from 'vitest';
-import { type S3Server, startS3Server } from '../../scripts/seaweedfs-server';
+import { type S3Server, startS3Server } from '../../cli/stack/seaweedfs';
 import type { StorageConfig } from '../../activities/storage/storage-config';
 
 export { startS3Server, type S3Server };

@@ -11,7 +11,7 @@ import { RedisLedgers } from '../../activities/llm/budget-ledger-redis';
 import { type LedgerEntryRef, type LedgerStore, LocalLedgers } from '../../activities/llm/budget-ledger-store';
 import type { Spend } from '../../contracts/run';
 import type { Budget } from '../../contracts/spend';
-import { type LocalRedis, startLocalRedis } from '../../scripts/local-redis';
+import { type LocalRedis, startLocalRedis } from '../../cli/stack/redis';
 
 let redis: LocalRedis;
 const opened: RedisLedgers[] = [];

@@ -10,7 +10,7 @@ import { freePort } from '../../activities/serving/free-port';
 import { ConfigError, loadConfig } from '../../configs/load';
 import { llmSchema } from '../../configs/schema';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
-import { type LocalRedis, startLocalRedis } from '../../scripts/local-redis';
+import { type LocalRedis, startLocalRedis } from '../../cli/stack/redis';
 import { type ClientJob, type ClientProcess, startClient as startJob, together } from '../../scripts/limits-clients';
 import { startLimitsEndpoint, type LimitsEndpoint } from '../helpers/limits-endpoint';
 import { demoConfigError, tempStateDir } from '../helpers/config';

