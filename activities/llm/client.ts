@@ -194,17 +194,18 @@ export function createChat(opts: ChatClientOptions): Chat {
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
     if (api !== 'chat') return limited(() => scoreOnce({ ...endpoint, api }, call, o));
     const timeoutMs = o.timeoutMs;
-    return limited(async () =>
-      parseCompletion(
-        await sdk!.chat.completions.create(requestBody(call, n, seed), {
+    return limited(async () => {
+      // asResponse: the SDK's own parse step (content-type checks, a request id defined on the body, log details
+      // built even with logging off) is skipped; the body is read once here (sdk-fetch.ts `json`).
+      const response = await sdk!.chat.completions
+        .create(requestBody(call, n, seed), {
           headers: { 'x-collab-request-key': key },
           timeout: timeoutMs + 5000, // a backstop: sdk-fetch.ts times the request out at timeoutMs
           ...sdkCall({ signal, timeoutMs }),
-        }),
-        endpoint.baseUrl,
-        n,
-      ),
-    );
+        })
+        .asResponse();
+      return parseCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, endpoint.baseUrl, n);
+    });
   }
 
   /** The request until it is answered: an endpoint that is down is waited for (rideOut, up to the outage tolerance,

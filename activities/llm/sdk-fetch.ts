@@ -73,6 +73,9 @@ class AnswerResponse {
   }
 }
 
+/** Parsed once per address (one per endpoint): a URL object per request is measurable at 512 in flight. */
+const urls = new Map<string, URL>();
+
 /** Only POST: the SDK is used for chat completions alone. */
 export async function sdkFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const url = String(input);
@@ -83,6 +86,8 @@ export async function sdkFetch(input: string | URL | Request, init: RequestInit 
   (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach((v, k) => {
     headers[k] = v;
   });
-  const answer = await send(new URL(url), body, headers, { signal: call?.signal, timeoutMs: call?.timeoutMs ?? 600_000 });
+  let target = urls.get(url);
+  if (!target) urls.set(url, (target = new URL(url)));
+  const answer = await send(target, body, headers, { signal: call?.signal, timeoutMs: call?.timeoutMs ?? 600_000 });
   return new AnswerResponse(answer, url) as unknown as Response;
 }

@@ -35,7 +35,7 @@ export interface ChatCall {
    */
   sampleKey: string;
   /** OpenAI structured outputs (`response_format: {type: json_schema}`), only to an endpoint with
-   *  structuredOutputs json_schema (activities/recipes/collabllm/reply-schemas.ts). Part of the cache key. */
+   *  structuredOutputs json_schema (activities/recipes/shared/structured-reply.ts). Part of the cache key. */
   responseFormat?: ResponseFormatJsonSchema;
 }
 

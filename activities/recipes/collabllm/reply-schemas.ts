@@ -1,11 +1,10 @@
 // The JSON replies CollabLLM asks models for, as zod schemas, and how a reply is read on either path an endpoint
 // offers (contracts/config-fields.ts STRUCTURED_OUTPUTS): `json_schema` sends the schema as OpenAI structured outputs
-// (`zodResponseFormat`, openai/helpers/zod — it accepts zod 4 schemas) and validates the reply with it; `parse`
-// asks in the prompt only and reads the reply leniently (json-reply.ts), as the seed's extract_json_reliable.py
-// does. Either way a reply that cannot be read is re-asked by the caller, and the fields a re-ask names come from here.
-import { zodResponseFormat } from 'openai/helpers/zod';
+// and validates the reply with it (../shared/structured-reply.ts); `parse` asks in the prompt only and reads the
+// reply leniently (json-reply.ts), as the seed's extract_json_reliable.py does. Either way a reply that cannot be read is re-asked by the caller, and the fields a re-ask names come from here.
 import { z } from 'zod';
 import type { Chat, ResponseFormatJsonSchema } from '../../llm/types';
+import { structuredReply } from '../shared/structured-reply';
 import { parseJsonReply } from './json-reply';
 
 /** The user simulator's turn (prompts.ts simulator texts): its message to the assistant is `response`. */
@@ -27,17 +26,8 @@ export interface ReplyReader {
 
 export function replyReader(chat: Chat, schema: z.ZodObject, name: string): ReplyReader {
   const fields = Object.keys(schema.shape);
-  if (chat.structuredOutputs !== 'json_schema') return { read: parseJsonReply, fields };
-  return {
-    responseFormat: zodResponseFormat(schema, name) as ResponseFormatJsonSchema,
-    read(text) {
-      try {
-        const r = schema.safeParse(JSON.parse(text));
-        return r.success ? (r.data as Record<string, unknown>) : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    fields,
-  };
+  const structured = structuredReply(chat, schema, name);
+  return structured
+    ? { responseFormat: structured.responseFormat, read: (t) => structured.read(t) as Record<string, unknown> | undefined, fields }
+    : { read: parseJsonReply, fields };
 }

@@ -1,4 +1,4 @@
-// CollabLLM's judges, extractor and user simulator against the project's dry-run server (a real HTTP server) through
+// CollabLLM's judges, extractor and user simulator, and TOA's judge reward, against the project's dry-run server (a real HTTP server) through
 // the real chat client: with `structuredOutputs: json_schema` each call carries the reply's zod schema as
 // `response_format`, the server answers an object fitting it (as guided decoding does) and the reply is read in one
 // request; with `parse` (the default) the same server's free-text reply is parsed and re-asked as before.
@@ -14,6 +14,8 @@ import { DEFAULT_COLLABLLM_PROMPTS } from '../../activities/recipes/collabllm/pr
 import { simulateUserTurn } from '../../activities/recipes/collabllm/user-simulator';
 import { startOpenAICompatibleServer, type RunningServer } from '../../activities/serving/openai-compatible-server';
 import { fitJsonSchema } from '../../activities/serving/openai-compatible/json-schema-reply';
+import { scoreResponse } from '../../activities/recipes/toa/reward';
+import { DEFAULT_TOA_PROMPTS } from '../../activities/recipes/toa/prompts';
 
 /** What the policy answers next: plain prose, never the JSON the prompt asks for — or JSON, when set. */
 let reply = 'The assistant did fine, I would say.';
@@ -73,6 +75,18 @@ describe('structured outputs (endpoint structuredOutputs: json_schema)', () => {
     const turn = await simulateUserTurn({ ...simulator, chat: chat('json_schema'), history: [], key: 'u0' });
     expect(turn).toMatchObject({ kind: 'message', text: 'hey, can you help me multiply two numbers?' });
     expect(server.stats().completed).toBe(1);
+  });
+
+  it("TOA's judge reward: the schema's score in one request; parse reads a score amid prose", async () => {
+    const task = { id: 't1', kind: 'instruction' as const, instruction: 'List three primes.' };
+    const o = { key: 'toa/k', maxTokens: 64, parseRetries: 2, prompts: DEFAULT_TOA_PROMPTS };
+    reply = 'Fine answer. {"score": 8, "why": "correct"}';
+    expect(await scoreResponse(chat('json_schema'), task, '2, 3, 5', o)).toMatchObject({ reward: 8 });
+    expect(server.stats().completed).toBe(1);
+    reply = 'Score = 7.5';
+    expect(await scoreResponse(chat(), task, '2, 3, 5', o)).toMatchObject({ reward: 7.5 });
+    // Fitted to the schema, the prose has no score: the schema's least (1), as a guided decoder would have to say.
+    expect(await scoreResponse(chat('json_schema'), task, '2, 3, 5', o)).toMatchObject({ reward: 1 });
   });
 
   it('parse (the default) still parses and re-asks: prose is unreadable, JSON is read', async () => {
