@@ -26,12 +26,13 @@ export const ENDPOINT_APIS = ['chat', 'reward', 'score'] as const;
 
 /**
  * How the callers that need a JSON reply (judges, user simulators, extractors) get one from an endpoint:
- *   parse       — ask in the prompt, parse the reply by hand and re-ask when it cannot be read (any server);
+ *   parse       — (the default, when absent) ask in the prompt, parse the reply by hand and re-ask when it cannot be
+ *                 read (any server);
  *   json_schema — send `response_format: {type: json_schema}` built from the caller's zod schema (OpenAI structured
  *                 outputs; vLLM and SGLang guided decoding) and validate the reply with the same schema.
  */
 export const STRUCTURED_OUTPUTS = ['parse', 'json_schema'] as const;
-export const structuredOutputsSchema = z.enum(STRUCTURED_OUTPUTS).default('parse');
+export const structuredOutputsSchema = z.enum(STRUCTURED_OUTPUTS).optional();
 
 /** An endpoint that the loop does not deploy itself. */
 export const externalEndpointSchema = z

@@ -1,8 +1,9 @@
 // The one way the project calls a model, with the durable request cache in front, a per-endpoint concurrency bound,
 // token accounting, and failures mapped for Temporal. Chat goes through the openai SDK (openai-client.ts: one client
-// per endpoint, SDK retries and logging off, a node:http keep-alive transport — sdk-fetch.ts), which costs a worker
-// no more CPU per call than a plain client at 512 in flight (`npm run bench`, llm-cpu); an endpoint that speaks a
-// scoring or log-prob API gets one JSON POST per request (post-json.ts, scoring-api.ts, logprob-api.ts).
+// per endpoint, SDK retries and logging off, a node:http keep-alive transport — sdk-fetch.ts): at 512 in flight a
+// worker spends about the CPU per call of a plain fetch client, ~0.2 ms more than a bare POST (`npm run bench`,
+// llm-cpu); an endpoint that speaks a scoring or log-prob API gets one JSON POST per request (post-json.ts,
+// scoring-api.ts, logprob-api.ts).
 //
 // Retries happen at two levels on purpose. A retryable failure is first retried here, a few times, honouring
 // Retry-After, so one flaky call does not abort the 50 other conversations of its shard; when those attempts are
@@ -194,18 +195,17 @@ export function createChat(opts: ChatClientOptions): Chat {
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
     if (api !== 'chat') return limited(() => scoreOnce({ ...endpoint, api }, call, o));
     const timeoutMs = o.timeoutMs;
-    return limited(async () => {
-      // asResponse: the SDK's own parse step (content-type checks, a request id defined on the body, log details
-      // built even with logging off) is skipped; the body is read once here (sdk-fetch.ts `json`).
-      const response = await sdk!.chat.completions
-        .create(requestBody(call, n, seed), {
+    return limited(async () =>
+      parseCompletion(
+        await sdk!.chat.completions.create(requestBody(call, n, seed), {
           headers: { 'x-collab-request-key': key },
           timeout: timeoutMs + 5000, // a backstop: sdk-fetch.ts times the request out at timeoutMs
           ...sdkCall({ signal, timeoutMs }),
-        })
-        .asResponse();
-      return parseCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, endpoint.baseUrl, n);
-    });
+        }),
+        endpoint.baseUrl,
+        n,
+      ),
+    );
   }
 
   /** The request until it is answered: an endpoint that is down is waited for (rideOut, up to the outage tolerance,

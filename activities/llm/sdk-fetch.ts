@@ -73,7 +73,7 @@ class AnswerResponse {
   }
 }
 
-/** Parsed once per address (one per endpoint): a URL object per request is measurable at 512 in flight. */
+/** Parsed once per address (one per endpoint), not once per request. */
 const urls = new Map<string, URL>();
 
 /** Only POST: the SDK is used for chat completions alone. */
