@@ -9,7 +9,14 @@ import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
 import { TRAIN_METHODS } from '../contracts/train-methods';
 import { recipeSchema } from '../activities/recipes/registry';
-import { envVarName, existingPath, externalEndpointSchema, modelRoleSchema, positiveInt } from '../contracts/config-fields';
+import {
+  envVarName,
+  existingPath,
+  externalEndpointSchema,
+  modelRoleSchema,
+  positiveInt,
+  structuredOutputsSchema,
+} from '../contracts/config-fields';
 import { storageSchema } from '../activities/storage/storage-config';
 import { sharedLimitsSchema } from '../activities/llm/shared-limits-config';
 import { paperSchema } from '../activities/report/paper-config';
@@ -53,6 +60,7 @@ export const serverSchema = z.discriminatedUnion('kind', [
     answerGate: z.string().optional(),
     capacity: positiveInt.optional(),
     maxConcurrency: positiveInt.default(32),
+    structuredOutputs: structuredOutputsSchema,
     readyTimeoutSeconds: z.number().positive().default(60),
   }),
   z.strictObject({
@@ -79,6 +87,8 @@ export const serverSchema = z.discriminatedUnion('kind', [
     dtype: z.string().default('auto'),
     extraArgs: z.array(z.string()).default([]),
     apiKeyEnv: envVarName.optional(),
+    /** vLLM answers response_format json_schema by guided decoding. */
+    structuredOutputs: structuredOutputsSchema,
     ...servedCommon,
   }),
   z.strictObject({
@@ -88,6 +98,7 @@ export const serverSchema = z.discriminatedUnion('kind', [
     healthPath: z.string().default('/health'),
     servedModel: z.string().default('{checkpoint}'),
     apiKeyEnv: envVarName.optional(),
+    structuredOutputs: structuredOutputsSchema,
     ...servedCommon,
   }),
   z.strictObject({

@@ -24,6 +24,16 @@ export const envVarName = z
 /** The APIs an external endpoint can speak (activities/llm/scoring-api.ts for the two scoring ones). */
 export const ENDPOINT_APIS = ['chat', 'reward', 'score'] as const;
 
+/**
+ * How the callers that need a JSON reply (judges, user simulators, extractors) get one from an endpoint:
+ *   parse       — (the default, when absent) ask in the prompt, parse the reply by hand and re-ask when it cannot be
+ *                 read (any server);
+ *   json_schema — send `response_format: {type: json_schema}` built from the caller's zod schema (OpenAI structured
+ *                 outputs; vLLM and SGLang guided decoding) and validate the reply with the same schema.
+ */
+export const STRUCTURED_OUTPUTS = ['parse', 'json_schema'] as const;
+export const structuredOutputsSchema = z.enum(STRUCTURED_OUTPUTS).optional();
+
 /** An endpoint that the loop does not deploy itself. */
 export const externalEndpointSchema = z
   .strictObject({
@@ -47,6 +57,7 @@ export const externalEndpointSchema = z
     api: z.enum(ENDPOINT_APIS).default('chat'),
     /** Only for api score: the path of the scoring route under baseUrl (default /predict/). */
     path: z.string().startsWith('/', { message: 'must start with "/", e.g. /predict/' }).optional(),
+    structuredOutputs: structuredOutputsSchema,
     /** What the endpoint charges, in US dollars per million tokens, for the run's `budget.usd` (absent: free). */
     price: z.strictObject({ input: z.number().min(0), output: z.number().min(0) }).optional(),
   })

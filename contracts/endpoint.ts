@@ -4,6 +4,10 @@
  *  mean log-prob of the last message (activities/llm/logprob-api.ts; set by the loop, never by a config). */
 export type ModelApi = 'chat' | 'reward' | 'score' | 'logprob';
 
+/** The EndpointRef field for a config's `structuredOutputs` (absent when `parse`, so refs stay as they were). */
+export const structuredOutputsRef = (s: string | undefined): Pick<EndpointRef, 'structuredOutputs'> =>
+  s === 'json_schema' ? { structuredOutputs: 'json_schema' } : {};
+
 /** An endpoint as the stages pass it around. `cacheId` names the exact weights (model + checkpoint), not the URL. */
 export interface EndpointRef {
   baseUrl: string;
@@ -22,6 +26,9 @@ export interface EndpointRef {
   api?: ModelApi;
   /** api score only: the scoring route under baseUrl (default /predict/). */
   path?: string;
+  /** `json_schema`: the server honours `response_format: json_schema` (contracts/config-fields.ts STRUCTURED_OUTPUTS);
+   *  absent: replies are parsed and re-asked. */
+  structuredOutputs?: 'json_schema';
   /** Started by the loop's deploy (activities/serving/checkpoint-servers.ts): such a server never restarts by
    *  itself, so a refused connection means it is gone (activities/llm/served-gone.ts), not that it restarts. */
   served?: boolean;

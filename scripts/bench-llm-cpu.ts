@@ -2,13 +2,14 @@
 // (scripts/bench-endpoint.ts: its own process, 100 ms per request, its CPU reported) that is not the bottleneck:
 //  - worker: a real `collab-loop worker --queues llm --metrics-port …` process running the generation shards of an
 //    evaluation iteration (debate, mode single: one LLM call per conversation) with 512 calls in flight — records,
-//    heartbeats, metrics and the durable request cache included. Its CPU is read from /proc/<pid>/stat around the
+//    heartbeats, metrics and the durable request cache included; chat through the openai SDK
+//    (activities/llm/openai-client.ts). Its CPU is read from /proc/<pid>/stat around the
 //    iteration; the workflow, cpu and gpu queues run in this process, so the figure is the shards' alone.
 //  - plain: scripts/bench-plain-client.ts, fetch behind a semaphore of 512, in its own process, sending the same
-//    request body as many times; then the same over node:http with a keep-alive agent (the worker's transport), so
-//    the reader sees how much of the difference is the transport.
-// The target: the worker within 1.3× the plain (fetch) client's CPU per call and at ≥ 0.9× its calls/s, so that the
-// loop's bookkeeping never dominates what an LLM call costs.
+//    request body as many times; then the same over node:http with a keep-alive agent (the transport the worker's
+//    SDK client is given, activities/llm/sdk-fetch.ts), so the reader sees how much of the difference is the transport.
+// The target: the worker within 1.1× the plain (fetch) client's CPU per call and at ≥ 1× its calls/s, so that the
+// SDK and the loop's bookkeeping never dominate what an LLM call costs.
 // The request cache lives in a fresh directory under os.tmpdir(): TMPDIR decides the filesystem it writes to.
 // Figures are returned for `npm run bench` to print, never asserted.
 import { TestWorkflowEnvironment } from '@temporalio/testing';

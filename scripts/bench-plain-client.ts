@@ -1,7 +1,8 @@
 // The baseline of bench-llm-cpu.ts: the plainest client that keeps `inFlight` chat requests outstanding — behind a
 // semaphore, nothing cached, counted or retried — in a process of its own, sending the request the worker sends (the
-// file holds its JSON body). `fetch`: Node's fetch, the plain choice (and the openai SDK's transport); `http`:
-// node:http with a keep-alive agent, the transport the worker uses (activities/llm/post-json.ts). Prints
+// file holds its JSON body). `fetch`: Node's fetch, the plain choice (and the openai SDK's default transport);
+// `http`: node:http with a keep-alive agent, the transport the worker gives its SDK client (activities/llm/sdk-fetch.ts
+// over post-json.ts). Prints
 // {calls, cpuMs, wallMs} of its sending loop as one JSON line.
 //
 //   node --import tsx scripts/bench-plain-client.ts fetch|http <base-url> <calls> <in-flight> <request-body.json>

@@ -54,6 +54,13 @@ describe('config validation', () => {
         }),
       ).message,
     ).toMatch(/server\.endpoint\.apiKeyEnv: must be the NAME of an environment variable/);
+    const collab = path.join(PROJECT_ROOT, 'configs', 'collabllm.dry-run.yaml');
+    expect(errorOf(() => loadConfig(collab, { overrides: ['server.structuredOutputs=json'] })).message).toMatch(
+      /^--set server\.structuredOutputs=json: server\.structuredOutputs: .*expected one of "parse"\|"json_schema"/,
+    );
+    expect(loadConfig(collab, { overrides: ['server.structuredOutputs=json_schema'] }).config.server).toMatchObject({
+      structuredOutputs: 'json_schema',
+    });
     expect(errorOf(() => parseConfigText('recipe: [unclosed', 'x.yaml')).message).toMatch(/^x\.yaml: not valid YAML \(line 1\)/);
     expect(errorOf(() => loadConfig(demo, { overrides: ['trainer.method=dpo', 'recipe.beamSize=1'] })).field).toBe('recipe.beamSize');
   });

@@ -33,6 +33,8 @@ export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi =
       decoding: call.decoding,
       n: call.n ?? 1,
       sample: call.sampleKey,
+      // A schema the server must follow changes the answer (absent: the key every earlier run wrote).
+      responseFormat: call.responseFormat,
     }),
   );
 }

@@ -1,9 +1,9 @@
-// The one way the project calls a model: one JSON POST per request (post-json.ts: the OpenAI chat API, or, for an
-// endpoint that speaks a scoring API, scoring-api.ts) with the durable request cache in front, a per-endpoint
-// concurrency bound, token accounting, and failures mapped for Temporal. Chat is posted like the scoring APIs rather
-// than through the openai SDK: at 512 calls in flight the SDK's per-request work (headers, log details, a teed
-// response body, an abort listener on the activity's one signal) cost about 0.2 ms of CPU per call over a bare POST
-// (`npm run bench`, llm-cpu).
+// The one way the project calls a model, with the durable request cache in front, a per-endpoint concurrency bound,
+// token accounting, and failures mapped for Temporal. Chat goes through the openai SDK (openai-client.ts: one client
+// per endpoint, SDK retries and logging off, a node:http keep-alive transport — sdk-fetch.ts): at 512 in flight a
+// worker spends about the CPU per call of a plain fetch client, ~0.2 ms more than a bare POST (`npm run bench`,
+// llm-cpu); an endpoint that speaks a scoring or log-prob API gets one JSON POST per request (post-json.ts,
+// scoring-api.ts, logprob-api.ts).
 //
 // Retries happen at two levels on purpose. A retryable failure is first retried here, a few times, honouring
 // Retry-After, so one flaky call does not abort the 50 other conversations of its shard; when those attempts are
@@ -22,12 +22,13 @@ import { endpointLimiter, estimateTokens, estimateUsage } from './limiter';
 import { count, metricIteration } from '../metrics';
 import { rideOut } from '../outage-backoff';
 import { checkLogProbCall, logProbOnce } from './logprob-api';
-import { postJson } from './post-json';
+import { openaiClient } from './openai-client';
+import { sdkCall } from './sdk-fetch';
 import { scoreOnce, scoringPair } from './scoring-api';
 import { servedGoneWatch } from './served-gone';
 import { SERVED_ENDPOINT_GONE } from '../../contracts/errors';
 import type { CachedAnswer, CallBudget, Chat, ChatCall, ChatOutput, RequestCache } from './types';
-import type { EndpointRef } from '../../contracts/endpoint';
+import { type EndpointRef, structuredOutputsRef } from '../../contracts/endpoint';
 
 /** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
 export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
@@ -39,6 +40,7 @@ export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
   ...(e.tokensPerMinute !== undefined ? { tokensPerMinute: e.tokensPerMinute } : {}),
   ...(e.api && e.api !== 'chat' ? { api: e.api } : {}),
   ...(e.path !== undefined ? { path: e.path } : {}),
+  ...structuredOutputsRef(e.structuredOutputs),
 });
 
 /**
@@ -148,7 +150,7 @@ export function createChat(opts: ChatClientOptions): Chat {
   const sleep = opts.sleep ?? defaultSleep;
   const api = endpoint.api ?? 'chat';
   const apiKey = resolveApiKey(endpoint);
-  const chatUrl = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const sdk = api === 'chat' ? openaiClient(endpoint.baseUrl, endpoint.apiKeyEnv ? apiKey : undefined) : undefined;
   const limiter = endpointLimiter(endpoint, llm.sharedLimits);
   const labels = { role: opts.role ?? '', endpoint: endpointLabel(endpoint, opts.role) };
   // Runs started before the field existed carry llm configs without it.
@@ -175,6 +177,7 @@ export function createChat(opts: ChatClientOptions): Chat {
       seed,
       stop: d.stop,
       n,
+      ...(call.responseFormat ? { response_format: call.responseFormat } : {}),
     };
     if (endpoint.dialect === 'transformers-serve')
       body.generation_config = JSON.stringify({
@@ -191,9 +194,14 @@ export function createChat(opts: ChatClientOptions): Chat {
     const limited = (send: () => Promise<CachedAnswer>) => limiter.run(estimateTokens(call, n), signal, send);
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
     if (api !== 'chat') return limited(() => scoreOnce({ ...endpoint, api }, call, o));
+    const timeoutMs = o.timeoutMs;
     return limited(async () =>
       parseCompletion(
-        (await postJson(chatUrl, requestBody(call, n, seed), o, `${endpoint.baseUrl} (chat)`)) as OpenAI.Chat.Completions.ChatCompletion,
+        await sdk!.chat.completions.create(requestBody(call, n, seed), {
+          headers: { 'x-collab-request-key': key },
+          timeout: timeoutMs + 5000, // a backstop: sdk-fetch.ts times the request out at timeoutMs
+          ...sdkCall({ signal, timeoutMs }),
+        }),
         endpoint.baseUrl,
         n,
       ),
@@ -210,7 +218,7 @@ export function createChat(opts: ChatClientOptions): Chat {
         try {
           return await attemptOnce(call, key, n, seed);
         } catch (err) {
-          if (signal?.aborted) throw err;
+          if (signal?.aborted) throw signal.reason ?? err;
           const c = classifyLlmError(err, endpoint.baseUrl);
           const gone = servedGone(c);
           if (gone) {
@@ -314,5 +322,5 @@ export function createChat(opts: ChatClientOptions): Chat {
     usage.completionTokens += answer.usage.completionTokens;
     return { ...answer, cached };
   };
-  return Object.assign(chat, { api });
+  return Object.assign(chat, { api, ...structuredOutputsRef(endpoint.structuredOutputs) });
 }

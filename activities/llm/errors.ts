@@ -1,7 +1,7 @@
 // Maps an endpoint's failure to a Temporal failure: 408/409/429/5xx, timeouts and connection resets are retryable
 // (honouring retry-after-ms / retry-after), 400/401/403/404/422 are not — retrying a bad request or a wrong key only
 // burns attempts. The message always names the endpoint. One set of rules for both ways the project calls a model:
-// the openai SDK's errors (chat) and the errors of requests it sends with fetch itself (scoring-api.ts).
+// the openai SDK's errors (chat) and the errors of requests it posts itself (post-json.ts: scoring and log-prob APIs).
 // Of the retryable ones, an endpoint that does not answer at all (connection refused or reset, a timeout) or whose
 // proxy says it is gone (502/503/504) is marked `outage`: client.ts waits that out (llm.outageToleranceSeconds)
 // rather than spending its few call retries on a restarting server.
@@ -56,6 +56,8 @@ function classifyStatus(status: number, headers: Headers | undefined, detail: st
 }
 
 export function classifyLlmError(err: unknown, endpoint: string): ClassifiedError {
+  // The SDK wraps what its fetch (sdk-fetch.ts) threw: the LlmNoAnswer inside says timeout or which socket error.
+  if (err instanceof OpenAI.APIConnectionError && err.cause instanceof LlmNoAnswer) err = err.cause;
   if (err instanceof OpenAI.APIConnectionTimeoutError || (err instanceof LlmNoAnswer && err.kind === 'timeout'))
     return { retryable: true, type: 'LlmTimeout', message: `${endpoint}: request timed out`, outage: true };
   if (err instanceof OpenAI.APIConnectionError || err instanceof LlmNoAnswer)

@@ -1,4 +1,5 @@
-// One JSON POST to a model server, once (createChat adds the cache and the retries): the request-cache key as
+// One JSON POST to a model server, once (createChat adds the cache and the retries; chat goes through the openai SDK
+// over this file's `send`, sdk-fetch.ts): the request-cache key as
 // `x-collab-request-key`, the endpoint's key as a bearer token, a per-request timeout. Its failures are the ones
 // classifyLlmError (errors.ts) sorts into retryable or not: LlmHttpError for a non-2xx answer, LlmNoAnswer for a
 // timeout or a failed connection, LlmBadResponse for a 2xx answer that is not JSON (named by `where`).
@@ -29,7 +30,7 @@ const agents = {
 /** The requests in flight under each cancellation signal, aborted together by the signal's one listener. */
 const underSignal = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
 
-function onAbort(signal: AbortSignal, abort: (reason: unknown) => void): () => void {
+export function onAbort(signal: AbortSignal, abort: (reason: unknown) => void): () => void {
   let set = underSignal.get(signal);
   if (!set) {
     const aborts = new Set<(reason: unknown) => void>();
@@ -42,13 +43,19 @@ function onAbort(signal: AbortSignal, abort: (reason: unknown) => void): () => v
   return () => set.delete(abort);
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
 }
 
-function send(url: URL, body: string, headers: Record<string, string>, o: PostOptions): Promise<Answer> {
+/** One POST over the process's keep-alive agent: the answer whatever its status, or LlmNoAnswer (timeout, connection). */
+export function send(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  o: Pick<PostOptions, 'signal' | 'timeoutMs'>,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http;
     const req = transport.request(url, { method: 'POST', agent: agents[url.protocol as keyof typeof agents], headers });

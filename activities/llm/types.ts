@@ -34,6 +34,14 @@ export interface ChatCall {
    * repeated samples of the same prompt do not collapse into one cached answer.
    */
   sampleKey: string;
+  /** OpenAI structured outputs (`response_format: {type: json_schema}`), only to an endpoint with
+   *  structuredOutputs json_schema (activities/recipes/shared/structured-reply.ts). Part of the cache key. */
+  responseFormat?: ResponseFormatJsonSchema;
+}
+
+export interface ResponseFormatJsonSchema {
+  type: 'json_schema';
+  json_schema: { name: string; strict?: boolean | null; schema?: Record<string, unknown>; description?: string };
 }
 
 export interface TokenUsage {
@@ -61,7 +69,11 @@ export type { ModelApi };
  * and answers one text, the score as a decimal string (`Number(out.texts[0])`), with finish reason 'stop' and no
  * completion tokens. `decoding` and `sampleKey` still key the request cache; `n` must be 1.
  */
-export type Chat = ((call: ChatCall) => Promise<ChatOutput>) & { readonly api?: ModelApi };
+export type Chat = ((call: ChatCall) => Promise<ChatOutput>) & {
+  readonly api?: ModelApi;
+  /** `json_schema`: the endpoint honours ChatCall.responseFormat; absent: ask in the prompt and parse. */
+  readonly structuredOutputs?: 'json_schema';
+};
 
 /** An endpoint's answer as the request cache keeps it. */
 export interface CachedAnswer {

@@ -224,6 +224,7 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
             answerGate: s.answerGate,
             capacity: s.capacity,
             maxConcurrency: s.maxConcurrency,
+            structuredOutputs: s.structuredOutputs,
           })
         : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed });
   } catch (err) {

@@ -12,7 +12,7 @@
 import { SERVE_HOST_ENV } from '../host-env';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../contracts/config';
-import type { EndpointRef } from '../../contracts/endpoint';
+import { type EndpointRef, structuredOutputsRef } from '../../contracts/endpoint';
 import { nodeScriptArgv, PROJECT_ROOT } from '../subprocess/node-script';
 import { renderCommand } from '../subprocess/template';
 import { venvExecutable } from '../subprocess/venv';
@@ -49,6 +49,7 @@ export interface SimulatorArgs {
   answerGate?: string;
   capacity?: number;
   maxConcurrency: number;
+  structuredOutputs?: string;
 }
 
 export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: number, sim: SimulatorArgs): ServerLaunch {
@@ -78,7 +79,12 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
     env: {},
     healthUrl: `http://127.0.0.1:${port}/health`,
     checkModelsList: false,
-    endpoint: { baseUrl: `http://${serving().advertise}:${port}/v1`, model, maxConcurrency: sim.maxConcurrency },
+    endpoint: {
+      baseUrl: `http://${serving().advertise}:${port}/v1`,
+      model,
+      maxConcurrency: sim.maxConcurrency,
+      ...structuredOutputsRef(sim.structuredOutputs),
+    },
   };
 }
 
@@ -144,7 +150,7 @@ export function modelServerLaunch(
       healthUrl: health('/health'),
       checkModelsList: true,
       apiKey: key,
-      endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
+      endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai', ...structuredOutputsRef(server.structuredOutputs) },
     };
   }
   return {
@@ -152,7 +158,7 @@ export function modelServerLaunch(
     env: {},
     healthUrl: health(server.healthPath),
     checkModelsList: false,
-    endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
+    endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai', ...structuredOutputsRef(server.structuredOutputs) },
   };
 }
 

@@ -16,6 +16,7 @@ import type { CollabCompat } from './seed-settings';
 import type { CollabTask } from './tasks';
 import { simulateUserTurn } from './user-simulator';
 import { askJsonResponse } from './json-response';
+import { proactiveReply } from './reply-schemas';
 import { proactRequest } from './prompts';
 import { addUsage } from '../../llm/usage';
 
@@ -206,6 +207,8 @@ async function proactTurn(c: Ctx, history: ChatMessage[], key: string): Promise<
     parseRetries: c.s.proact.parseRetries,
     key,
     who: 'proactive candidate',
+    schema: proactiveReply,
+    name: 'proactive_candidate',
   });
   addUsage(c.usage, r.usage);
   return r.kind === 'ok' ? { text: r.response } : { failed: r.reason };

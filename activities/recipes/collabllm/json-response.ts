@@ -4,7 +4,8 @@
 import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { addUsage } from '../../llm/usage';
 import { hashSeed } from '../../seeded-random';
-import { parseJsonReply } from './json-reply';
+import type { z } from 'zod';
+import { replyReader } from './reply-schemas';
 
 export type JsonResponse =
   | { kind: 'ok'; response: string; usage: TokenUsage }
@@ -21,21 +22,25 @@ export interface AskJsonResponseOptions {
   key: string;
   /** Names the asker in the failure reason and the argument error. */
   who: string;
+  /** The reply's schema (reply-schemas.ts), with a string `response`; `name` names it to the server. */
+  schema: z.ZodObject<{ response: z.ZodString }>;
+  name: string;
 }
 
 export async function askJsonResponse(o: AskJsonResponseOptions): Promise<JsonResponse> {
   if (!Number.isInteger(o.parseRetries) || o.parseRetries < 0)
     throw new Error(`${o.who}: parseRetries must be a non-negative integer, got ${o.parseRetries}`);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  const reader = replyReader(o.chat, o.schema, o.name);
   let last = '';
   for (let i = 0; i <= o.parseRetries; i++) {
     const sampleKey = i === 0 ? o.key : `${o.key}/retry-${i}`;
     // A re-ask with the same server seed would sample the same bad reply again.
     const decoding = i === 0 || o.decoding.seed === undefined ? o.decoding : { ...o.decoding, seed: hashSeed(o.decoding.seed, sampleKey) };
-    const out = await o.chat({ messages: o.messages, decoding, sampleKey });
+    const out = await o.chat({ messages: o.messages, decoding, sampleKey, responseFormat: reader.responseFormat });
     addUsage(usage, out.usage);
     last = out.texts[0] ?? '';
-    const response = parseJsonReply(last)?.response;
+    const response = reader.read(last)?.response;
     if (typeof response === 'string' && response.trim() !== '') return { kind: 'ok', response: response.trim(), usage };
   }
   const attempts = o.parseRetries + 1;

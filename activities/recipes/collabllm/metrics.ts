@@ -2,7 +2,8 @@
 // A judge or extraction whose reply cannot be read after its re-asks is MISSING, never 0: both seed codebases let
 // such failures turn into a score (or an exception), which biases the reward toward whatever failed to be judged.
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
-import { parseJsonReply } from './json-reply';
+import type { z } from 'zod';
+import { accuracyReply, extractionReply, interactivityReply, replyReader } from './reply-schemas';
 import {
   accuracyJudgePrompt,
   type ArtefactKind,
@@ -46,7 +47,7 @@ async function askJudge<T>(
   chat: Chat,
   prompt: string,
   name: string,
-  fields: readonly string[],
+  schema: z.ZodObject,
   o: JudgeOptions,
   read: (reply: Record<string, unknown>) => T | undefined,
 ): Promise<({ value: T } | { missing: string }) & { usage: TokenUsage }> {
@@ -54,17 +55,20 @@ async function askJudge<T>(
     throw new Error(`${name}: parseRetries must be a non-negative integer, got ${o.parseRetries}`);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   const messages: ChatMessage[] = [{ role: 'user', content: prompt }];
+  const reader = replyReader(chat, schema, name);
   let last = '';
   for (let i = 0; i <= o.parseRetries; i++) {
-    if (i > 0) messages.push({ role: 'assistant', content: last }, { role: 'user', content: unreadableReplyNotice(o.prompts, fields) });
+    if (i > 0)
+      messages.push({ role: 'assistant', content: last }, { role: 'user', content: unreadableReplyNotice(o.prompts, reader.fields) });
     const out = await chat({
       messages: [...messages],
       decoding: { temperature: 0, maxTokens: o.maxTokens ?? 2048 },
       sampleKey: i === 0 ? `${o.key}/${name}` : `${o.key}/${name}/retry-${i}`,
+      responseFormat: reader.responseFormat,
     });
     addUsage(usage, out.usage);
     last = out.texts[0] ?? '';
-    const parsed = parseJsonReply(last);
+    const parsed = reader.read(last);
     const value = parsed && read(parsed);
     if (value !== undefined) return { value, usage };
   }
@@ -88,7 +92,7 @@ export async function accuracyJudge(
   o: JudgeOptions,
 ): Promise<JudgedOutcome> {
   const prompt = accuracyJudgePrompt(o.prompts, { ...t, conversation: renderConversation(t.conversation) });
-  const r = await askJudge(chat, prompt, 'accuracy', ['thought', 'accuracy'], o, (reply) => {
+  const r = await askJudge(chat, prompt, 'accuracy', accuracyReply, o, (reply) => {
     const v = reply.accuracy;
     const n = typeof v === 'boolean' ? Number(v) : readNumber(v);
     // Anything but 0 or 1 breaks the contract: re-ask rather than round.
@@ -100,7 +104,7 @@ export async function accuracyJudge(
 /** 0..1 (clamped) for how actively the assistant collaborates. */
 export async function interactivityJudge(chat: Chat, t: { conversation: ChatMessage[] }, o: JudgeOptions): Promise<JudgedOutcome> {
   const prompt = interactivityJudgePrompt(o.prompts, renderConversation(t.conversation));
-  const r = await askJudge(chat, prompt, 'interactivity', ['thought', 'interactivity'], o, (reply) => {
+  const r = await askJudge(chat, prompt, 'interactivity', interactivityReply, o, (reply) => {
     const n = readNumber(reply.interactivity);
     return n === undefined ? undefined : Math.min(1, Math.max(0, n));
   });
@@ -179,7 +183,7 @@ export async function extractFinal(
     requirement: t.requirement,
   });
   // An empty string is a readable answer (the conversation produced nothing) and scores as such downstream.
-  const r = await askJudge(chat, prompt, `extract-${t.kind}`, ['thought', 'final_completion'], o, (reply) =>
+  const r = await askJudge(chat, prompt, `extract-${t.kind}`, extractionReply, o, (reply) =>
     typeof reply.final_completion === 'string' ? reply.final_completion : undefined,
   );
   return 'value' in r ? { text: r.value, usage: r.usage } : r;

@@ -5,6 +5,7 @@
 import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import type { Prompts } from '../prompt-texts';
 import { askJsonResponse } from './json-response';
+import { simulatorReply } from './reply-schemas';
 import { TERMINATE, userSimulatorRequest } from './prompts';
 
 export type UserTurn =
@@ -34,7 +35,7 @@ export async function simulateUserTurn(o: SimulateUserOptions): Promise<UserTurn
     { role: 'system', content: o.prompts.render('user.system') },
     { role: 'user', content: userSimulatorRequest(o.prompts, o.task, o.history) },
   ];
-  const r = await askJsonResponse({ ...o, messages, who: 'user simulator' });
+  const r = await askJsonResponse({ ...o, messages, who: 'user simulator', schema: simulatorReply, name: 'user_simulator_turn' });
   if (r.kind === 'failed') return r;
   if (r.response.includes(TERMINATE)) return { kind: 'terminate', text: r.response.replaceAll(TERMINATE, '').trim(), usage: r.usage };
   return { kind: 'message', text: r.response, usage: r.usage };

@@ -3,7 +3,7 @@
 // replies; still unreadable after them is FAILED, never a made-up value.
 import { ApplicationFailure } from '@temporalio/common';
 import { SERVED_ENDPOINT_GONE } from '../../../contracts/errors';
-import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
+import type { Chat, ChatMessage, ResponseFormatJsonSchema, TokenUsage } from '../../llm/types';
 import { addUsage } from '../../llm/usage';
 
 /**
@@ -20,7 +20,15 @@ export async function askUntilReadable<T>(
   chat: Chat,
   messages: ChatMessage[],
   read: (reply: string) => T | undefined,
-  o: { key: string; maxTokens: number; parseRetries: number; usage: TokenUsage; what: string },
+  o: {
+    key: string;
+    maxTokens: number;
+    parseRetries: number;
+    usage: TokenUsage;
+    what: string;
+    /** Structured outputs (../shared/structured-reply.ts), on an endpoint that honours them. */
+    responseFormat?: ResponseFormatJsonSchema;
+  },
 ): Promise<{ value: T } | { failed: string }> {
   let last = '';
   try {
@@ -29,6 +37,7 @@ export async function askUntilReadable<T>(
         messages,
         decoding: { temperature: 0, maxTokens: o.maxTokens },
         sampleKey: i === 0 ? o.key : `${o.key}/retry-${i}`,
+        ...(o.responseFormat ? { responseFormat: o.responseFormat } : {}),
       });
       addUsage(o.usage, out.usage);
       last = out.texts[0] ?? '';

@@ -12,6 +12,7 @@
 // The refine and judge prompts put the question and the responses in <tag>…</tag> blocks, so markdown headings
 // inside a question cannot be mistaken for the prompt's own structure. All are keyed templates a `prompts:` file may
 // replace (activities/recipes/prompt-texts.ts).
+import { z } from 'zod';
 import type { ChatMessage } from '../../llm/types';
 import { defaultPrompts, type PromptCatalog, type Prompts } from '../prompt-texts';
 import type { ToaTask } from './tasks';
@@ -309,6 +310,9 @@ function* objectSpans(text: string): Generator<string> {
     }
   }
 }
+
+/** The judge's reply as a schema, for an endpoint with structured outputs (../shared/structured-reply.ts). */
+export const judgeScoreReply = z.object({ score: z.number().min(1).max(10) });
 
 /**
  * The judge's score, leniently: the first JSON object (fenced or amid prose) with a numeric "score", else a

@@ -8,7 +8,8 @@ import type { Chat, TokenUsage } from '../../llm/types';
 import { addUsage } from '../../llm/usage';
 import type { Prompts } from '../prompt-texts';
 import { askUntilReadable, failsThisCallOnly } from './judge-call';
-import { judgePrompt, parseJudgeScore, rewardQuestion } from './prompts';
+import { judgePrompt, judgeScoreReply, parseJudgeScore, rewardQuestion } from './prompts';
+import { structuredReply } from '../shared/structured-reply';
 import type { ToaTask } from './tasks';
 
 export type RewardOutcome = { reward: number; usage: TokenUsage } | { failed: string; usage: TokenUsage };
@@ -41,6 +42,13 @@ export async function scoreResponse(
       return { failed, usage };
     }
   }
-  const asked = await askUntilReadable(chat, judgePrompt(o.prompts, task, response), parseJudgeScore, { ...o, usage, what: 'score' });
+  const structured = structuredReply(chat, judgeScoreReply, 'judge_score');
+  const read = structured ? (text: string) => structured.read(text)?.score : parseJudgeScore;
+  const asked = await askUntilReadable(chat, judgePrompt(o.prompts, task, response), read, {
+    ...o,
+    usage,
+    what: 'score',
+    responseFormat: structured?.responseFormat,
+  });
   return 'value' in asked ? { reward: asked.value, usage } : { failed: asked.failed, usage };
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatBody } from './chat-request';
 import { invalid } from './json-http';
+import { fitJsonSchema, requestedSchema } from './json-schema-reply';
 import type { Policy } from './policy';
 import { simulatedTokens } from './simulated-tokens';
 
@@ -21,9 +22,11 @@ function completionPayload(body: ChatBody, policy: Policy, modelName: string): u
   });
   if (reply.texts.length !== body.n) throw new Error(`policy returned ${reply.texts.length} texts for n=${body.n}`);
   const completion = reply.completionTokens.reduce((a, b) => a + b, 0);
+  const schema = requestedSchema(body.raw);
+  const texts = schema === undefined ? reply.texts : reply.texts.map((t) => fitJsonSchema(t, schema));
   return {
     ...completionHead(modelName),
-    choices: reply.texts.map((content, index) => ({
+    choices: texts.map((content, index) => ({
       index,
       message: { role: 'assistant', content },
       logprobs: null,
