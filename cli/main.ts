@@ -27,7 +27,7 @@ import { paperFiguresText } from '../activities/report/paper-figures';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
 import { recipeRuntime } from '../activities/recipes/runtime';
-import { GPUS_ENV, SERVE_BIND_ENV, SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
+import { GPUS_ENV, SERVE_BIND_ENV, SERVE_HOST_ENV, SERVE_SECRET_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { gpuQueue } from '../contracts/placement';
 import { runDemo, runEval } from './one-shot';
 import { gpuOptions } from './gpu-options';
@@ -131,6 +131,10 @@ program
       }) => {
         // Read by every stage this process runs (activities/storage/run-storage.ts, serving/server-launch.ts).
         if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
+        if (o.serveHost && !process.env[SERVE_SECRET_ENV])
+          throw new UserError(
+            `--serve-host: set ${SERVE_SECRET_ENV} (the same secret on every host): servers other hosts reach require each run's key, derived from it`,
+          );
         if (o.serveHost) process.env[SERVE_HOST_ENV] = o.serveHost;
         if (o.serveBind) process.env[SERVE_BIND_ENV] = o.serveBind;
         const { NativeConnection } = await import('@temporalio/worker');

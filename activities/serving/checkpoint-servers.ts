@@ -26,6 +26,7 @@ import { checkpointIdentity } from './checkpoint-identity';
 import { freePort } from './free-port';
 import { modelServerLaunch, simulatorLaunch, type ServerLaunch } from './server-launch';
 import { probeServedModel } from './probe';
+import { servedKeyRef } from '../llm/served-key';
 
 export const SIMULATED_POLICY_FILE = 'simulated-policy.json';
 
@@ -229,6 +230,8 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
   const checkpoint = await localCheckpoint(config, published);
   if (!existsSync(checkpoint)) throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} does not exist`, 'ConfigError');
   const identity = checkpointIdentity(checkpoint);
+  // The run's key, when this host serves with keys (llm/served-key.ts): only its reference enters the endpoint.
+  const keyRef = servedKeyRef(input.runName);
   let launch: ServerLaunch;
   try {
     launch =
@@ -240,8 +243,9 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
             answerGate: s.answerGate,
             capacity: s.capacity,
             maxConcurrency: s.maxConcurrency,
+            keyRef,
           })
-        : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed });
+        : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed, keyRef });
   } catch (err) {
     if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`server.command: ${err.message}`, 'ConfigError');
     throw err;
@@ -266,6 +270,7 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
       policyFile: agentsPolicyFile(input, checkpoint, key),
       latencyMs: a.latencyMs,
       maxConcurrency: a.maxConcurrency,
+      keyRef,
     });
     agents = await startServer(input, `agents${key}`, simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60, 0);
   }

@@ -10,6 +10,7 @@
 //   simulator    — the project's dry-run server answering from a SIMULATED policy (no weights).
 //   command      — any other server from a template.
 import { SERVE_BIND_ENV, SERVE_HOST_ENV } from '../host-env';
+import { SERVED_KEY_ENV, servedKey } from '../llm/served-key';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../contracts/config';
 import type { EndpointRef } from '../../contracts/endpoint';
@@ -49,6 +50,8 @@ export interface SimulatorArgs {
   answerGate?: string;
   capacity?: number;
   maxConcurrency: number;
+  /** The run's key reference (llm/served-key.ts): the simulator then answers `/v1/*` only with that key. */
+  keyRef?: string;
 }
 
 export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: number, sim: SimulatorArgs): ServerLaunch {
@@ -72,13 +75,15 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
     String(sim.latencyMs),
     ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
     ...(sim.answerGate ? ['--answer-gate', sim.answerGate] : []),
+    ...(sim.keyRef ? ['--api-key-env', SERVED_KEY_ENV] : []),
   ]);
+  const keyed = runKey(sim.keyRef);
   return {
     argv: [cmd, ...args],
-    env: {},
+    env: keyed.env,
     healthUrl: `http://${serving().local}:${port}/health`,
     checkModelsList: false,
-    endpoint: { baseUrl: `http://${serving().advertise}:${port}/v1`, model, maxConcurrency: sim.maxConcurrency },
+    endpoint: { baseUrl: `http://${serving().advertise}:${port}/v1`, model, maxConcurrency: sim.maxConcurrency, ...keyed.ref },
   };
 }
 
@@ -87,7 +92,7 @@ export function modelServerLaunch(
   server: Extract<ServerConfig, { kind: 'transformers' | 'vllm' | 'command' }>,
   checkpoint: string,
   port: number,
-  opts: { seed: number; env?: NodeJS.ProcessEnv } = { seed: 0 },
+  opts: { seed: number; env?: NodeJS.ProcessEnv; keyRef?: string } = { seed: 0 },
 ): ServerLaunch {
   const model = servedModelName(server, checkpoint);
   const { bind, advertise } = serving();
@@ -115,7 +120,10 @@ export function modelServerLaunch(
       endpoint: { ...base, dialect: 'transformers-serve' },
     };
   if (server.kind === 'vllm') {
-    const key = server.apiKeyEnv ? (opts.env ?? process.env)[server.apiKeyEnv] : undefined;
+    // A key the config names wins; else the run's key, when this host serves with keys.
+    const own = server.apiKeyEnv ? (opts.env ?? process.env)[server.apiKeyEnv] : undefined;
+    const run = runKey(server.apiKeyEnv ? undefined : opts.keyRef);
+    const key = own ?? run.env[SERVED_KEY_ENV];
     const entry = server.python
       ? [server.python, '-m', 'vllm.entrypoints.openai.api_server', '--model', checkpoint]
       : [server.executable, 'serve', checkpoint];
@@ -144,16 +152,24 @@ export function modelServerLaunch(
       healthUrl: health('/health'),
       checkModelsList: true,
       apiKey: key,
-      endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
+      endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, ...run.ref, dialect: 'openai' },
     };
   }
+  // A command server finds the run's key in $COLLAB_LOOP_SERVED_KEY (never in its argv, which is recorded).
+  const run = runKey(server.apiKeyEnv ? undefined : opts.keyRef);
   return {
     argv: renderCommand(server.command, { checkpoint, port, model, host: bind, project: PROJECT_ROOT }),
-    env: {},
+    env: run.env,
     healthUrl: health(server.healthPath),
     checkModelsList: false,
-    endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai' },
+    endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, ...run.ref, dialect: 'openai' },
   };
+}
+
+/** The run's key for a server's environment and the reference its endpoint carries (none without a reference). */
+function runKey(keyRef: string | undefined): { env: Record<string, string>; ref: { apiKeyRef?: string } } {
+  if (!keyRef) return { env: {}, ref: {} };
+  return { env: { [SERVED_KEY_ENV]: servedKey(keyRef, 'deploy') }, ref: { apiKeyRef: keyRef } };
 }
 
 /** Where started servers listen (`bind`), the name other hosts reach them by (`advertise`) and the address this
