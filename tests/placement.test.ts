@@ -37,12 +37,15 @@ describe('placement', () => {
     );
   });
 
-  it('refuses --gpu-class and --gpus on a worker that polls no gpu queue, and a bad --gpus, in one line', async () => {
+  it('refuses --gpu-class and --gpus on a worker that polls no gpu queue, a bad --gpus, and --serve-host without the cluster secret, in one line', async () => {
     const r = await cli(['worker', '--queues', 'cpu', '--gpu-class', 'a100']);
     expect(r.exitCode).toBe(2);
     expect(r.all).toBe('collab-loop: --gpu-class is for gpu workers: add gpu to --queues');
     const bad = await cli(['worker', '--queues', 'gpu', '--gpus', '0,x']);
     expect(bad.exitCode).toBe(2);
     expect(bad.all).toBe('collab-loop: --gpus: "x" is not a GPU index (e.g. --gpus 0,1,2,3)');
+    const open = await cli(['worker', '--queues', 'gpu', '--serve-host', 'gpu-1.internal']);
+    expect(open.exitCode).toBe(2);
+    expect(open.all).toMatch(/^collab-loop: --serve-host: set COLLAB_LOOP_SERVE_SECRET \(the same secret on every host\)/);
   });
 });

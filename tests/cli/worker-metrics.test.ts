@@ -85,7 +85,7 @@ describe('worker --metrics-port', () => {
     try {
       const r = await cliProcess(['worker', '--metrics-port', String(port)], { TEMPORAL_ADDRESS: env.address });
       expect(r.exitCode).not.toBe(0);
-      expect(r.stderr).toMatch(new RegExp(`--metrics-port ${port}: .*Address already in use`));
+      expect(r.stderr).toMatch(new RegExp(`--metrics-port ${port} on 127.0.0.1: .*Address already in use`));
       expect(r.stderr).not.toMatch(/\n\s+at /);
     } finally {
       holder.close();
