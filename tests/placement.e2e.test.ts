@@ -15,6 +15,7 @@ import { tempStateDir, testConfig } from './helpers/config';
 import { startS3Server, type S3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
 import { runOnHosts } from './helpers/two-hosts';
+import { recordHistoriesIfAsked } from './helpers/run-loop';
 
 let env: TestWorkflowEnvironment;
 let s3: S3Server;
@@ -113,6 +114,7 @@ describe('placement: a role pinned to a gpu class', () => {
       expect(histories).toContain(`"apiKeyRef":"${runName}"`);
       expect(histories).not.toContain(key);
       expect(histories).not.toContain(secret);
+      await recordHistoriesIfAsked(env, runName, 'coral'); // RECORD_HISTORIES=gpu-placement-v1, for tests/replay
       // Every index is back in the pool: no process of the run holds one.
       expect(existsSync(path.join(h100, 'processes')) ? readdirSync(path.join(h100, 'processes')) : []).toEqual([]);
     } finally {
