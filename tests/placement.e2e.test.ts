@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TASK_QUEUES } from '../contracts/run';
+import { storeFor } from '../activities/artifacts/store';
 import { SERVE_SECRET_ENV } from '../activities/host-env';
 import { servedKey } from '../activities/llm/served-key';
 import { startCliWorker } from './helpers/cli';
@@ -21,6 +22,7 @@ let env: TestWorkflowEnvironment;
 let s3: S3Server;
 beforeAll(async () => {
   [env, s3] = await Promise.all([startDevServer(), startS3Server()]);
+  Object.assign(process.env, s3.env); // this process reads the bucket too (the deploy manifest)
 });
 afterAll(async () => {
   await env?.teardown();
@@ -104,6 +106,9 @@ describe('placement: a role pinned to a gpu class', () => {
       expect(['6', '7']).toContain(trainerSaw);
       const serverLog = Object.entries(h100Logs).find(([f]) => f.startsWith('server-iter-0-model'))?.[1] ?? '';
       expect(serverLog).toMatch(/model server on GPUs [67] \(CUDA_VISIBLE_DEVICES\)/);
+      const deploy = await storeFor(config).readJson<{ params: { gpus?: number[] } }>(result.iterations[0].manifests.deploy);
+      expect(deploy.params.gpus).toHaveLength(1);
+      expect([6, 7]).toContain(deploy.params.gpus?.[0]);
       expect(logs(a100, runName)).toEqual({});
       expect(a100Worker.output()).toContain(`${TASK_QUEUES.gpu}-a100`);
       // The served endpoints carried only the key's reference; the key (derived as every host derives it) is in no
