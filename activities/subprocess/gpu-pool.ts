@@ -4,8 +4,11 @@
 // is killed by a cancel or undeploy, or dies with a killed worker — and worker processes sharing the host's state
 // dir never hand out the same index. Between choosing and recording, this process reserves the indices itself.
 import { ApplicationFailure } from '@temporalio/activity';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { GPUS_ENV } from '../host-env';
-import { gpusInUse } from './process-registry';
+import { readPidFile } from './process-group';
+import { gpusInUse, sameProcess } from './process-registry';
 
 /** Parses `--gpus`: distinct non-negative whole numbers, comma-separated; undefined when not given. */
 export function parseGpuList(text: string | undefined): number[] | undefined {
@@ -19,6 +22,22 @@ export function parseGpuList(text: string | undefined): number[] | undefined {
 }
 
 const reserved = new Set<number>();
+
+/** GPUs of model servers a worker left running with --keep-servers: dropped from the registry (no later worker
+ *  reaps them), they are still named by their pid files, `<state dir>/servers/<run>/iter-<k>.<role>.json`
+ *  (serving/checkpoint-servers.ts), until undeploy stops them. */
+function keptServerGpus(stateDir: string): number[] {
+  const dir = path.join(stateDir, 'servers');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => readdirSync(path.join(dir, d.name)).map((f) => path.join(dir, d.name, f)))
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      const rec = readPidFile(f);
+      return rec && Array.isArray(rec.gpus) && sameProcess(rec.pid, rec.start) ? (rec.gpus as number[]) : [];
+    });
+}
 
 export interface GpuLease {
   gpus: number[];
@@ -38,7 +57,7 @@ export async function acquireGpus(stateDir: string, count: number, signal?: Abor
   if (count > pool.length)
     throw ApplicationFailure.nonRetryable(`needs ${count} GPUs but this host has ${pool.length} (--gpus ${pool.join(',')})`, 'ConfigError');
   for (;;) {
-    const held = gpusInUse(stateDir);
+    const held = new Set([...gpusInUse(stateDir), ...keptServerGpus(stateDir)]);
     const free = pool.filter((g) => !held.has(g) && !reserved.has(g));
     if (free.length >= count) {
       const gpus = free.slice(0, count);

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GPUS_ENV } from '../../activities/host-env';
 import { acquireGpus, parseGpuList } from '../../activities/subprocess/gpu-pool';
-import { killProcessGroup } from '../../activities/subprocess/process-group';
+import path from 'node:path';
+import { killProcessGroup, writePidFile } from '../../activities/subprocess/process-group';
 import { recordGroup } from '../../activities/subprocess/process-registry';
 import { tempStateDir } from '../helpers/config';
 import { sleepingGroups } from '../helpers/sleeping-groups';
@@ -43,6 +44,16 @@ describe('GPU pool', () => {
     const lease = await waiting;
     expect(lease.gpus).toEqual(b.gpus);
     expect(lease.env).toEqual({ CUDA_VISIBLE_DEVICES: String(b.gpus[0]) });
+    lease.release();
+  });
+
+  it('counts a server kept running past its worker (--keep-servers: named by its pid file only) as holding its GPU', async () => {
+    process.env[GPUS_ENV] = '4,5';
+    const stateDir = tempStateDir();
+    const pid = groups.start();
+    writePidFile(path.join(stateDir, 'servers', 'run', 'iter-0.model.json'), { pid, gpus: [4] });
+    const lease = await acquireGpus(stateDir, 1);
+    expect(lease.gpus).toEqual([5]);
     lease.release();
   });
 
