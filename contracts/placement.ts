@@ -30,6 +30,10 @@ export function deployClass(config: Placed): string | undefined {
   return pinned.length === 1 ? pinned[0] : undefined;
 }
 
+/** Every class the config sends work to (a one-machine run polls them all: cli/in-process-worker.ts). */
+export const placedClasses = (config: Placed): string[] =>
+  [...new Set([...pinnedClasses(config), ...(deployClass(config) ? [deployClass(config) as string] : [])])].sort();
+
 /** Whether the config places anything off the generic gpu queue. */
 export const placesGpuWork = (config: Placed): boolean => deployClass(config) !== undefined || pinnedClasses(config).length > 0;
 
