@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../configs/load';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
-import { deployClass, gpuQueue, placesGpuWork, trainClass } from '../contracts/placement';
+import { deployClass, gpuQueue, placedClasses, placesGpuWork, trainClass } from '../contracts/placement';
 import { cli } from './helpers/cli';
 
 const demo = path.join(PROJECT_ROOT, 'configs', 'demo.yaml');
@@ -23,6 +23,7 @@ describe('placement', () => {
 
     const two = withSets('models.agent={kind: trained, gpuClass: h100}', 'models.extractor={kind: frozen, gpuClass: a100}');
     expect(deployClass(two)).toBeUndefined(); // two classes: the servers go to any gpu host …
+    expect(placedClasses(two)).toEqual(['a100', 'h100']); // what demo's one-machine worker polls
     const chosen = withSets(
       'models.agent={kind: trained, gpuClass: h100}',
       'models.extractor={kind: frozen, gpuClass: a100}',
