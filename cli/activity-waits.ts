@@ -4,6 +4,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { heartbeatIntervalMs } from '../activities/heartbeat';
+import { TASK_QUEUES } from '../contracts/run';
 
 type PendingActivity = NonNullable<WorkflowExecutionDescription['raw']['pendingActivities']>[number];
 
@@ -19,6 +20,10 @@ const SCHEDULED = 1;
 const STARTED = 2;
 /** Time a scheduled first attempt may wait for a worker before it is worth a line (a busy queue is normal). */
 const NO_WORKER_AFTER_MS = 30_000;
+
+/** A pinned role's queue (contracts/placement.ts) is polled only by gpu workers of that class: say how to start one. */
+const classHint = (queue: string) =>
+  queue.startsWith(`${TASK_QUEUES.gpu}-`) ? ` — a gpu worker started with --gpu-class ${queue.slice(TASK_QUEUES.gpu.length + 1)}` : '';
 
 const secs = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
 const firstLine = (s: string | null | undefined) => (s ?? '').split('\n')[0].slice(0, 200);
@@ -37,7 +42,7 @@ export function activityWaits(pending: PendingActivity[], now: number): Activity
     if (pa.state === SCHEDULED) {
       const next = optionalTsToMs(pa.nextAttemptScheduleTime);
       const queue = pa.activityOptions?.taskQueue?.name;
-      const noWorker = `waiting for a worker${queue ? ` on queue ${queue}` : ''}`;
+      const noWorker = `waiting for a worker${queue ? ` on queue ${queue}${classHint(queue)}` : ''}`;
       if (attempt > 1 && failure)
         return wait(
           `retrying (attempt ${attempt}${of}) after: ${failure} — ${next && next > now ? `next attempt in ${secs(next - now)}` : noWorker}`,

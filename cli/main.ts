@@ -27,8 +27,10 @@ import { paperFiguresText } from '../activities/report/paper-figures';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
 import { recipeRuntime } from '../activities/recipes/runtime';
-import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
+import { GPUS_ENV, SERVE_BIND_ENV, SERVE_HOST_ENV, SERVE_SECRET_ENV, STATE_DIR_ENV } from '../activities/host-env';
+import { gpuQueue } from '../contracts/placement';
 import { runDemo, runEval } from './one-shot';
+import { gpuOptions } from './gpu-options';
 import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
 import { DEFAULT_DEPLOYMENT } from '../workers/deployment';
@@ -136,7 +138,15 @@ program
   .command('worker')
   .description('run workers for the given task-queue classes (default: all)')
   .option('--queues <list>', 'comma-separated: workflows,llm,cpu,gpu,sandbox')
-  .option('--gpu-slots <n>', 'trainers and server starts the gpu worker runs at once (e.g. one per GPU)', '4')
+  .option('--gpu-slots <n>', 'trainers and server starts the gpu worker runs at once (default: the number of --gpus, else 4)')
+  .option(
+    '--gpu-class <list>',
+    'gpu hosts: comma-separated host classes / GPU types (e.g. a100); also polls collab-loop-gpu-<class>, where roles pinned with models.<role>.gpuClass go',
+  )
+  .option(
+    '--gpus <list>',
+    'gpu hosts: the GPU indices to hand out (e.g. 0,1,2,3); each trainer and model server gets its own as CUDA_VISIBLE_DEVICES',
+  )
   .option(
     '--server-outage-tolerance <seconds>',
     'how long a finished stage holds its result for a Temporal server it cannot reach (a restart) before reporting it anyway',
@@ -144,9 +154,15 @@ program
   )
   .option('--metrics-port <n>', 'serve Prometheus metrics (SDK worker metrics + collab_loop_*) on this port at /metrics', port)
   .option(
-    '--serve-host <name>',
-    'gpu hosts: the name other hosts reach the model servers this worker starts by (they then listen on all interfaces)',
+    '--metrics-host <addr>',
+    'the address the metrics port listens on (default 127.0.0.1: this host only; e.g. the private address a Prometheus scrapes, or 0.0.0.0)',
+    '127.0.0.1',
   )
+  .option(
+    '--serve-host <name>',
+    'gpu hosts: the name other hosts reach the model servers this worker starts by (they then listen on all interfaces, or --serve-bind)',
+  )
+  .option('--serve-bind <addr>', "gpu hosts: the address the model servers listen on (e.g. the host's private-network address)")
   .option(
     '--keep-servers',
     'on exit, leave the model servers this worker started running for the workers that take over (restarting with a new build mid-iteration); otherwise they stop with it',
@@ -176,31 +192,39 @@ program
       async (o: {
         queues?: string;
         logLevel: string;
-        gpuSlots: string;
+        gpuSlots?: string;
+        gpuClass?: string;
+        gpus?: string;
         serverOutageTolerance: string;
         metricsPort?: number;
         stateDir?: string;
         serveHost?: string;
+        serveBind?: string;
+        metricsHost: string;
         keepServers?: boolean;
         deployment?: string | true;
         buildId?: string;
       }) => {
         // Read by every stage this process runs (activities/storage/run-storage.ts, serving/server-launch.ts).
         if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
+        if (o.serveHost && !process.env[SERVE_SECRET_ENV])
+          throw new UserError(
+            `--serve-host: set ${SERVE_SECRET_ENV} (the same secret on every host): servers other hosts reach require each run's key, derived from it`,
+          );
         if (o.serveHost) process.env[SERVE_HOST_ENV] = o.serveHost;
+        if (o.serveBind) process.env[SERVE_BIND_ENV] = o.serveBind;
         const { NativeConnection } = await import('@temporalio/worker');
         const { ALL_QUEUES, createWorkers, runWorkers } = await import('../workers/run-worker');
         const { installWorkerLogging } = await import('../workers/logging');
         try {
-          installWorkerLogging(o.logLevel.toUpperCase() as 'WARN', o.metricsPort);
+          installWorkerLogging(o.logLevel.toUpperCase() as 'WARN', o.metricsPort, o.metricsHost);
         } catch (err) {
-          throw new UserError(`--metrics-port ${o.metricsPort}: ${err instanceof Error ? err.message : String(err)}`);
+          throw new UserError(`--metrics-port ${o.metricsPort} on ${o.metricsHost}: ${err instanceof Error ? err.message : String(err)}`);
         }
         const queues = o.queues ? o.queues.split(',').map((q) => q.trim()) : ALL_QUEUES;
         const bad = queues.filter((q) => !(ALL_QUEUES as string[]).includes(q));
         if (bad.length) throw new UserError(`--queues: unknown queue class ${bad.join(', ')} (known: ${ALL_QUEUES.join(', ')})`);
-        const gpuSlots = Number(o.gpuSlots);
-        if (!Number.isInteger(gpuSlots) || gpuSlots < 1) throw new UserError(`--gpu-slots: "${o.gpuSlots}" is not a positive whole number`);
+        const { gpuClasses, gpuSlots } = gpuOptions(o, queues);
         const serverOutageToleranceSeconds = Number(o.serverOutageTolerance);
         if (!Number.isInteger(serverOutageToleranceSeconds) || serverOutageToleranceSeconds < 0)
           throw new UserError(`--server-outage-tolerance: "${o.serverOutageTolerance}" is not a whole number of seconds`);
@@ -214,15 +238,18 @@ program
           namespace,
           queues: queues as typeof ALL_QUEUES,
           gpuSlots,
+          gpuClasses,
           serverOutageToleranceSeconds,
           deployment,
         });
         const version = workers[0].options.workerDeploymentOptions?.version;
         const asBuild = version ? ` as build ${version.buildId} of deployment ${version.deploymentName}` : '';
         const inNamespace = namespace === DEFAULT_NAMESPACE ? '' : ` in namespace ${namespace}`;
-        const metricsAt = o.metricsPort ? `, metrics on :${o.metricsPort}/metrics` : '';
+        const metricsAt = o.metricsPort ? `, metrics on ${o.metricsHost}:${o.metricsPort}/metrics` : '';
+        const classes = gpuClasses.length ? ` and ${gpuClasses.map(gpuQueue).join(', ')}` : '';
+        const devices = process.env[GPUS_ENV] ? `, GPUs ${process.env[GPUS_ENV]}` : '';
         console.log(
-          `collab-loop worker polling ${queues.join(', ')}${asBuild} on ${target.address}${inNamespace} (pid ${process.pid})${metricsAt}`,
+          `collab-loop worker polling ${queues.join(', ')}${classes}${asBuild} on ${target.address}${inNamespace} (pid ${process.pid})${devices}${metricsAt}`,
         );
         await runWorkers(workers, undefined, { keepServers: o.keepServers });
         await connection.close();

@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../configs/load';
 import { connectClient, ensureSearchAttributes } from './connection';
 import { ensureDevServer } from './server-control';
 import { withInProcessWorkers } from './in-process-worker';
+import { placedClasses } from '../contracts/placement';
 import type { Client } from '@temporalio/client';
 import { describeRun, startLoop, type RunStatus } from './runs';
 import { watchRun } from './watch-run';
@@ -47,7 +48,7 @@ async function runToEnd(
     // Its workers live in this process: a stage that needs attention ends the command (workers and all).
     const status = await watchRun(client, loaded.runName, { pollMs: 500, returnOnAttention: true });
     return status!;
-  });
+  }, placedClasses(loaded.config));
   const link = server.uiUrl && uiLink(server.uiUrl, client.options.namespace, loopWorkflowId(loaded.runName));
   return { loaded, status, link, started: server.started, pid: server.pid };
 }

@@ -13,6 +13,7 @@ import {
   envVarName,
   existingPath,
   externalEndpointSchema,
+  gpuClass,
   modelRoleSchema,
   positiveInt,
   structuredOutputsSchema,
@@ -44,10 +45,15 @@ const probeSchema = z.strictObject({
   maxTokens: positiveInt.default(16),
 });
 
+/** Where a loop-run server goes (contracts/placement.ts): the gpu workers of `gpuClass`, taking `gpus` indices of
+ *  the host's `--gpus` pool (default 1; vLLM: tensorParallelSize). */
+const serverPlacement = { gpuClass, gpus: positiveInt.optional() };
+
 const servedCommon = {
   maxConcurrency: positiveInt.default(32),
   readyTimeoutSeconds: z.number().positive().default(900),
   probe: probeSchema.optional(),
+  ...serverPlacement,
 };
 
 export const serverSchema = z.discriminatedUnion('kind', [
@@ -62,6 +68,7 @@ export const serverSchema = z.discriminatedUnion('kind', [
     maxConcurrency: positiveInt.default(32),
     structuredOutputs: structuredOutputsSchema,
     readyTimeoutSeconds: z.number().positive().default(60),
+    ...serverPlacement,
   }),
   z.strictObject({
     kind: z.literal('transformers'),
@@ -133,6 +140,8 @@ const trainerCommon = {
   heartbeatTimeoutSeconds: z.number().positive().default(60),
   timeoutHours: z.number().positive().default(48),
   maximumAttempts: positiveInt.default(3),
+  /** GPU indices each trainer process takes from the host's `--gpus` pool (its world size); default 1. */
+  gpus: positiveInt.optional(),
 };
 
 export const trainerSchema = z.discriminatedUnion('kind', [

@@ -79,17 +79,24 @@ export const movedToModels = (role: string) =>
     })
     .optional();
 
+/** A host class or GPU type (contracts/placement.ts): part of a task queue's name, `collab-loop-gpu-<class>`. */
+export const gpuClass = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, "-" and "_" (e.g. a100, h100-80g)')
+  .optional();
+
 /**
  * How one model role of a recipe is played (the `models:` section, keyed by role):
  *   trained  — served by the loop from its own checkpoint and trained every iteration (starts from `from`, default
  *              baseCheckpoint); each trained role has its own checkpoint chain;
  *   frozen   — served by the loop from a fixed checkpoint (default baseCheckpoint), never trained;
  *   external — an endpoint the loop does not manage.
- * Roles the config leaves out get the kind their recipe declares.
+ * Roles the config leaves out get the kind their recipe declares. `gpuClass` pins a trained role's trainer to the gpu
+ * workers started with `--gpu-class <class>` (and its server, when it is the one class named: contracts/placement.ts).
  */
 export const modelRoleSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('trained'), from: existingPath('checkpoint').optional() }),
-  z.strictObject({ kind: z.literal('frozen'), checkpoint: existingPath('checkpoint').optional() }),
+  z.strictObject({ kind: z.literal('trained'), from: existingPath('checkpoint').optional(), gpuClass }),
+  z.strictObject({ kind: z.literal('frozen'), checkpoint: existingPath('checkpoint').optional(), gpuClass }),
   z.strictObject({ kind: z.literal('external'), endpoint: externalEndpointSchema }),
 ]);
 export type ModelRole = z.infer<typeof modelRoleSchema>;

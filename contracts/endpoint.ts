@@ -14,6 +14,9 @@ export interface EndpointRef {
   model: string;
   cacheId: string;
   apiKeyEnv?: string;
+  /** A loop-served endpoint that requires its run's key: the reference each host derives it from
+   *  (activities/serving/served-key.ts). The key itself never travels. */
+  apiKeyRef?: string;
   maxConcurrency: number;
   /** Tokens per sliding minute (external endpoints only; contracts/config-fields.ts). */
   tokensPerMinute?: number;

@@ -68,6 +68,9 @@ if (a['spawn-child-pidfile']) {
   writeFileSync(a['spawn-child-pidfile'], JSON.stringify({ trainer: process.pid, child: child.pid }));
 }
 
+// The GPUs the worker handed this trainer (activities/subprocess/gpu-pool.ts), for the train log.
+if (process.env.CUDA_VISIBLE_DEVICES !== undefined) console.log(`CUDA_VISIBLE_DEVICES=${process.env.CUDA_VISIBLE_DEVICES}`);
+
 let start = 0;
 const resume = a['resume-from'];
 if (resume && existsSync(resume)) {

@@ -9,13 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../activities/storage/content-hash';
 import { objectStoreFor } from '../activities/storage/run-storage';
 import { storeFor } from '../activities/artifacts/store';
-import { trainingLoop } from '../workflows/loop';
-import { loopWorkflowId } from '../contracts/messages';
-import { TASK_QUEUES } from '../contracts/run';
 import { testConfig } from './helpers/config';
 import { startS3Server, type S3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
-import { twoHosts } from './helpers/two-hosts';
+import { runOnHosts, twoHosts } from './helpers/two-hosts';
 
 let env: TestWorkflowEnvironment;
 let s3: S3Server;
@@ -51,17 +48,7 @@ describe('workers on two hosts sharing only Temporal and the object store', () =
     const a = await start('a');
     const b = await start('b');
     try {
-      const handle = await env.client.workflow.start(trainingLoop, {
-        taskQueue: TASK_QUEUES.workflows,
-        workflowId: loopWorkflowId(runName),
-        args: [{ runName, config }],
-      });
-      const result = await Promise.race([
-        handle.result(),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error(`no result in 200 s\n--- host A:\n${a.output()}\n--- host B:\n${b.output()}`)), 200_000),
-        ),
-      ]);
+      const { result } = await runOnHosts(env.client, runName, config, () => `--- host A:\n${a.output()}\n--- host B:\n${b.output()}`);
       expect(result.iterations).toHaveLength(2);
       const trained = result.iterations[0].nextCheckpoint!;
       expect(trained).toBe(`s3://${s3.bucket}/team/loops/checkpoints/${runName}/iter-1`);

@@ -45,6 +45,9 @@ describe('replay of recorded histories', () => {
         // The loop's second segment starting a debate iteration whose summary names each role's checkpoint
         // (iteration-roles-summary-v1), carrying the run's start (LoopState.startedAt).
         'loop-debate-roles-summary-v1.json',
+        // The agent pinned to a gpu class: its train and deploy scheduled on collab-loop-gpu-h100 (gpu-placement-v1;
+        // placement.e2e.test.ts).
+        'iteration-coral-gpu-placement-v1.json',
       ]),
     );
   });

@@ -21,18 +21,18 @@ export const STAGE_SECONDS_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 
 
 /**
  * Installs the process-wide Temporal runtime logger once; later calls are no-ops. `COLLAB_LOOP_LOG_LEVEL` overrides.
- * `metricsPort`: the runtime also serves Prometheus metrics on that port (all interfaces) at /metrics — the SDK's
+ * `metricsPort`: the runtime also serves Prometheus metrics on that port of `metricsHost` (default loopback) at /metrics — the SDK's
  * worker metrics and the project's (activities/metrics.ts). The runtime is installed once per process, so metrics
  * must be asked for by the first call.
  */
-export function installWorkerLogging(level: LogLevel = 'WARN', metricsPort?: number): void {
+export function installWorkerLogging(level: LogLevel = 'WARN', metricsPort?: number, metricsHost = '127.0.0.1'): void {
   const chosen = (process.env.COLLAB_LOOP_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) ?? level;
   const metrics =
     metricsPort === undefined
       ? undefined
       : {
           prometheus: {
-            bindAddress: `0.0.0.0:${metricsPort}`,
+            bindAddress: `${metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost}:${metricsPort}`,
             histogramBucketOverrides: { collab_loop_stage_seconds: STAGE_SECONDS_BUCKETS },
           },
         };

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
 import { STATE_DIR_ENV } from '../activities/host-env';
 import { reapOrphans, registryDir, stopOwnGroups, type GroupRecord } from '../activities/subprocess/process-registry';
+import { gpuQueue } from '../contracts/placement';
 import { TASK_QUEUES, type QueueClass } from '../contracts/run';
 import { bundlerLogger } from './logging';
 import { DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS, holdResultInterceptor } from './hold-result';
@@ -31,6 +32,9 @@ export interface WorkerSetOptions {
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
   /** Activities the gpu worker runs at once (trainers, server starts); default 4. */
   gpuSlots?: number;
+  /** Host classes / GPU types this gpu worker also serves (`--gpu-class`): it polls `collab-loop-gpu-<class>` for
+   *  each besides the generic gpu queue (contracts/placement.ts). */
+  gpuClasses?: string[];
   /** How long a finished activity holds its result for a Temporal server it cannot reach (hold-result.ts); 600. */
   serverOutageToleranceSeconds?: number;
   /** Versioned workers (workers/deployment.ts): the deployment, and the build ID (default: derived from the
@@ -69,12 +73,21 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
     deploymentName: opts.deployment.deploymentName,
     buildId: opts.deployment.buildId ?? derivedBuildId(workflowBundle as WorkflowBundleOption),
   };
+  // A classed gpu host polls its classes' queues and the generic one, so work no config pins still reaches it (a
+  // cluster of classed hosts only would otherwise never train an unpinned role). The GPU pool (gpu-pool.ts), not
+  // the slots, bounds what runs on the GPUs, so the queues each keep the gpu slots.
+  const polled = queues.flatMap(
+    (q): Array<{ q: QueueClass; taskQueue: string }> =>
+      q === 'gpu'
+        ? [{ q, taskQueue: TASK_QUEUES.gpu }, ...(opts.gpuClasses ?? []).map((c) => ({ q, taskQueue: gpuQueue(c) }))]
+        : [{ q, taskQueue: TASK_QUEUES[q] }],
+  );
   return Promise.all(
-    queues.map((q) =>
+    polled.map(({ q, taskQueue }) =>
       Worker.create({
         connection: opts.connection,
         namespace: opts.namespace ?? 'default',
-        taskQueue: TASK_QUEUES[q],
+        taskQueue,
         ...(deployment ? { workerDeploymentOptions: deploymentOptions(deployment) } : {}),
         ...(q === 'workflows'
           ? { workflowBundle }

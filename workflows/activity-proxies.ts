@@ -2,6 +2,7 @@
 // timeouts and retry policy (Temporal's proxyActivities; activities never run in the workflow's sandbox).
 import {
   ActivityCancellationType,
+  patched,
   proxyActivities,
   type ActivityFunction,
   type ActivityFunctionWithOptions,
@@ -10,6 +11,7 @@ import {
 import type { CollabActivities } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
+import { deployClass, gpuQueue, placesGpuWork, trainClass } from '../contracts/placement';
 import { TASK_QUEUES } from '../contracts/run';
 
 /** Every activity heartbeats every few seconds while it runs (activities/heartbeat.ts), so a result lost to a
@@ -31,6 +33,25 @@ const base = (queue: keyof typeof TASK_QUEUES, o: Partial<ActivityOptions>): Act
 export function stageActivities(config: LoopConfig) {
   // Ready timeout, plus the probe and the simulated agents' server when configured.
   const deployTimeoutS = config.server.kind === 'external' ? 60 : config.server.readyTimeoutSeconds + 360;
+  // Gpu work goes to a class's queue (contracts/placement.ts) only in histories that carry the patch: an iteration
+  // scheduled on the generic queue before keeps doing so on replay. Asked only when the config places something, so
+  // histories of configs without placement carry no marker.
+  const placed = placesGpuWork(config) && patched('gpu-placement-v1');
+  const gpu = (gpuClass: string | undefined) => ({ taskQueue: gpuQueue(placed ? gpuClass : undefined) });
+  const train = (role: string | undefined) =>
+    proxyActivities<CollabActivities>(
+      base('gpu', {
+        ...gpu(trainClass(config, role)),
+        startToCloseTimeout: `${config.trainer?.timeoutHours ?? 48} hours`,
+        heartbeatTimeout: config.trainer ? `${config.trainer.heartbeatTimeoutSeconds}s` : HEARTBEAT_TIMEOUT,
+        retry: {
+          maximumAttempts: config.trainer?.maximumAttempts ?? 3,
+          initialInterval: '2s',
+          nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
+        },
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      }),
+    );
   return {
     cpu: proxyActivities<CollabActivities>(base('cpu', {})),
     sandbox: proxyActivities<CollabActivities>(base('sandbox', { startToCloseTimeout: '6 hours' })),
@@ -49,23 +70,14 @@ export function stageActivities(config: LoopConfig) {
     // Stopping waits until servers and trainers are really gone (their process groups killed), not just asked to go.
     deploy: proxyActivities<CollabActivities>(
       base('gpu', {
+        ...gpu(deployClass(config)),
         startToCloseTimeout: `${deployTimeoutS}s`,
         heartbeatTimeout: '30s',
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       }),
     ),
-    train: proxyActivities<CollabActivities>(
-      base('gpu', {
-        startToCloseTimeout: `${config.trainer?.timeoutHours ?? 48} hours`,
-        heartbeatTimeout: config.trainer ? `${config.trainer.heartbeatTimeoutSeconds}s` : HEARTBEAT_TIMEOUT,
-        retry: {
-          maximumAttempts: config.trainer?.maximumAttempts ?? 3,
-          initialInterval: '2s',
-          nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
-        },
-        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      }),
-    ),
+    /** A role's trainer (undefined: the one model of iterations recorded before model roles). */
+    train,
   };
 }
 

@@ -29,6 +29,7 @@ import { servedGoneWatch } from './served-gone';
 import { SERVED_ENDPOINT_GONE } from '../../contracts/errors';
 import type { CachedAnswer, CallBudget, Chat, ChatCall, ChatOutput, RequestCache } from './types';
 import { type EndpointRef, structuredOutputsRef } from '../../contracts/endpoint';
+import { servedKey } from './served-key';
 
 /** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
 export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
@@ -117,7 +118,8 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export function resolveApiKey(endpoint: Pick<EndpointRef, 'baseUrl' | 'apiKeyEnv'>): string {
+export function resolveApiKey(endpoint: Pick<EndpointRef, 'baseUrl' | 'apiKeyEnv' | 'apiKeyRef'>): string {
+  if (endpoint.apiKeyRef && !endpoint.apiKeyEnv) return servedKey(endpoint.apiKeyRef, endpoint.baseUrl);
   if (!endpoint.apiKeyEnv) return 'not-needed';
   const key = process.env[endpoint.apiKeyEnv];
   if (!key)
@@ -149,8 +151,9 @@ export function createChat(opts: ChatClientOptions): Chat {
   const { endpoint, cache, llm, usage, signal } = opts;
   const sleep = opts.sleep ?? defaultSleep;
   const api = endpoint.api ?? 'chat';
-  const apiKey = resolveApiKey(endpoint);
-  const sdk = api === 'chat' ? openaiClient(endpoint.baseUrl, endpoint.apiKeyEnv ? apiKey : undefined) : undefined;
+  // Sent only when the endpoint has a key: its own (apiKeyEnv) or the run's served-model key (apiKeyRef).
+  const apiKey = endpoint.apiKeyEnv || endpoint.apiKeyRef ? resolveApiKey(endpoint) : undefined;
+  const sdk = api === 'chat' ? openaiClient(endpoint.baseUrl, apiKey) : undefined;
   const limiter = endpointLimiter(endpoint, llm.sharedLimits);
   const labels = { role: opts.role ?? '', endpoint: endpointLabel(endpoint, opts.role) };
   // Runs started before the field existed carry llm configs without it.
@@ -190,7 +193,12 @@ export function createChat(opts: ChatClientOptions): Chat {
 
   /** One request, once: the chat API, or the endpoint's scoring or log-prob API. */
   async function attemptOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
-    const o = { signal, timeoutMs: llm.requestTimeoutSeconds * 1000, key, apiKey: endpoint.apiKeyEnv ? apiKey : undefined };
+    const o = {
+      signal,
+      timeoutMs: llm.requestTimeoutSeconds * 1000,
+      key,
+      apiKey,
+    };
     const limited = (send: () => Promise<CachedAnswer>) => limiter.run(estimateTokens(call, n), signal, send);
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
     if (api !== 'chat') return limited(() => scoreOnce({ ...endpoint, api }, call, o));

@@ -50,7 +50,11 @@ function classifyStatus(status: number, headers: Headers | undefined, detail: st
       ...(OUTAGE_STATUSES.has(status) ? { outage: true } : {}),
     };
   if (status === 401 || status === 403)
-    return { retryable: false, type: 'LlmAuthentication', message: `${detail} (check the env var named by apiKeyEnv)` };
+    return {
+      retryable: false,
+      type: 'LlmAuthentication',
+      message: `${detail} (check the env var named by apiKeyEnv; for a server the loop deployed, that every host has the same COLLAB_LOOP_SERVE_SECRET)`,
+    };
   if (status === 404) return { retryable: false, type: 'LlmNotFound', message: `${detail} (check baseUrl and model)` };
   return { retryable: false, type: 'LlmBadRequest', message: detail };
 }

@@ -7,7 +7,7 @@
 //            the model server is still started, health-checked and probed, so trained weights really are served.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { ProbeResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
@@ -18,6 +18,7 @@ import type { ChatMessage } from '../llm/types';
 import { localCheckpoint } from '../storage/checkpoints';
 import { localStateDir } from '../storage/run-storage';
 import { isAlive, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
+import { acquireGpus } from '../subprocess/gpu-pool';
 import { forgetGroup, reapOrphans, recordGroup } from '../subprocess/process-registry';
 import { TemplateError } from '../subprocess/template';
 import { startHeartbeat } from '../heartbeat';
@@ -25,6 +26,7 @@ import { checkpointIdentity } from './checkpoint-identity';
 import { freePort } from './free-port';
 import { modelServerLaunch, simulatorLaunch, type ServerLaunch } from './server-launch';
 import { probeServedModel } from './probe';
+import { servedKeyRef } from '../llm/served-key';
 
 export const SIMULATED_POLICY_FILE = 'simulated-policy.json';
 
@@ -35,6 +37,8 @@ interface ServerRecord {
   pid: number;
   healthUrl: string;
   endpoint: EndpointRef;
+  /** Its CUDA_VISIBLE_DEVICES (gpu-pool.ts), when the host hands out GPUs. */
+  gpus?: number[];
 }
 
 /** What serving a checkpoint needs from the config's recipe (the stage that resolved it gives it). */
@@ -120,7 +124,8 @@ async function startServer(
   launch: ServerLaunch,
   cacheId: string,
   readyTimeoutS: number,
-): Promise<{ endpoint: EndpointRef; pid: number; logFile: string; reused: boolean }> {
+  gpuCount: number,
+): Promise<{ endpoint: EndpointRef; pid: number; logFile: string; reused: boolean; gpus?: number[] }> {
   const file = serverFile(c, role);
   // Servers a killed worker left on this host hold ports and GPU memory; its own would not be reused anyway.
   await reapOrphans(localStateDir(c.config));
@@ -128,26 +133,30 @@ async function startServer(
   const logDir = path.join(localStateDir(c.config), 'logs', c.runName);
   const logFile = path.join(logDir, `server-iter-${c.iteration}-${role}.log`);
   if (existing && isAlive(existing.pid) && (await healthy(existing.healthUrl)))
-    return { endpoint: existing.endpoint, pid: existing.pid, logFile, reused: true };
+    return { endpoint: existing.endpoint, pid: existing.pid, logFile, reused: true, gpus: existing.gpus };
   await stopServer(c, file);
   mkdirSync(logDir, { recursive: true });
+  const lease = await acquireGpus(localStateDir(c.config), gpuCount, Context.current().cancellationSignal);
+  const gpus = lease.gpus.length ? lease.gpus : undefined;
   const [cmd, ...args] = launch.argv;
   // The server writes its log file itself: with execa's { file } target its output would pass through this worker
   // (execa/lib/stdio/handle-async.js pipes it into a write stream here), and a server outliving a killed worker
   // would lose its log, or die of the broken pipe.
   // (execa's option types accept a file descriptor only as a literal number, hence the cast.)
   const log = openSync(logFile, 'a') as 3;
+  if (gpus) writeSync(log, `--- ${role} server on GPUs ${lease.env.CUDA_VISIBLE_DEVICES} (CUDA_VISIBLE_DEVICES)\n`);
   const child = execa(cmd, args, {
     detached: true,
     stdio: ['ignore', log, log],
     cleanup: false,
     reject: false,
-    env: launch.env,
+    env: { ...launch.env, ...lease.env },
   });
   child.unref();
   closeSync(log);
   const exited = child.then((r) => r);
   if (!child.pid) {
+    lease.release();
     const r = await exited;
     throw ApplicationFailure.nonRetryable(
       `cannot start the ${role} server "${cmd}": ${r.shortMessage ?? r.message ?? 'no pid'} (check the server section of the config)`,
@@ -155,14 +164,16 @@ async function startServer(
     );
   }
   const endpoint: EndpointRef = { ...launch.endpoint, cacheId, served: true };
-  writePidFile(file, { pid: child.pid, healthUrl: launch.healthUrl, endpoint } satisfies ServerRecord);
+  writePidFile(file, { pid: child.pid, healthUrl: launch.healthUrl, endpoint, ...(gpus ? { gpus } : {}) } satisfies ServerRecord);
   recordGroup(localStateDir(c.config), {
     pid: child.pid,
     kind: 'server',
     port: Number(new URL(launch.healthUrl).port),
     run: c.runName,
     argv: launch.argv,
+    ...(gpus ? { gpus } : {}),
   });
+  lease.release(); // the registry holds the indices while the server lives
   const hb = startHeartbeat({ role, pid: child.pid, baseUrl: endpoint.baseUrl });
   try {
     await waitReady(launch, child.pid, readyTimeoutS, logFile);
@@ -172,7 +183,7 @@ async function startServer(
   } finally {
     hb.stop();
   }
-  return { endpoint, pid: child.pid, logFile, reused: false };
+  return { endpoint, pid: child.pid, logFile, reused: false, gpus };
 }
 
 /** The simulated policy for a checkpoint: its own simulated-policy.json, else the config's initial one. */
@@ -201,7 +212,13 @@ export interface Served {
   reused: boolean;
   /** The directory on this host the weights were read from (a fetched copy when trained elsewhere). */
   dir: string;
+  /** The model server's GPU indices (CUDA_VISIBLE_DEVICES), when the host hands out GPUs. */
+  gpus?: number[];
 }
+
+/** GPUs one model server takes: `server.gpus`, else vLLM's tensor-parallel size, else 1. */
+const serverGpus = (s: Exclude<StageContext['config']['server'], { kind: 'external' }>): number =>
+  s.gpus ?? (s.kind === 'vllm' ? s.tensorParallelSize : 1);
 
 /** Serves one checkpoint (and, with `agents:`, its simulated agents). `key` tells apart the servers of one
  *  iteration: '' for the primary checkpoint (files `iter-<k>.model.json`), `-<hash>` for the others. */
@@ -213,6 +230,8 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
   const checkpoint = await localCheckpoint(config, published);
   if (!existsSync(checkpoint)) throw ApplicationFailure.nonRetryable(`checkpoint ${checkpoint} does not exist`, 'ConfigError');
   const identity = checkpointIdentity(checkpoint);
+  // The run's key, when this host serves with keys (llm/served-key.ts): only its reference enters the endpoint.
+  const keyRef = servedKeyRef(input.runName);
   let launch: ServerLaunch;
   try {
     launch =
@@ -225,13 +244,21 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
             capacity: s.capacity,
             maxConcurrency: s.maxConcurrency,
             structuredOutputs: s.structuredOutputs,
+            keyRef,
           })
-        : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed });
+        : modelServerLaunch(s, checkpoint, await freePort(), { seed: config.seed, keyRef });
   } catch (err) {
     if (err instanceof TemplateError) throw ApplicationFailure.nonRetryable(`server.command: ${err.message}`, 'ConfigError');
     throw err;
   }
-  const model = await startServer(input, `model${key}`, launch, `${launch.endpoint.model}@${identity}`, s.readyTimeoutSeconds);
+  const model = await startServer(
+    input,
+    `model${key}`,
+    launch,
+    `${launch.endpoint.model}@${identity}`,
+    s.readyTimeoutSeconds,
+    serverGpus(s),
+  );
   const probe =
     s.kind !== 'simulator' && s.probe
       ? await probeServedModel(input, model.endpoint, { prompts: recipe.probePrompts(s.probe.prompts), maxTokens: s.probe.maxTokens })
@@ -244,8 +271,9 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
       policyFile: agentsPolicyFile(input, checkpoint, key),
       latencyMs: a.latencyMs,
       maxConcurrency: a.maxConcurrency,
+      keyRef,
     });
-    agents = await startServer(input, `agents${key}`, simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60);
+    agents = await startServer(input, `agents${key}`, simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60, 0);
   }
   return {
     endpoint: agents.endpoint,
@@ -256,6 +284,7 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
     logFile: model.logFile,
     reused: model.reused,
     dir: checkpoint,
+    ...(model.gpus ? { gpus: model.gpus } : {}),
   };
 }
 

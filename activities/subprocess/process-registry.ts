@@ -22,6 +22,8 @@ export interface GroupRecord {
   ownerStart?: string;
   /** The host the owner runs on: pids mean nothing elsewhere, should hosts share a state dir on a network mount. */
   host: string;
+  /** The GPU indices the group was given (its CUDA_VISIBLE_DEVICES, gpu-pool.ts): held while it runs. */
+  gpus?: number[];
 }
 
 export const registryDir = (stateDir: string) => path.join(stateDir, 'processes');
@@ -67,6 +69,14 @@ export function hostRecords<T extends { host: string }>(dir: string): Array<{ fi
 
 /** This host's records in the registry. */
 const records = (stateDir: string): GroupRecord[] => hostRecords<GroupRecord>(registryDir(stateDir)).map((r) => r.rec);
+
+/** The GPU indices held by this host's live groups in the registries this process used (and `stateDir`'s). */
+export function gpusInUse(stateDir: string): Set<number> {
+  const held = new Set<number>();
+  for (const dir of new Set([...usedDirs, stateDir]))
+    for (const r of records(dir)) if (r.gpus?.length && sameProcess(r.pid, r.start)) for (const g of r.gpus) held.add(g);
+  return held;
+}
 
 /** Kills the group if it is still the one recorded (process-group.ts stillRunning); removes the record either way. */
 async function stopRecorded(stateDir: string, rec: GroupRecord): Promise<boolean> {

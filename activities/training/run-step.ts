@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import type { WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { killProcessGroup, reapPidFile, writePidFile } from '../subprocess/process-group';
+import { acquireGpus } from '../subprocess/gpu-pool';
 import { forgetGroup, recordGroup } from '../subprocess/process-registry';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 
@@ -26,10 +27,14 @@ export async function runTrainerStep(opts: {
   /** This host's state dir, where the process registry lives. */
   stateDir: string;
   onLine: (line: string) => void;
+  /** GPU indices the step takes from the host's pool (gpu-pool.ts); default 1. */
+  gpus?: number;
 }): Promise<StepOutcome> {
   const ctx = Context.current();
   const [cmd, ...args] = opts.argv;
-  opts.log.write(`\n--- attempt ${ctx.info.attempt} · ${opts.name}: ${JSON.stringify(opts.argv)}\n`);
+  const lease = await acquireGpus(opts.stateDir, opts.gpus ?? 1, ctx.cancellationSignal);
+  const onGpus = lease.gpus.length ? ` on GPUs ${lease.env.CUDA_VISIBLE_DEVICES} (CUDA_VISIBLE_DEVICES)` : '';
+  opts.log.write(`\n--- attempt ${ctx.info.attempt} · ${opts.name}${onGpus}: ${JSON.stringify(opts.argv)}\n`);
   const child = execa(cmd, args, {
     detached: true,
     all: true,
@@ -37,13 +42,14 @@ export async function runTrainerStep(opts: {
     reject: false,
     cleanup: true,
     stdin: 'ignore',
-    env: { PYTHONUNBUFFERED: '1', ...opts.env },
+    env: { PYTHONUNBUFFERED: '1', ...opts.env, ...lease.env },
     cwd: PROJECT_ROOT,
   });
   if (child.pid) {
     writePidFile(opts.pidFile, { pid: child.pid, argv: opts.argv });
-    recordGroup(opts.stateDir, { pid: child.pid, kind: 'trainer', argv: opts.argv });
+    recordGroup(opts.stateDir, { pid: child.pid, kind: 'trainer', argv: opts.argv, ...(lease.gpus.length ? { gpus: lease.gpus } : {}) });
   }
+  lease.release(); // the registry holds the indices while the group lives
   const onAbort = () => {
     if (child.pid) void killProcessGroup(child.pid, 10_000);
   };

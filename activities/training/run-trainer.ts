@@ -90,6 +90,7 @@ export async function runTrainer(
         log,
         pidFile,
         stateDir: localStateDir(input.config),
+        gpus: t.gpus,
         onLine: (line) => {
           const parsed = planned.parse(line);
           if (Object.keys(parsed).length) {

@@ -61,5 +61,11 @@ describe('activityWaits', () => {
     expect(activityWaits([train({ state: SCHEDULED, scheduledTime: ago(95) })], NOW)[0].waiting).toBe(
       'waiting for a worker on queue collab-loop-gpu (scheduled 95 s ago)',
     );
+    // A role pinned to a gpu class waits for a worker of that class.
+    const pinned = train({ state: SCHEDULED, scheduledTime: ago(40) });
+    Object.assign(pinned, { activityOptions: { taskQueue: { name: 'collab-loop-gpu-h100' } } });
+    expect(activityWaits([pinned], NOW)[0].waiting).toBe(
+      'waiting for a worker on queue collab-loop-gpu-h100 — a gpu worker started with --gpu-class h100 (scheduled 40 s ago)',
+    );
   });
 });

@@ -31,7 +31,7 @@ describe('worker --metrics-port', () => {
     });
     try {
       await waitUntil(async () => out.includes('collab-loop worker polling'), 60_000, 'the worker startup line');
-      expect(out).toContain(`metrics on :${port}/metrics`);
+      expect(out).toContain(`metrics on 127.0.0.1:${port}/metrics`);
       const stateDir = tempStateDir();
       const config = testConfig(stateDir, (c) => {
         c.iterations = 1;
@@ -85,7 +85,7 @@ describe('worker --metrics-port', () => {
     try {
       const r = await cliProcess(['worker', '--metrics-port', String(port)], { TEMPORAL_ADDRESS: env.address });
       expect(r.exitCode).not.toBe(0);
-      expect(r.stderr).toMatch(new RegExp(`--metrics-port ${port}: .*Address already in use`));
+      expect(r.stderr).toMatch(new RegExp(`--metrics-port ${port} on 127.0.0.1: .*Address already in use`));
       expect(r.stderr).not.toMatch(/\n\s+at /);
     } finally {
       holder.close();

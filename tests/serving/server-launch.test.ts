@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { serverSchema } from '../../configs/schema';
 import { modelServerLaunch } from '../../activities/serving/server-launch';
 import { venvExecutable } from '../../activities/subprocess/venv';
+import { SERVE_BIND_ENV, SERVE_HOST_ENV } from '../../activities/host-env';
 
 const ckpt = '/state/checkpoints/run/iter-1';
 
@@ -103,5 +104,28 @@ describe('model server launch', () => {
     const l = modelServerLaunch(s, ckpt, 9000);
     expect(l.argv).toEqual(['sglang', 'serve', ckpt, '--port', '9000', '--name', `m-${ckpt}`]);
     expect(l.healthUrl).toBe('http://127.0.0.1:9000/ready');
+  });
+
+  it('--serve-host with --serve-bind: listens on that address only, health-checked there, reached by the name', () => {
+    const s = serverSchema.parse({ kind: 'command', command: ['srv', '--host', '{host}', '--port', '{port}'] });
+    if (s.kind !== 'command') throw new Error('kind');
+    const saved = { host: process.env[SERVE_HOST_ENV], bind: process.env[SERVE_BIND_ENV] };
+    try {
+      process.env[SERVE_HOST_ENV] = 'gpu-1.internal';
+      process.env[SERVE_BIND_ENV] = '10.1.2.3';
+      const l = modelServerLaunch(s, ckpt, 9000);
+      expect(l.argv).toEqual(['srv', '--host', '10.1.2.3', '--port', '9000']);
+      expect(l.healthUrl).toBe('http://10.1.2.3:9000/health');
+      expect(l.endpoint.baseUrl).toBe('http://gpu-1.internal:9000/v1');
+      delete process.env[SERVE_BIND_ENV]; // --serve-host alone: every interface, as before
+      expect(modelServerLaunch(s, ckpt, 9000).argv).toEqual(['srv', '--host', '0.0.0.0', '--port', '9000']);
+    } finally {
+      for (const [k, v] of [
+        [SERVE_HOST_ENV, saved.host],
+        [SERVE_BIND_ENV, saved.bind],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
   });
 });

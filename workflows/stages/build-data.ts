@@ -64,7 +64,7 @@ async function trainedScorers(
     roles
       .filter((role) => datasetFor(rows.roles[role], s.config))
       .map(async (role) => {
-        const result = await scheduled(train.trainCheckpoint, summary(s, trainSummary(s.config, role)), {
+        const result = await scheduled(train(role).trainCheckpoint, summary(s, trainSummary(s.config, role)), {
           ...stageContext(s),
           checkpoint: servedCheckpoint(deployed, role),
           data: rows.roles[role],

@@ -12,10 +12,10 @@ import { trainSummary } from '../stage-summaries';
 export async function train(s: IterationState, _stats: StageStats): Promise<void> {
   const { data, deployed } = s;
   if (s.input.evalOnly || !s.config.trainer || !data) return;
-  const proxy = stageActivities(s.config).train;
+  const { train } = stageActivities(s.config);
   if (!(s.patches.modelRoles && data.roles && deployed?.roles)) {
     // Iterations recorded before model roles trained their one model.
-    s.trained = await scheduled(proxy.trainCheckpoint, summary(s, trainSummary(s.config)), {
+    s.trained = await scheduled(train(undefined).trainCheckpoint, summary(s, trainSummary(s.config)), {
       ...stageContext(s),
       checkpoint: s.checkpoint,
       data,
@@ -27,7 +27,7 @@ export async function train(s: IterationState, _stats: StageStats): Promise<void
   const pending = trainableRoles(roles, s.config).filter((r) => !s.trainedRoles.has(r));
   const settled = await Promise.allSettled(
     pending.map(async (role) => {
-      const result = await scheduled(proxy.trainCheckpoint, summary(s, trainSummary(s.config, several ? role : undefined)), {
+      const result = await scheduled(train(role).trainCheckpoint, summary(s, trainSummary(s.config, several ? role : undefined)), {
         ...stageContext(s),
         checkpoint: servedCheckpoint(deployed, role),
         data: roles[role],
