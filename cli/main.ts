@@ -33,7 +33,7 @@ import { runDemo, runEval } from './one-shot';
 import { gpuOptions } from './gpu-options';
 import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
-import { DEFAULT_DEPLOYMENT } from '../workers/deployment';
+import { currentOnFirstRollout, DEFAULT_DEPLOYMENT } from '../workers/deployment';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 const program = new Command('collab-loop')
@@ -76,6 +76,24 @@ function workerDeployment(o: { deployment?: string | true; buildId?: string }) {
   if (!deploymentName) throw new UserError('--deployment: the name is empty (leave it out for "collab-loop")');
   if (o.buildId !== undefined && !o.buildId.trim()) throw new UserError('--build-id: empty');
   return { deploymentName, buildId: o.buildId };
+}
+
+/** One line on which build new runs go to: this one, made current on a first rollout, or the current one. */
+async function announceRouting(
+  connection: import('@temporalio/worker').NativeConnection,
+  namespace: string,
+  v: { deploymentName: string; buildId: string },
+): Promise<void> {
+  try {
+    const r = await currentOnFirstRollout(connection.workflowService, namespace, v);
+    if (r === 'made-current') console.log(`collab-loop worker: build ${v.buildId} is now the current build of deployment ${v.deploymentName} (it had none): new runs start on it`);
+    else if (r.current !== v.buildId)
+      console.log(
+        `collab-loop worker: new runs go to build ${r.current}; to move them to this one: temporal worker deployment set-current-version --deployment-name ${v.deploymentName} --build-id ${v.buildId}`,
+      );
+  } catch (err) {
+    console.warn(`collab-loop worker: could not read the routing of deployment ${v.deploymentName}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 program
@@ -251,6 +269,7 @@ program
         console.log(
           `collab-loop worker polling ${queues.join(', ')}${classes}${asBuild} on ${target.address}${inNamespace} (pid ${process.pid})${devices}${metricsAt}`,
         );
+        if (version) void announceRouting(connection, namespace, version);
         await runWorkers(workers, undefined, { keepServers: o.keepServers });
         await connection.close();
       },

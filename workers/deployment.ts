@@ -2,7 +2,7 @@
 // name and a build ID; the server sends a run's workflow tasks to the build its versioning behaviour names (the
 // iteration stays on the build it started on; the loop follows the deployment's current build: workflows/loop.ts,
 // workflows/iteration.ts), and a new build takes work only once it is made current (README "Rolling upgrade").
-import type { WorkerOptions, WorkflowBundleOption } from '@temporalio/worker';
+import type { NativeConnection, WorkerOptions, WorkflowBundleOption } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,3 +31,43 @@ export const deploymentOptions = (d: WorkerDeployment): WorkerOptions['workerDep
   useWorkerVersioning: true,
   defaultVersioningBehavior: 'AUTO_UPGRADE',
 });
+
+type WorkflowService = NativeConnection['workflowService'];
+
+/**
+ * A deployment no build was ever made current for routes no run to its versioned workers, so on a first rollout
+ * `start` would wait silently. The first versioned worker therefore makes its own build current when the
+ * deployment has never had a current build (`currentVersionChangedTime` unset); after that the current build
+ * changes only deliberately (`temporal worker deployment set-current-version`, README "Rolling upgrade of two
+ * hosts"). Returns what it did, for the worker's start line. The deployment exists once this host's pollers have
+ * reached the server, hence the retries.
+ */
+export async function currentOnFirstRollout(
+  service: WorkflowService,
+  namespace: string,
+  d: WorkerDeployment,
+  timeoutMs = 60_000,
+): Promise<'made-current' | { current: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const described = await service.describeWorkerDeployment({ namespace, deploymentName: d.deploymentName });
+      const routing = described.workerDeploymentInfo?.routingConfig;
+      if (routing?.currentVersionChangedTime) return { current: routing.currentDeploymentVersion?.buildId || '(unversioned workers)' };
+      await service.setWorkerDeploymentCurrentVersion({
+        namespace,
+        deploymentName: d.deploymentName,
+        buildId: d.buildId,
+        conflictToken: described.conflictToken,
+        identity: `collab-loop worker ${d.buildId}`,
+      });
+      return 'made-current';
+    } catch (err) {
+      // NOT_FOUND: the deployment or this version is not registered yet; FAILED_PRECONDITION / ABORTED: another
+      // host changed it first (the conflict token): read it again.
+      const code = (err as { code?: number }).code;
+      if (![5, 9, 10].includes(code ?? -1) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
