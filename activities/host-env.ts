@@ -6,3 +6,6 @@ export const STATE_DIR_ENV = 'COLLAB_LOOP_STATE_DIR';
 
 /** The name other hosts reach the model servers this host starts by. */
 export const SERVE_HOST_ENV = 'COLLAB_LOOP_SERVE_HOST';
+
+/** The size cap of this host's checkpoint cache in GB (storage/checkpoint-cache.ts). */
+export const CHECKPOINT_CACHE_GB_ENV = 'COLLAB_LOOP_CHECKPOINT_CACHE_GB';

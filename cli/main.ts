@@ -27,7 +27,7 @@ import { paperFiguresText } from '../activities/report/paper-figures';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
 import { recipeRuntime } from '../activities/recipes/runtime';
-import { SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
+import { CHECKPOINT_CACHE_GB_ENV, SERVE_HOST_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { runDemo, runEval } from './one-shot';
 import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
@@ -89,6 +89,11 @@ program
     '--state-dir <dir>',
     "this host's directory for logs, trainer work dirs and fetched checkpoints (and, with local storage, the run's artifacts); default: the run config's stateDir",
   )
+  .option(
+    '--checkpoint-cache-gb <gb>',
+    "size cap of this host's cache of checkpoints fetched from (or published to) S3: least recently used ones are removed beyond it, never one being served",
+    '100',
+  )
   .addOption(
     new Option(
       '--log-level <level>',
@@ -106,9 +111,14 @@ program
         serverOutageTolerance: string;
         metricsPort?: number;
         stateDir?: string;
+        checkpointCacheGb: string;
         serveHost?: string;
         keepServers?: boolean;
       }) => {
+        const cacheGb = Number(o.checkpointCacheGb);
+        if (!(cacheGb >= 0) || o.checkpointCacheGb.trim() === '')
+          throw new UserError(`--checkpoint-cache-gb: "${o.checkpointCacheGb}" is not a number of GB (e.g. 100, or 0.5)`);
+        process.env[CHECKPOINT_CACHE_GB_ENV] = String(cacheGb);
         // Read by every stage this process runs (activities/storage/run-storage.ts, serving/server-launch.ts).
         if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
         if (o.serveHost) process.env[SERVE_HOST_ENV] = o.serveHost;

@@ -8,8 +8,8 @@
 import { JournalRequestCache } from './journal-cache';
 import type { CachedAnswer } from './types';
 
-/** Answers written to the store at once while saving: a few requests in flight, not one per answer. */
-const SAVE_CONCURRENCY = 8;
+/** Answers written to the store in one batch while saving. */
+const SAVE_BATCH = 1000;
 
 export class UnsavedAnswers {
   private readonly waiting = new Map<string, CachedAnswer>();
@@ -17,10 +17,10 @@ export class UnsavedAnswers {
   private restored?: Promise<void>;
   private saving?: Promise<void>;
 
-  /** @param save writes one answer to the store, waiting out an outage (it throws when it gives up) */
+  /** @param save writes a batch of answers to the store, waiting out an outage (it throws when it gives up) */
   constructor(
     readonly dir: string,
-    private readonly save: (key: string, answer: CachedAnswer) => Promise<void>,
+    private readonly save: (answers: Array<[string, CachedAnswer]>) => Promise<void>,
   ) {
     this.journal = new JournalRequestCache(dir);
   }
@@ -63,14 +63,10 @@ export class UnsavedAnswers {
 
   private async saveAll(): Promise<void> {
     while (this.waiting.size) {
-      const batch = [...this.waiting].slice(0, SAVE_CONCURRENCY);
-      await Promise.all(
-        batch.map(async ([key, answer]) => {
-          await this.save(key, answer);
-          // In the store now: a later get for it goes there (the journal line stays; saving it again is harmless).
-          if (this.waiting.get(key) === answer) this.waiting.delete(key);
-        }),
-      );
+      const batch = [...this.waiting].slice(0, SAVE_BATCH);
+      await this.save(batch);
+      // In the store now: a later get for it goes there (the journal line stays; saving it again is harmless).
+      for (const [key, answer] of batch) if (this.waiting.get(key) === answer) this.waiting.delete(key);
     }
   }
 
