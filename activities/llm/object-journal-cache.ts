@@ -6,7 +6,8 @@
 // flight are paid again (a host-local journal uploaded later would lose the unsent answers to a host that never comes
 // back). While the store cannot be reached, answers wait on this host instead (unsaved-answers.ts) and go out as one
 // batch once it answers again.
-// Lookups read every journal object once (a list and a GET each), index it in memory, and on a miss read the objects
+// Lookups read every journal object once (a list and a GET each), index where each answer is in memory (the last
+// few objects' bytes are kept for hits; an older one is read again on a hit), and on a miss read the objects
 // written since — at most every REFRESH_MS, so a run of misses (a fresh run: every call is one) costs a LIST now and
 // then, not a request per call. Per-answer objects (llm-cache/<ab>/<key>.json, written before the journals) are still
 // read on a miss while the store holds any.
@@ -15,6 +16,7 @@ import os from 'node:os';
 import type { ObjectStore } from '../storage/object-store';
 import { isTransientStorageError } from '../storage/outage-retry';
 import type { CachedAnswer, RequestCache } from './types';
+import { keyOf } from './journal-cache';
 import { UnsavedAnswers } from './unsaved-answers';
 
 export const JOURNAL_PREFIX = 'llm-cache/journal/';
@@ -25,8 +27,18 @@ const MAX_BATCH = 1000;
 const MAX_WRITES = 1;
 /** How often misses may look for journal objects other processes wrote since the last look. */
 const REFRESH_MS = 2_000;
+/** Journal objects whose bytes are kept for hits (the most recently used): the index holds where an answer is, not
+ *  the answer, so a long run's cache costs a worker a few MB, not its size. */
+const KEPT_OBJECTS = 16;
 /** Journal objects read at once when catching up. */
 const READ_CONCURRENCY = 8;
+
+/** Where an answer is: its line in a journal object. */
+interface Location {
+  name: string;
+  start: number;
+  length: number;
+}
 
 interface Pending {
   key: string;
@@ -37,8 +49,11 @@ interface Pending {
 export class ObjectJournalCache implements RequestCache {
   /** Answers the store could not take when they arrived; none without a local directory for them. */
   readonly unsaved?: UnsavedAnswers;
-  /** Key → the answer's JSON, from every journal object read or written by this process. */
-  private readonly index = new Map<string, string>();
+  /** Key → its line, for every journal object read or written by this process. */
+  private readonly index = new Map<string, Location>();
+  /** The bytes of the journal objects used last (a Map keeps insertion order: the first is the least recent). */
+  private readonly kept = new Map<string, Buffer>();
+  private readonly loading = new Map<string, Promise<Buffer | undefined>>();
   /** Journal objects already in the index. */
   private readonly seen = new Set<string>();
   private readonly writer = `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -66,9 +81,47 @@ export class ObjectJournalCache implements RequestCache {
     const kept = await this.unsaved?.get(key);
     if (kept) return kept;
     if (!this.index.has(key)) await this.refresh();
-    const line = this.index.get(key);
-    if (line !== undefined) return JSON.parse(line) as CachedAnswer;
+    const at = this.index.get(key);
+    if (at) return this.read(at);
     return this.legacy && this.older ? this.older.get(key) : undefined;
+  }
+
+  private async read(at: Location): Promise<CachedAnswer | undefined> {
+    let bytes = this.kept.get(at.name);
+    if (bytes)
+      this.kept.delete(at.name); // moved to the most recent end below
+    else {
+      // Hits on one object that is no longer kept share its GET.
+      let load = this.loading.get(at.name);
+      if (!load) {
+        load = this.objects.get(at.name).finally(() => this.loading.delete(at.name));
+        this.loading.set(at.name, load);
+      }
+      bytes = await load;
+    }
+    if (!bytes) return undefined; // removed (someone cleared the cache): a miss
+    this.keep(at.name, bytes);
+    return (JSON.parse(bytes.subarray(at.start, at.start + at.length).toString('utf8')) as { a: CachedAnswer }).a;
+  }
+
+  private keep(name: string, bytes: Buffer): void {
+    this.kept.set(name, bytes);
+    for (const oldest of this.kept.keys()) {
+      if (this.kept.size <= KEPT_OBJECTS) break;
+      this.kept.delete(oldest);
+    }
+  }
+
+  /** Indexes every whole line of a journal object (a line that does not parse is left out: a miss is safe). */
+  private indexLines(name: string, bytes: Buffer): void {
+    let start = 0;
+    for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
+      const key = keyOf(bytes.subarray(start, nl));
+      if (key) this.index.set(key, { name, start, length: nl - start });
+      start = nl + 1;
+    }
+    this.seen.add(name);
+    this.keep(name, bytes);
   }
 
   /** Resolves once the batch holding the answer is in the store (or, while it is unreachable, on this host). */
@@ -115,10 +168,9 @@ export class ObjectJournalCache implements RequestCache {
   /** One journal object holding `answers`; waits out an outage unless `failFast`. */
   private async writeBatch(answers: Array<[string, CachedAnswer]>, opts?: { failFast: boolean }): Promise<void> {
     const name = `${JOURNAL_PREFIX}${this.writer}/${String(this.seq++).padStart(8, '0')}.jsonl`;
-    const lines = answers.map(([k, a]) => JSON.stringify({ k, a }));
-    await this.objects.put(name, `${lines.join('\n')}\n`, opts);
-    this.seen.add(name);
-    for (const [k, a] of answers) this.index.set(k, JSON.stringify(a));
+    const bytes = Buffer.from(answers.map(([k, a]) => `${JSON.stringify({ k, a })}\n`).join(''));
+    await this.objects.put(name, bytes, opts);
+    this.indexLines(name, bytes);
   }
 
   /** Reads the journal objects written since the last look, unless that look was under REFRESH_MS ago; concurrent
@@ -147,14 +199,6 @@ export class ObjectJournalCache implements RequestCache {
 
   private async readJournal(name: string): Promise<void> {
     const bytes = await this.objects.get(name);
-    this.seen.add(name);
-    for (const line of bytes?.toString('utf8').split('\n') ?? []) {
-      try {
-        const { k, a } = JSON.parse(line) as { k?: unknown; a?: unknown };
-        if (typeof k === 'string' && a && typeof a === 'object') this.index.set(k, JSON.stringify(a));
-      } catch {
-        /* an empty or unreadable line: a miss is always safe */
-      }
-    }
+    if (bytes) this.indexLines(name, bytes);
   }
 }
