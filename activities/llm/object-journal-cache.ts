@@ -5,7 +5,8 @@
 // only once the object holding it is in the store, so after a worker is killed — on any host — at most the calls in
 // flight are paid again (a host-local journal uploaded later would lose the unsent answers to a host that never comes
 // back). While the store cannot be reached, answers wait on this host instead (unsaved-answers.ts) and go out as one
-// batch once it answers again.
+// batch once it answers again. Writes and reads serve several stages at once, so they run outside the stage that
+// started them (heartbeat.ts outsideActivity): cancelling one stage never fails another's answers.
 // Lookups read every journal object once (a list and a GET each), index where each answer is in memory (the last
 // few objects' bytes are kept for hits; an older one is read again on a hit), and on a miss read the objects
 // written since — at most every REFRESH_MS, so a run of misses (a fresh run: every call is one) costs a LIST now and
@@ -15,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { ObjectStore } from '../storage/object-store';
 import { isTransientStorageError } from '../storage/outage-retry';
+import { outsideActivity } from '../heartbeat';
 import type { CachedAnswer, RequestCache } from './types';
 import { keyOf } from './journal-cache';
 import { UnsavedAnswers } from './unsaved-answers';
@@ -94,7 +96,7 @@ export class ObjectJournalCache implements RequestCache {
       // Hits on one object that is no longer kept share its GET.
       let load = this.loading.get(at.name);
       if (!load) {
-        load = this.objects.get(at.name).finally(() => this.loading.delete(at.name));
+        load = outsideActivity(() => this.objects.get(at.name)).finally(() => this.loading.delete(at.name));
         this.loading.set(at.name, load);
       }
       bytes = await load;
@@ -139,7 +141,10 @@ export class ObjectJournalCache implements RequestCache {
     this.scheduled = true;
     queueMicrotask(() => {
       this.scheduled = false; // the answers of this tick join the batch
-      while (this.pending.length && this.writes < MAX_WRITES) void this.flush(this.pending.splice(0, MAX_BATCH));
+      while (this.pending.length && this.writes < MAX_WRITES) {
+        const batch = this.pending.splice(0, MAX_BATCH);
+        void outsideActivity(() => this.flush(batch)); // a batch of several stages' answers
+      }
     });
   }
 
@@ -178,7 +183,7 @@ export class ObjectJournalCache implements RequestCache {
   private refresh(): Promise<void> {
     if (this.refreshing) return this.refreshing;
     if (Date.now() - this.lastRefresh < REFRESH_MS) return Promise.resolve();
-    this.refreshing = this.readNew().finally(() => {
+    this.refreshing = outsideActivity(() => this.readNew()).finally(() => {
       this.lastRefresh = Date.now();
       this.refreshing = undefined;
     });

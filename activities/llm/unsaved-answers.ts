@@ -5,6 +5,7 @@
 // written to the store once the store answers again — in the background, waiting the outage out like any store
 // write (storage/outage-retry.ts), and again after the next answer the store takes. A process that starts on a
 // host where an earlier one left unsaved answers reads them and saves them too.
+import { outsideActivity } from '../heartbeat';
 import { JournalRequestCache } from './journal-cache';
 import type { CachedAnswer } from './types';
 
@@ -46,7 +47,7 @@ export class UnsavedAnswers {
   /** Starts writing what waits to the store, unless that is already under way. */
   saveSoon(): void {
     if (this.waiting.size === 0 || this.saving) return;
-    this.saving = this.saveAll()
+    this.saving = outsideActivity(() => this.saveAll()) // in the background, for every stage
       .catch(() => {
         /* still unreachable after the tolerance: the answers stay here until the next keep or successful write */
       })

@@ -4,6 +4,7 @@
 // answers cached one object per answer (runs cached before the journals) are still found.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { ObjectRequestCache, requestCacheFor } from '../../activities/llm/cache';
 import { objectStoreFor } from '../../activities/storage/run-storage';
 import { tempStateDir } from '../helpers/config';
@@ -76,5 +77,17 @@ describe('request cache on S3', () => {
     expect(await upgraded.get(old3)).toBeUndefined();
     await new ObjectRequestCache(objectStoreFor({ stateDir: tempStateDir(), storage: s2 })).put(old3, answer(3));
     await waitUntil(async () => (await upgraded.get(old3)) !== undefined, 30_000, 'the later per-answer object');
+  }, 60_000);
+
+  it('a stage cancelled while its answer waits for the batch PUT does not fail the other stages in that batch', async () => {
+    const s = storage();
+    const cache = hostCache(s);
+    const [cancelled, other] = [new MockActivityEnvironment(), new MockActivityEnvironment()];
+    const first = cancelled.run(() => cache.put('c1', answer(1))).catch(() => undefined);
+    const second = other.run(() => cache.put('c2', answer(2)));
+    cancelled.cancel(); // before the batch holding both answers goes out
+    await second;
+    await first;
+    expect(await hostCache(s).get('c2')).toEqual(answer(2));
   }, 60_000);
 });
