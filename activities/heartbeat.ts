@@ -4,7 +4,7 @@
 // whatever the activity is doing, is what lets every queue have a short heartbeat timeout: a result the worker
 // could not deliver (the server was down as the activity finished) is noticed by the server only when the
 // heartbeats stop, so that timeout is all a lost completion costs.
-import { Context } from '@temporalio/activity';
+import { asyncLocalStorage, Context } from '@temporalio/activity';
 
 export interface Heartbeater<T> {
   update(details: T): void;
@@ -108,4 +108,10 @@ export function activityCancellation(): AbortSignal | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Runs `f` (and what it starts) outside the current activity: for work several stages share — a batch of cached
+ *  answers, a look for new ones — which must not be cancelled with whichever stage happened to start it. */
+export function outsideActivity<T>(f: () => T): T {
+  return asyncLocalStorage.exit(f);
 }

@@ -16,3 +16,6 @@ export const GPUS_ENV = 'COLLAB_LOOP_GPUS';
 /** A secret shared by the worker hosts of a cluster (set like the AWS_* credentials, on every host): each run's
  *  served-model key is derived from it (serving/served-key.ts), so no key travels through Temporal. */
 export const SERVE_SECRET_ENV = 'COLLAB_LOOP_SERVE_SECRET';
+
+/** The size cap of this host's checkpoint cache in GB (storage/checkpoint-cache.ts). */
+export const CHECKPOINT_CACHE_GB_ENV = 'COLLAB_LOOP_CHECKPOINT_CACHE_GB';

@@ -27,7 +27,7 @@ import { paperFiguresText } from '../activities/report/paper-figures';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
 import { recipeRuntime } from '../activities/recipes/runtime';
-import { GPUS_ENV, SERVE_BIND_ENV, SERVE_HOST_ENV, SERVE_SECRET_ENV, STATE_DIR_ENV } from '../activities/host-env';
+import { CHECKPOINT_CACHE_GB_ENV, GPUS_ENV, SERVE_BIND_ENV, SERVE_HOST_ENV, SERVE_SECRET_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { gpuQueue } from '../contracts/placement';
 import { runDemo, runEval } from './one-shot';
 import { gpuOptions } from './gpu-options';
@@ -86,13 +86,18 @@ async function announceRouting(
 ): Promise<void> {
   try {
     const r = await currentOnFirstRollout(connection.workflowService, namespace, v);
-    if (r === 'made-current') console.log(`collab-loop worker: build ${v.buildId} is now the current build of deployment ${v.deploymentName} (it had none): new runs start on it`);
+    if (r === 'made-current')
+      console.log(
+        `collab-loop worker: build ${v.buildId} is now the current build of deployment ${v.deploymentName} (it had none): new runs start on it`,
+      );
     else if (r.current !== v.buildId)
       console.log(
         `collab-loop worker: new runs go to build ${r.current}; to move them to this one: temporal worker deployment set-current-version --deployment-name ${v.deploymentName} --build-id ${v.buildId}`,
       );
   } catch (err) {
-    console.warn(`collab-loop worker: could not read the routing of deployment ${v.deploymentName}: ${err instanceof Error ? err.message : String(err)}`);
+    console.warn(
+      `collab-loop worker: could not read the routing of deployment ${v.deploymentName}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -197,6 +202,11 @@ program
     '--state-dir <dir>',
     "this host's directory for logs, trainer work dirs and fetched checkpoints (and, with local storage, the run's artifacts); default: the run config's stateDir",
   )
+  .option(
+    '--checkpoint-cache-gb <gb>',
+    "size cap of this host's cache of checkpoints fetched from (or published to) S3: least recently used ones are removed beyond it, never one being served",
+    '100',
+  )
   .addOption(
     new Option(
       '--log-level <level>',
@@ -216,6 +226,7 @@ program
         serverOutageTolerance: string;
         metricsPort?: number;
         stateDir?: string;
+        checkpointCacheGb: string;
         serveHost?: string;
         serveBind?: string;
         metricsHost: string;
@@ -223,6 +234,10 @@ program
         deployment?: string | true;
         buildId?: string;
       }) => {
+        const cacheGb = Number(o.checkpointCacheGb);
+        if (!(cacheGb >= 0) || o.checkpointCacheGb.trim() === '')
+          throw new UserError(`--checkpoint-cache-gb: "${o.checkpointCacheGb}" is not a number of GB (e.g. 100, or 0.5)`);
+        process.env[CHECKPOINT_CACHE_GB_ENV] = String(cacheGb);
         // Read by every stage this process runs (activities/storage/run-storage.ts, serving/server-launch.ts).
         if (o.stateDir) process.env[STATE_DIR_ENV] = path.resolve(o.stateDir);
         if (o.serveHost && !process.env[SERVE_SECRET_ENV])

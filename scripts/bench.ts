@@ -235,7 +235,8 @@ const s3Overrides = (s3: S3Server, prefix = '') => [
 
 /** One dry-run iteration of CoRal (configs/coral.dry-run.yaml: generation, evaluation, data, the stand-in trainer,
  *  deploy) with the run's bytes in this machine's state dir, then in an S3 bucket on a local SeaweedFS: artifacts,
- *  manifests, every cached answer (one object each) and the checkpoint's upload and fetch. */
+ *  manifests, the cached answers (one journal object per batch) and the checkpoint's upload (its training host
+ *  serves it from its cache, so no fetch). */
 async function benchS3Overhead(env: TestWorkflowEnvironment): Promise<void> {
   await withS3Server(async (s3) => {
     const file = 'configs/coral.dry-run.yaml';
@@ -245,7 +246,7 @@ async function benchS3Overhead(env: TestWorkflowEnvironment): Promise<void> {
     const remote = await runConfig(env, file, [...base, ...s3Overrides(s3)]);
     const tokens = local.result.iterations.reduce((a, it) => a + it.tokens, 0);
     console.log(`
-s3 overhead — ${file}, ${local.result.iterations.length} iterations (${tokens} tokens of LLM calls, stand-in trainer, checkpoint upload and fetch), SeaweedFS on this machine`);
+s3 overhead — ${file}, ${local.result.iterations.length} iterations (${tokens} tokens of LLM calls, stand-in trainer, checkpoint upload), SeaweedFS on this machine`);
     console.log(`  local state dir          ${local.wall.toFixed(1)} s`);
     console.log(`  S3 bucket                ${remote.wall.toFixed(1)} s   ratio ${(remote.wall / local.wall).toFixed(2)} to local`);
   });

@@ -196,16 +196,21 @@ describe('Worker Versioning: a rolling upgrade of two hosts while a loop runs', 
   it('the first versioned worker of a new deployment makes its build current; a later build is told how to become current', async () => {
     const service = env.client.connection.workflowService;
     const current = async () =>
-      (await service.describeWorkerDeployment({ namespace: 'default', deploymentName: 'first-rollout' })).workerDeploymentInfo?.routingConfig
-        ?.currentDeploymentVersion?.buildId;
+      (await service.describeWorkerDeployment({ namespace: 'default', deploymentName: 'first-rollout' })).workerDeploymentInfo
+        ?.routingConfig?.currentDeploymentVersion?.buildId;
     const args = (build: string) => ['--queues', 'gpu', '--deployment', 'first-rollout', '--build-id', build];
     const one = await startCliWorker({ TEMPORAL_ADDRESS: env.address }, args('one'));
     try {
-      await waitUntil(async () => one.output().includes('build one is now the current build of deployment first-rollout (it had none)'), 90_000, 'the first rollout');
+      await waitUntil(
+        async () => one.output().includes('build one is now the current build of deployment first-rollout (it had none)'),
+        90_000,
+        'the first rollout',
+      );
       expect(await current()).toBe('one');
       const two = await startCliWorker({ TEMPORAL_ADDRESS: env.address }, args('two'));
       try {
-        const hint = 'new runs go to build one; to move them to this one: temporal worker deployment set-current-version --deployment-name first-rollout --build-id two';
+        const hint =
+          'new runs go to build one; to move them to this one: temporal worker deployment set-current-version --deployment-name first-rollout --build-id two';
         await waitUntil(async () => two.output().includes(hint), 90_000, 'the second build told where runs go');
         expect(await current()).toBe('one');
       } finally {

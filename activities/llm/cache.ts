@@ -4,10 +4,9 @@
 // about throughput (batching, concurrency), so tuning those never invalidates the cache.
 import { sha256Hex } from '../storage/content-hash';
 import type { ObjectStore } from '../storage/object-store';
-import { isTransientStorageError } from '../storage/outage-retry';
 import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
 import { JournalRequestCache } from './journal-cache';
-import { UnsavedAnswers } from './unsaved-answers';
+import { ObjectJournalCache } from './object-journal-cache';
 import path from 'node:path';
 import type { CachedAnswer, ChatCall, ModelApi, RequestCache } from './types';
 
@@ -43,14 +42,15 @@ export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi =
 const opened = new Map<string, RequestCache>();
 
 /** The run's durable request cache, beside its artifacts and shared by every stage, worker and host that calls a
- *  model for the run: journals in <stateDir>/llm-cache on one machine (one per process), one object per answer
- *  in an object store (and, while it cannot be written, this host's <stateDir>/llm-cache-unsaved). */
+ *  model for the run (and every run on the same store: the key says nothing about the run): journals in
+ *  <stateDir>/llm-cache on one machine (one per process), journal objects in an object store (object-journal-cache.ts;
+ *  while it cannot be written, this host's <stateDir>/llm-cache-unsaved). */
 export function requestCacheFor(config: StorageOf): RequestCache {
   const store = objectStoreFor(config);
   if (!isLocalStorage(config)) {
     const dir = path.join(localStateDir(config), 'llm-cache-unsaved', sha256Hex(store.location).slice(0, 16));
     let cache = opened.get(dir);
-    if (!cache) opened.set(dir, (cache = new ObjectRequestCache(store, dir)));
+    if (!cache) opened.set(dir, (cache = new ObjectJournalCache(store, dir, new ObjectRequestCache(store))));
     return cache;
   }
   const dir = path.join(localStateDir(config), 'llm-cache');
@@ -60,30 +60,16 @@ export function requestCacheFor(config: StorageOf): RequestCache {
   return cache;
 }
 
-/** One object per answer (llm-cache/<ab>/<key>.json): what an object store shared by several hosts offers. */
+/** One object (or file) per answer (llm-cache/<ab>/<key>.json): how answers were cached before the journals; still
+ *  read, so runs cached then keep their answers. */
 export class ObjectRequestCache implements RequestCache {
-  /** Answers the store could not take when they arrived; none for a local directory (it is never unreachable). */
-  readonly unsaved?: UnsavedAnswers;
-
-  /** @param unsavedDir where this host keeps answers the store cannot take for now (unsaved-answers.ts) */
-  constructor(
-    readonly objects: ObjectStore,
-    unsavedDir?: string,
-  ) {
-    if (unsavedDir) this.unsaved = new UnsavedAnswers(unsavedDir, (key, answer) => this.write(key, answer));
-  }
+  constructor(readonly objects: ObjectStore) {}
 
   private key(key: string): string {
     return `llm-cache/${key.slice(0, 2)}/${key}.json`;
   }
 
-  private write(key: string, answer: CachedAnswer, opts?: { failFast: boolean }): Promise<void> {
-    return this.objects.put(this.key(key), JSON.stringify(answer), opts);
-  }
-
   async get(key: string): Promise<CachedAnswer | undefined> {
-    const kept = await this.unsaved?.get(key);
-    if (kept) return kept;
     const bytes = await this.objects.get(this.key(key));
     try {
       return bytes ? (JSON.parse(bytes.toString('utf8')) as CachedAnswer) : undefined;
@@ -92,17 +78,7 @@ export class ObjectRequestCache implements RequestCache {
     }
   }
 
-  /** Durable in the store, or — when the store cannot be reached right now — on this host until it can: the answer
-   *  is paid for already, and the caller goes on with it rather than waiting out the outage. */
-  async put(key: string, answer: CachedAnswer): Promise<void> {
-    if (!this.unsaved) return this.write(key, answer);
-    try {
-      await this.write(key, answer, { failFast: true });
-    } catch (e) {
-      if (!isTransientStorageError(e)) throw e;
-      await this.unsaved.keep(key, answer);
-      return;
-    }
-    this.unsaved.saveSoon(); // the store takes writes again: what waited goes now
+  put(key: string, answer: CachedAnswer): Promise<void> {
+    return this.objects.put(this.key(key), JSON.stringify(answer));
   }
 }

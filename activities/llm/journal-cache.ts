@@ -158,7 +158,7 @@ export class JournalRequestCache implements RequestCache {
 }
 
 /** The key of a journal line, or undefined for a torn one. */
-function keyOf(line: Buffer): string | undefined {
+export function keyOf(line: Buffer): string | undefined {
   try {
     const k = (JSON.parse(line.toString('utf8')) as { k?: unknown }).k;
     return typeof k === 'string' ? k : undefined;

@@ -5,11 +5,12 @@
 // written to the store once the store answers again — in the background, waiting the outage out like any store
 // write (storage/outage-retry.ts), and again after the next answer the store takes. A process that starts on a
 // host where an earlier one left unsaved answers reads them and saves them too.
+import { outsideActivity } from '../heartbeat';
 import { JournalRequestCache } from './journal-cache';
 import type { CachedAnswer } from './types';
 
-/** Answers written to the store at once while saving: a few requests in flight, not one per answer. */
-const SAVE_CONCURRENCY = 8;
+/** Answers written to the store in one batch while saving. */
+const SAVE_BATCH = 1000;
 
 export class UnsavedAnswers {
   private readonly waiting = new Map<string, CachedAnswer>();
@@ -17,10 +18,10 @@ export class UnsavedAnswers {
   private restored?: Promise<void>;
   private saving?: Promise<void>;
 
-  /** @param save writes one answer to the store, waiting out an outage (it throws when it gives up) */
+  /** @param save writes a batch of answers to the store, waiting out an outage (it throws when it gives up) */
   constructor(
     readonly dir: string,
-    private readonly save: (key: string, answer: CachedAnswer) => Promise<void>,
+    private readonly save: (answers: Array<[string, CachedAnswer]>) => Promise<void>,
   ) {
     this.journal = new JournalRequestCache(dir);
   }
@@ -46,7 +47,7 @@ export class UnsavedAnswers {
   /** Starts writing what waits to the store, unless that is already under way. */
   saveSoon(): void {
     if (this.waiting.size === 0 || this.saving) return;
-    this.saving = this.saveAll()
+    this.saving = outsideActivity(() => this.saveAll()) // in the background, for every stage
       .catch(() => {
         /* still unreachable after the tolerance: the answers stay here until the next keep or successful write */
       })
@@ -63,14 +64,10 @@ export class UnsavedAnswers {
 
   private async saveAll(): Promise<void> {
     while (this.waiting.size) {
-      const batch = [...this.waiting].slice(0, SAVE_CONCURRENCY);
-      await Promise.all(
-        batch.map(async ([key, answer]) => {
-          await this.save(key, answer);
-          // In the store now: a later get for it goes there (the journal line stays; saving it again is harmless).
-          if (this.waiting.get(key) === answer) this.waiting.delete(key);
-        }),
-      );
+      const batch = [...this.waiting].slice(0, SAVE_BATCH);
+      await this.save(batch);
+      // In the store now: a later get for it goes there (the journal line stays; saving it again is harmless).
+      for (const [key, answer] of batch) if (this.waiting.get(key) === answer) this.waiting.delete(key);
     }
   }
 

@@ -15,6 +15,7 @@ import type { EndpointRef } from '../../contracts/endpoint';
 import { writeFileAtomic } from '../artifacts/store';
 import { sha256Hex } from '../storage/content-hash';
 import type { ChatMessage } from '../llm/types';
+import { leaseEntry } from '../storage/checkpoint-cache';
 import { localCheckpoint } from '../storage/checkpoints';
 import { localStateDir } from '../storage/run-storage';
 import { isAlive, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
@@ -275,6 +276,8 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
     });
     agents = await startServer(input, `agents${key}`, simLaunch, `${simLaunch.endpoint.model}@${identity}`, 60, 0);
   }
+  // A fetched copy stays in this host's checkpoint cache while its servers run (storage/checkpoint-cache.ts).
+  if (checkpoint !== published) for (const pid of new Set([model.pid, agents.pid])) await leaseEntry(checkpoint, pid);
   return {
     endpoint: agents.endpoint,
     model: model.endpoint,

@@ -8,15 +8,16 @@
 // (…/checkpoints/<run>/iter-<k>[/<role>]) whose checkpoint-index.json lists its files.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { sha256Hex } from './content-hash';
 import { previousHeartbeat, startHeartbeat } from '../heartbeat';
 import { count } from '../metrics';
-import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from './run-storage';
+import { isLocalStorage, objectStoreFor, type StorageOf } from './run-storage';
 import { tmpPathBeside } from './local-object-store';
 import type { ObjectStore } from './object-store';
+import { checkpointCacheDir, evictCheckpoints, touchEntry } from './checkpoint-cache';
 
 const INDEX = 'checkpoint-index.json';
 
@@ -84,8 +85,11 @@ export async function publishCheckpoint(
       hb.update({ ...progress });
     }
     const folder = `checkpoints/${name}`;
-    await objects.put(`${folder}/${INDEX}`, JSON.stringify(index, null, 2));
+    const indexBytes = Buffer.from(JSON.stringify(index, null, 2));
+    await objects.put(`${folder}/${INDEX}`, indexBytes);
     count('checkpointUploads', 1, labels);
+    // This host serves what it trained from its own files: linked into the cache under the name a fetch would use.
+    if (labels.kind === 'final') await cacheTrainedOutput(config, dir, files, indexBytes);
     return objects.uriOf(folder);
   } finally {
     hb.stop();
@@ -120,15 +124,46 @@ export const isPublishedCheckpoint = (checkpoint: string) => /^[a-z][a-z0-9+.-]*
 export async function localCheckpoint(config: StorageOf, checkpoint: string): Promise<string> {
   if (!isPublishedCheckpoint(checkpoint)) return checkpoint;
   const indexBytes = await publishedIndex(config, checkpoint);
-  const dir = path.join(localStateDir(config), 'checkpoint-cache', sha256Hex(indexBytes));
-  if (await exists(dir)) return dir;
+  const dir = path.join(checkpointCacheDir(config), sha256Hex(indexBytes));
+  if (await exists(dir)) {
+    await touchEntry(dir);
+    return dir;
+  }
   // Stages of one worker that need the same checkpoint at once (deploy's servers, a critic's scorer) share a fetch.
   let fetch = fetching.get(dir);
   if (!fetch) {
-    fetch = fetchInto(config, checkpoint, indexBytes, dir).finally(() => fetching.delete(dir));
+    fetch = fetchInto(config, checkpoint, indexBytes, dir)
+      .then(async (d) => {
+        await touchEntry(d);
+        await evictCheckpoints(config);
+        return d;
+      })
+      .finally(() => fetching.delete(dir));
     fetching.set(dir, fetch);
   }
   return fetch;
+}
+
+/** The trained files hard-linked (copied across file systems) into the cache entry of the index just published. */
+async function cacheTrainedOutput(config: StorageOf, dir: string, files: string[], indexBytes: Buffer): Promise<void> {
+  const entry = path.join(checkpointCacheDir(config), sha256Hex(indexBytes));
+  if (await exists(entry)) return;
+  const tmp = tmpPathBeside(entry);
+  try {
+    for (const rel of files) {
+      const src = await realpath(path.join(dir, ...rel.split('/'))); // a trainer's link to a base file: the file
+      const dest = path.join(tmp, ...rel.split('/'));
+      await mkdir(path.dirname(dest), { recursive: true });
+      await link(src, dest).catch(() => copyFile(src, dest));
+    }
+    await rename(tmp, entry).catch(async (err) => {
+      if (!(await exists(entry))) throw err;
+    });
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  await touchEntry(entry);
+  await evictCheckpoints(config);
 }
 
 const fetching = new Map<string, Promise<string>>();

@@ -4,7 +4,7 @@ import { copyFile, mkdir, readdir, readFile, rename, stat, writeFile } from 'nod
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ObjectStore } from './object-store';
+import type { ListOptions, ObjectStore } from './object-store';
 
 export class LocalObjectStore implements ObjectStore {
   readonly location: string;
@@ -55,7 +55,7 @@ export class LocalObjectStore implements ObjectStore {
     return true;
   }
 
-  async list(prefix: string): Promise<string[]> {
+  async list(prefix: string, opts: ListOptions = {}): Promise<string[]> {
     const out: string[] = [];
     const walk = async (dir: string, rel: string): Promise<void> => {
       const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -68,7 +68,7 @@ export class LocalObjectStore implements ObjectStore {
     // Only under the prefix's directory: the root is a whole state dir (logs, trainer work dirs, checkpoints).
     const base = prefix.slice(0, Math.max(0, prefix.lastIndexOf('/')));
     await walk(base ? this.pathOf(base) : this.root, base);
-    return out;
+    return opts.limit === undefined ? out : out.sort().slice(0, opts.limit);
   }
 }
 

@@ -6,6 +6,10 @@ export interface PutOptions {
   failFast?: boolean;
 }
 
+export interface ListOptions {
+  limit?: number;
+}
+
 export interface ObjectStore {
   /** The store's root as a URI, for messages: file:///abs/dir or s3://bucket/prefix. */
   readonly location: string;
@@ -24,6 +28,7 @@ export interface ObjectStore {
   putFile(key: string, file: string, opts?: { onProgress?: (bytesDone: number) => void }): Promise<void>;
   /** Writes the object into a local file (atomically); false when there is no such object. */
   getFile(key: string, dest: string): Promise<boolean>;
-  /** Keys under a prefix ("" lists all), in no particular order. */
-  list(prefix: string): Promise<string[]>;
+  /** Keys under a prefix ("" lists all), in no particular order; with `limit`, at most that many, the first in
+   *  byte order (S3 lists in that order). */
+  list(prefix: string, opts?: ListOptions): Promise<string[]>;
 }

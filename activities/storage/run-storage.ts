@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { LocalObjectStore } from './local-object-store';
 import { s3KeyOf, s3Location, s3Uri } from './s3-names';
-import type { ObjectStore, PutOptions } from './object-store';
+import type { ListOptions, ObjectStore, PutOptions } from './object-store';
 import type { S3StorageConfig, StorageConfig } from './storage-config';
 import { STATE_DIR_ENV } from '../host-env';
 
@@ -51,5 +51,5 @@ class LazyS3Store implements ObjectStore {
   get = async (key: string) => (await this.s3()).get(key);
   putFile: ObjectStore['putFile'] = async (key, file, opts) => (await this.s3()).putFile(key, file, opts);
   getFile = async (key: string, dest: string) => (await this.s3()).getFile(key, dest);
-  list = async (prefix: string) => (await this.s3()).list(prefix);
+  list = async (prefix: string, opts?: ListOptions) => (await this.s3()).list(prefix, opts);
 }

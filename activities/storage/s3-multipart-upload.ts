@@ -27,6 +27,8 @@ export interface MultipartTarget {
   key: string;
   /** Wraps an SDK error into the store's error (see s3-errors.ts). */
   fail: (e: unknown, doing: string) => unknown;
+  /** The stage's cancellation: aborts the requests in flight, then the upload itself (its parts are deleted). */
+  signal?: AbortSignal;
 }
 
 export interface MultipartOptions {
@@ -42,6 +44,24 @@ export function partSizeFor(size: number, partBytes: number): number {
 }
 
 export async function uploadFileInParts(t: MultipartTarget, file: string, size: number, o: MultipartOptions): Promise<void> {
+  const started: { uploadId?: string } = {};
+  try {
+    await uploadParts(t, file, size, o, started);
+  } catch (e) {
+    if (!t.signal?.aborted) throw e;
+    // Cancelled: nobody resumes a cancelled stage's upload, so its parts are not left to a lifecycle rule.
+    if (started.uploadId) await abortUpload({ ...t, signal: undefined }, started.uploadId).catch(() => {});
+    throw t.signal.reason ?? e;
+  }
+}
+
+async function uploadParts(
+  t: MultipartTarget,
+  file: string,
+  size: number,
+  o: MultipartOptions,
+  started: { uploadId?: string },
+): Promise<void> {
   const partBytes = partSizeFor(size, o.partBytes);
   const parts = Math.ceil(size / partBytes);
   const fh = await open(file, 'r');
@@ -60,6 +80,7 @@ export async function uploadFileInParts(t: MultipartTarget, file: string, size: 
 
     const resumed = await findResumable(t, parts, range, md5Hex);
     const uploadId = resumed?.uploadId ?? (await createUpload(t));
+    started.uploadId = uploadId;
     const etags = resumed?.etags ?? new Map<number, string>();
     let bytesDone = [...etags.keys()].reduce((s, n) => s + range(n).length, 0);
     if (bytesDone > 0) o.onProgress?.(bytesDone);
@@ -79,6 +100,7 @@ export async function uploadFileInParts(t: MultipartTarget, file: string, size: 
             ContentLength: body.length,
             ContentMD5: md5.toString('base64'),
           }),
+          { abortSignal: t.signal },
         )
         .catch((e) => {
           throw t.fail(e, `upload part ${n}/${parts} of ${t.key}`);
@@ -90,7 +112,9 @@ export async function uploadFileInParts(t: MultipartTarget, file: string, size: 
 
     const Parts = [...etags].sort(([a], [b]) => a - b).map(([PartNumber, ETag]) => ({ PartNumber, ETag }));
     await t.client
-      .send(new CompleteMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, UploadId: uploadId, MultipartUpload: { Parts } }))
+      .send(new CompleteMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, UploadId: uploadId, MultipartUpload: { Parts } }), {
+        abortSignal: t.signal,
+      })
       .catch((e) => {
         throw t.fail(e, `complete the upload of ${t.key}`);
       });
@@ -100,9 +124,11 @@ export async function uploadFileInParts(t: MultipartTarget, file: string, size: 
 }
 
 async function createUpload(t: MultipartTarget): Promise<string> {
-  const res = await t.client.send(new CreateMultipartUploadCommand({ Bucket: t.bucket, Key: t.key })).catch((e) => {
-    throw t.fail(e, `start a multipart upload of ${t.key}`);
-  });
+  const res = await t.client
+    .send(new CreateMultipartUploadCommand({ Bucket: t.bucket, Key: t.key }), { abortSignal: t.signal })
+    .catch((e) => {
+      throw t.fail(e, `start a multipart upload of ${t.key}`);
+    });
   if (!res.UploadId) throw t.fail(new Error('CreateMultipartUpload returned no UploadId'), `start a multipart upload of ${t.key}`);
   return res.UploadId;
 }
@@ -124,7 +150,7 @@ async function findResumable(
   let UploadIdMarker: string | undefined;
   do {
     const res = await t.client
-      .send(new ListMultipartUploadsCommand({ Bucket: t.bucket, Prefix: t.key, KeyMarker, UploadIdMarker }))
+      .send(new ListMultipartUploadsCommand({ Bucket: t.bucket, Prefix: t.key, KeyMarker, UploadIdMarker }), { abortSignal: t.signal })
       .catch((e) => {
         throw t.fail(e, doing);
       });
@@ -161,7 +187,7 @@ async function listParts(t: MultipartTarget, uploadId: string): Promise<Part[] |
   let PartNumberMarker: string | undefined;
   do {
     const res = await t.client
-      .send(new ListPartsCommand({ Bucket: t.bucket, Key: t.key, UploadId: uploadId, PartNumberMarker }))
+      .send(new ListPartsCommand({ Bucket: t.bucket, Key: t.key, UploadId: uploadId, PartNumberMarker }), { abortSignal: t.signal })
       .catch((e: { name?: string }) => {
         if (e.name === 'NoSuchUpload') return undefined;
         throw t.fail(e, `list the uploaded parts of ${t.key}`);
@@ -175,7 +201,7 @@ async function listParts(t: MultipartTarget, uploadId: string): Promise<Part[] |
 
 async function abortUpload(t: MultipartTarget, uploadId: string): Promise<void> {
   await t.client
-    .send(new AbortMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, UploadId: uploadId }))
+    .send(new AbortMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, UploadId: uploadId }), { abortSignal: t.signal })
     .catch((e: { name?: string }) => {
       if (e.name !== 'NoSuchUpload') throw t.fail(e, `abort a stale upload of ${t.key}`);
     });

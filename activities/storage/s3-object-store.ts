@@ -8,9 +8,10 @@ import { createWriteStream } from 'node:fs';
 import { rm, stat, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { activityCancellation } from '../heartbeat';
 import { count } from '../metrics';
 import { writeAtomic } from './local-object-store';
-import type { ObjectStore, PutOptions } from './object-store';
+import type { ListOptions, ObjectStore, PutOptions } from './object-store';
 import { rideOutOutage } from './outage-retry';
 import { s3Failure, type S3Place } from './s3-errors';
 import { MIN_PART_BYTES, uploadFileInParts } from './s3-multipart-upload';
@@ -78,11 +79,16 @@ export class S3ObjectStore implements ObjectStore {
     return rideOutOutage(op, { toleranceMs: outageToleranceMs(this.config) });
   }
 
-  /** Runs one SDK call of the store's operation `op`; its failure becomes the store's error. */
-  private async call<T>(op: StoreOp, doing: string, f: () => Promise<T>): Promise<T> {
+  /** Runs one SDK call of the store's operation `op`; its failure becomes the store's error. The call is given the
+   *  activity's cancellation signal (none outside an activity): a cancelled stage stops its transfers rather than
+   *  finishing them, and gets its cancellation back, not a storage error. */
+  private async call<T>(op: StoreOp, doing: string, f: (abortSignal?: AbortSignal) => Promise<T>): Promise<T> {
+    const signal = activityCancellation();
     try {
-      return await f();
+      if (signal?.aborted) throw signal.reason;
+      return await f(signal);
     } catch (e) {
+      if (signal?.aborted) throw signal.reason ?? e;
       throw this.failed(e, op, doing);
     }
   }
@@ -100,8 +106,8 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   private existsOnce(key: string): Promise<boolean> {
-    return this.call('exists', `check ${key}`, () =>
-      this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) })).then(
+    return this.call('exists', `check ${key}`, (abortSignal) =>
+      this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) }), { abortSignal }).then(
         () => true,
         (e) => {
           if (isMissing(e)) return false;
@@ -117,7 +123,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   private async putOnce(key: string, body: Buffer, op: StoreOp = 'put'): Promise<void> {
-    await this.call(op, `put ${key}`, () =>
+    await this.call(op, `put ${key}`, (abortSignal) =>
       this.client.send(
         new PutObjectCommand({
           Bucket: this.config.bucket,
@@ -126,6 +132,7 @@ export class S3ObjectStore implements ObjectStore {
           ContentLength: body.length,
           ContentMD5: createHash('md5').update(body).digest('base64'),
         }),
+        { abortSignal },
       ),
     );
     count('storageUploadedBytes', body.length);
@@ -133,8 +140,8 @@ export class S3ObjectStore implements ObjectStore {
 
   /** GetObject's response, or undefined when there is no such object. */
   private async getObject(key: string, op: StoreOp, doing: string) {
-    return this.call(op, doing, () =>
-      this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) })).catch((e) => {
+    return this.call(op, doing, (abortSignal) =>
+      this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.fullKey(key) }), { abortSignal }).catch((e) => {
         if (isMissing(e)) return undefined;
         throw e;
       }),
@@ -166,7 +173,13 @@ export class S3ObjectStore implements ObjectStore {
       return;
     }
     await uploadFileInParts(
-      { client: this.client, bucket: this.config.bucket, key: this.fullKey(key), fail: (e, doing) => this.failed(e, 'putFile', doing) },
+      {
+        client: this.client,
+        bucket: this.config.bucket,
+        key: this.fullKey(key),
+        fail: (e, doing) => this.failed(e, 'putFile', doing),
+        signal: activityCancellation(),
+      },
       file,
       size,
       { partBytes: this.partBytes, concurrency: this.partConcurrency, onProgress: opts.onProgress },
@@ -188,7 +201,7 @@ export class S3ObjectStore implements ObjectStore {
     try {
       await writeAtomic(dest, async (tmp) => {
         try {
-          await this.call('getFile', doing, () => pipeline(body, createWriteStream(tmp)));
+          await this.call('getFile', doing, (signal) => pipeline(body, createWriteStream(tmp), { signal }));
           const got = (await stat(tmp)).size;
           if (res.ContentLength !== undefined && got !== res.ContentLength)
             throw this.failed(
@@ -209,20 +222,28 @@ export class S3ObjectStore implements ObjectStore {
     return true;
   }
 
-  list(prefix: string): Promise<string[]> {
-    return this.patient(() => this.listOnce(prefix));
+  list(prefix: string, opts: ListOptions = {}): Promise<string[]> {
+    return this.patient(() => this.listOnce(prefix, opts.limit));
   }
 
-  private async listOnce(prefix: string): Promise<string[]> {
+  private async listOnce(prefix: string, limit?: number): Promise<string[]> {
     const strip = this.config.prefix ? this.config.prefix.length + 1 : 0;
     const out: string[] = [];
     let ContinuationToken: string | undefined;
     do {
-      const res = await this.call('list', `list ${prefix || '(all)'}`, () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.fullKey(prefix), ContinuationToken })),
+      const res = await this.call('list', `list ${prefix || '(all)'}`, (abortSignal) =>
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.config.bucket,
+            Prefix: this.fullKey(prefix),
+            ContinuationToken,
+            MaxKeys: limit === undefined ? undefined : Math.min(1000, limit - out.length),
+          }),
+          { abortSignal },
+        ),
       );
       for (const o of res.Contents ?? []) if (o.Key) out.push(o.Key.slice(strip));
-      ContinuationToken = res.IsTruncated ? res.NextContinuationToken : undefined;
+      ContinuationToken = res.IsTruncated && (limit === undefined || out.length < limit) ? res.NextContinuationToken : undefined;
     } while (ContinuationToken);
     return out;
   }

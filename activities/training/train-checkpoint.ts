@@ -19,6 +19,7 @@ import type { ArtifactRef } from '../../contracts/artifact-ref';
 import { writeFileAtomic } from '../artifacts/store';
 import { previousHeartbeat } from '../heartbeat';
 import { writeStageManifest } from '../manifest';
+import { leaseEntry } from '../storage/checkpoint-cache';
 import { localCheckpoint, publishCheckpoint, publishedFile } from '../storage/checkpoints';
 import { localStateDir } from '../storage/run-storage';
 import { weightDigests } from '../storage/content-hash';
@@ -81,6 +82,8 @@ export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe)
   copyFileSync(await store.localPath(primary), dataFile);
   // The base may be a checkpoint another host published: trainers read directories.
   const base = await localCheckpoint(input.config, input.checkpoint);
+  // A fetched base stays in this host's checkpoint cache while the trainer may read it.
+  const release = base !== input.checkpoint ? await leaseEntry(base) : undefined;
   const job: TrainJob = {
     method: t.method,
     base: path.resolve(base),
@@ -108,6 +111,7 @@ export async function trainNextCheckpoint(input: TrainInput, recipe: LoopRecipe)
     });
   } finally {
     await reward?.close();
+    await release?.();
   }
   return finished();
 }

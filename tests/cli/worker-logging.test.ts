@@ -57,4 +57,11 @@ describe('worker logging', () => {
     expect(r.stderr).toContain('--server-outage-tolerance: "10m" is not a whole number of seconds');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('a --checkpoint-cache-gb that is not a number of GB is one clear error', async () => {
+    const r = await cliProcess(['worker', '--checkpoint-cache-gb', '50G'], { TEMPORAL_ADDRESS: env.address });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--checkpoint-cache-gb: "50G" is not a number of GB');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
 });

@@ -2,15 +2,13 @@
 // acknowledged by one process is found by any other (a restarted worker, a second worker), even when the writer
 // was SIGKILLed mid-run; a torn line costs only a miss; caches written before journals (a file per answer) still
 // answer.
-import { execa } from 'execa';
 import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requestCacheFor } from '../../activities/llm/cache';
 import { JournalRequestCache } from '../../activities/llm/journal-cache';
-import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 import { tempStateDir } from '../helpers/config';
-import { waitUntil } from '../helpers/wait';
+import { ackedBeforeKill } from '../helpers/killed-writer';
 
 const answer = (n: number) => ({ texts: [`answer ${n}`], finishReasons: ['stop'], usage: { promptTokens: n, completionTokens: 1 } });
 
@@ -30,18 +28,7 @@ describe('journal request cache', () => {
 
   it('every answer a SIGKILLed writer acknowledged is found; a torn last line is a miss', async () => {
     const dir = path.join(tempStateDir(), 'llm-cache');
-    const child = execa(process.execPath, ['--import', 'tsx', 'tests/fixtures/journal-writer.ts', dir, 'w'], {
-      cwd: PROJECT_ROOT,
-      reject: false,
-    });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    await waitUntil(async () => (out.match(/acked/g)?.length ?? 0) >= 2000, 60_000, '2,000 acknowledged answers');
-    child.kill('SIGKILL');
-    await child;
-    const acked = [...out.matchAll(/acked (\d+)/g)].map((m) => Number(m[1]));
+    const acked = await ackedBeforeKill(dir, 2000);
     const journal = readdirSync(dir).find((f) => f.startsWith('journal-'))!;
     appendFileSync(path.join(dir, journal), '{"k":"torn","a":{"texts":["par'); // what a power loss leaves
     const reader = new JournalRequestCache(dir);

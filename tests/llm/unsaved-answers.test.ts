@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ObjectRequestCache } from '../../activities/llm/cache';
+import { ObjectJournalCache } from '../../activities/llm/object-journal-cache';
 import { S3ObjectStore } from '../../activities/storage/s3-object-store';
 import { s3StorageSchema } from '../../activities/storage/storage-config';
 import { tempStateDir } from '../helpers/config';
@@ -22,7 +22,7 @@ describe('request cache answers the S3 store cannot take yet', () => {
       s3StorageSchema.parse({ kind: 's3', bucket: s3.bucket, prefix: `runs/${randomUUID()}`, endpoint: s3.endpoint }),
     );
     const dir = path.join(tempStateDir('unsaved-'), 'llm-cache-unsaved');
-    const cache = new ObjectRequestCache(store, dir);
+    const cache = new ObjectJournalCache(store, dir);
     await cache.put('before', answer(0));
 
     await s3.halt();
@@ -32,7 +32,7 @@ describe('request cache answers the S3 store cannot take yet', () => {
       expect(await cache.get('k2')).toEqual(answer(2)); // the retried call, same process
       expect(existsSync(dir)).toBe(true);
       // A restarted worker on this host: a new process's cache over the same directory.
-      const restarted = new ObjectRequestCache(store, dir);
+      const restarted = new ObjectJournalCache(store, dir);
       expect(await restarted.get('k3')).toEqual(answer(3));
     } finally {
       await s3.resume();
@@ -40,7 +40,7 @@ describe('request cache answers the S3 store cannot take yet', () => {
     await cache.unsaved?.saved();
     expect(cache.unsaved?.size).toBe(0);
     // Another host: no local journal, only the store.
-    const elsewhere = new ObjectRequestCache(store);
+    const elsewhere = new ObjectJournalCache(store);
     for (const n of [0, 1, 2, 3]) expect(await elsewhere.get(n ? `k${n}` : 'before')).toEqual(answer(n));
   }, 120_000);
 });

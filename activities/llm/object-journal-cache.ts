@@ -1,0 +1,209 @@
+// The request cache in an object store (S3), shared by every host of the runs on that bucket + prefix: answers go
+// out in batches, one object per batch (llm-cache/journal/<host>-<pid>-<random>/<seq>.jsonl, one JSON line per
+// answer), not a GET and a PUT per call. Group commit as in journal-cache.ts: the answers of one tick go out in one
+// PUT at once; the answers that arrive while it runs go out together in the next. An answer is returned to its caller
+// only once the object holding it is in the store, so after a worker is killed — on any host — at most the calls in
+// flight are paid again (a host-local journal uploaded later would lose the unsent answers to a host that never comes
+// back). While the store cannot be reached, answers wait on this host instead (unsaved-answers.ts) and go out as one
+// batch once it answers again. Writes and reads serve several stages at once, so they run outside the stage that
+// started them (heartbeat.ts outsideActivity): cancelling one stage never fails another's answers.
+// Lookups read every journal object once (a list and a GET each), index where each answer is in memory (the last
+// few objects' bytes are kept for hits; an older one is read again on a hit), and on a miss read the objects
+// written since — at most every REFRESH_MS, so a run of misses (a fresh run: every call is one) costs a LIST now and
+// then, not a request per call. Per-answer objects (llm-cache/<ab>/<key>.json, written before the journals) are still
+// read on a miss while the store holds any.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { ObjectStore } from '../storage/object-store';
+import { isTransientStorageError } from '../storage/outage-retry';
+import { outsideActivity } from '../heartbeat';
+import type { CachedAnswer, RequestCache } from './types';
+import { keyOf } from './journal-cache';
+import { UnsavedAnswers } from './unsaved-answers';
+
+export const JOURNAL_PREFIX = 'llm-cache/journal/';
+/** Answers per object at most: a batch that fills goes out, the rest wait for the next PUT. */
+const MAX_BATCH = 1000;
+/** PUTs in flight at once. One: measured with `npm run bench -- s3-overhead`, four in flight made more, smaller
+ *  objects and each PUT slower (SeaweedFS on a busy host), 1.9× local against 1.3× with one. */
+const MAX_WRITES = 1;
+/** How often misses may look for journal objects other processes wrote since the last look. */
+const REFRESH_MS = 2_000;
+/** Journal objects whose bytes are kept for hits (the most recently used): the index holds where an answer is, not
+ *  the answer, so a long run's cache costs a worker a few MB, not its size. */
+const KEPT_OBJECTS = 16;
+/** Journal objects read at once when catching up. */
+const READ_CONCURRENCY = 8;
+
+/** Where an answer is: its line in a journal object. */
+interface Location {
+  name: string;
+  start: number;
+  length: number;
+}
+
+interface Pending {
+  key: string;
+  answer: CachedAnswer;
+  done: (err?: unknown) => void;
+}
+
+export class ObjectJournalCache implements RequestCache {
+  /** Answers the store could not take when they arrived; none without a local directory for them. */
+  readonly unsaved?: UnsavedAnswers;
+  /** Key → its line, for every journal object read or written by this process. */
+  private readonly index = new Map<string, Location>();
+  /** The bytes of the journal objects used last (a Map keeps insertion order: the first is the least recent). */
+  private readonly kept = new Map<string, Buffer>();
+  private readonly loading = new Map<string, Promise<Buffer | undefined>>();
+  /** Journal objects already in the index. */
+  private readonly seen = new Set<string>();
+  private readonly writer = `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  private seq = 0;
+  private pending: Pending[] = [];
+  /** PUTs in flight, and whether a look for pending answers is queued. */
+  private writes = 0;
+  private scheduled = false;
+  private refreshing?: Promise<void>;
+  private lastRefresh = Number.NEGATIVE_INFINITY;
+  /** Whether the store holds per-answer objects (runs cached before the journals): then a miss also asks there. */
+  private legacy = false;
+
+  /** @param unsavedDir where this host keeps answers the store cannot take for now (unsaved-answers.ts)
+   *  @param older reads the per-answer objects (cache.ts ObjectRequestCache) */
+  constructor(
+    readonly objects: ObjectStore,
+    unsavedDir?: string,
+    private readonly older?: RequestCache,
+  ) {
+    if (unsavedDir) this.unsaved = new UnsavedAnswers(unsavedDir, (answers) => this.writeBatch(answers));
+  }
+
+  async get(key: string): Promise<CachedAnswer | undefined> {
+    const kept = await this.unsaved?.get(key);
+    if (kept) return kept;
+    if (!this.index.has(key)) await this.refresh();
+    const at = this.index.get(key);
+    if (at) return this.read(at);
+    return this.legacy && this.older ? this.older.get(key) : undefined;
+  }
+
+  private async read(at: Location): Promise<CachedAnswer | undefined> {
+    let bytes = this.kept.get(at.name);
+    if (bytes)
+      this.kept.delete(at.name); // moved to the most recent end below
+    else {
+      // Hits on one object that is no longer kept share its GET.
+      let load = this.loading.get(at.name);
+      if (!load) {
+        load = outsideActivity(() => this.objects.get(at.name)).finally(() => this.loading.delete(at.name));
+        this.loading.set(at.name, load);
+      }
+      bytes = await load;
+    }
+    if (!bytes) return undefined; // removed (someone cleared the cache): a miss
+    this.keep(at.name, bytes);
+    return (JSON.parse(bytes.subarray(at.start, at.start + at.length).toString('utf8')) as { a: CachedAnswer }).a;
+  }
+
+  private keep(name: string, bytes: Buffer): void {
+    this.kept.set(name, bytes);
+    for (const oldest of this.kept.keys()) {
+      if (this.kept.size <= KEPT_OBJECTS) break;
+      this.kept.delete(oldest);
+    }
+  }
+
+  /** Indexes every whole line of a journal object (a line that does not parse is left out: a miss is safe). */
+  private indexLines(name: string, bytes: Buffer): void {
+    let start = 0;
+    for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
+      const key = keyOf(bytes.subarray(start, nl));
+      if (key) this.index.set(key, { name, start, length: nl - start });
+      start = nl + 1;
+    }
+    this.seen.add(name);
+    this.keep(name, bytes);
+  }
+
+  /** Resolves once the batch holding the answer is in the store (or, while it is unreachable, on this host). */
+  put(key: string, answer: CachedAnswer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ key, answer, done: (err) => (err ? reject(err) : resolve()) });
+      this.schedule();
+    });
+  }
+
+  /** Starts a PUT of what waits while fewer than MAX_WRITES are in flight; answers that arrive while all are busy
+   *  go out together in the next one. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false; // the answers of this tick join the batch
+      while (this.pending.length && this.writes < MAX_WRITES) {
+        const batch = this.pending.splice(0, MAX_BATCH);
+        void outsideActivity(() => this.flush(batch)); // a batch of several stages' answers
+      }
+    });
+  }
+
+  private async flush(batch: Pending[]): Promise<void> {
+    this.writes++;
+    try {
+      await this.writeBatch(
+        batch.map((b) => [b.key, b.answer]),
+        { failFast: !!this.unsaved },
+      );
+      for (const b of batch) b.done();
+      this.unsaved?.saveSoon(); // the store takes writes again: what waited goes now
+    } catch (e) {
+      if (!this.unsaved || !isTransientStorageError(e)) for (const b of batch) b.done(e);
+      else {
+        // Paid for already: kept on this host, and the callers go on rather than wait out the outage.
+        const unsaved = this.unsaved;
+        await Promise.all(batch.map((b) => unsaved.keep(b.key, b.answer).then(() => b.done(), b.done)));
+      }
+    } finally {
+      this.writes--;
+      if (this.pending.length) this.schedule();
+    }
+  }
+
+  /** One journal object holding `answers`; waits out an outage unless `failFast`. */
+  private async writeBatch(answers: Array<[string, CachedAnswer]>, opts?: { failFast: boolean }): Promise<void> {
+    const name = `${JOURNAL_PREFIX}${this.writer}/${String(this.seq++).padStart(8, '0')}.jsonl`;
+    const bytes = Buffer.from(answers.map(([k, a]) => `${JSON.stringify({ k, a })}\n`).join(''));
+    await this.objects.put(name, bytes, opts);
+    this.indexLines(name, bytes);
+  }
+
+  /** Reads the journal objects written since the last look, unless that look was under REFRESH_MS ago; concurrent
+   *  misses share one look. */
+  private refresh(): Promise<void> {
+    if (this.refreshing) return this.refreshing;
+    if (Date.now() - this.lastRefresh < REFRESH_MS) return Promise.resolve();
+    this.refreshing = outsideActivity(() => this.readNew()).finally(() => {
+      this.lastRefresh = Date.now();
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async readNew(): Promise<void> {
+    const [names, older] = await Promise.all([
+      this.objects.list(JOURNAL_PREFIX),
+      this.legacy ? [] : this.objects.list('llm-cache/', { limit: 1 }),
+    ]);
+    // Keys list in order: per-answer objects (llm-cache/<hex>/…) before llm-cache/journal/.
+    this.legacy ||= older.some((k) => !k.startsWith(JOURNAL_PREFIX));
+    const fresh = names.filter((n) => !this.seen.has(n));
+    for (let i = 0; i < fresh.length; i += READ_CONCURRENCY)
+      await Promise.all(fresh.slice(i, i + READ_CONCURRENCY).map((n) => this.readJournal(n)));
+  }
+
+  private async readJournal(name: string): Promise<void> {
+    const bytes = await this.objects.get(name);
+    if (bytes) this.indexLines(name, bytes);
+  }
+}
