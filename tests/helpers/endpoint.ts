@@ -1,7 +1,5 @@
 // A local OpenAI-compatible endpoint answering from the CoRal simulated policy, with latency, capacity, faults
 // and request counting — the "endpoint that counts requests" of the durability tests.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
   startOpenAICompatibleServer,
@@ -9,6 +7,7 @@ import {
   type RunningServer,
   type ServerStats,
 } from '../../activities/serving/openai-compatible-server';
+import { startPassThroughProxy } from './loopback-server';
 import { createCoralSimulatedPolicy, loadCoralTasks } from '../../activities/recipes/coral';
 import { CONFIGS } from './config';
 
@@ -116,22 +115,5 @@ export function evaluateOn(server: RunningServer, c: Record<string, any>, maxCon
 
 /** A proxy in front of `upstream` that answers a request with the status `gateway()` gives (a proxy whose model
  *  server restarts or loads: 502/503/504) and passes it through when that gives undefined. */
-export async function startGatewayProxy(upstream: { url: string }, gateway: () => number | undefined) {
-  const proxy = http.createServer((req, res) => {
-    const status = gateway();
-    if (status) return void req.resume().on('end', () => res.writeHead(status).end('upstream unavailable'));
-    const up = http.request(`${upstream.url}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    req.pipe(up);
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    close: async () => {
-      proxy.closeAllConnections();
-      await new Promise((r) => proxy.close(r));
-    },
-  };
-}
+export const startGatewayProxy = (upstream: { url: string }, gateway: () => number | undefined) =>
+  startPassThroughProxy(upstream.url, gateway);

@@ -3,7 +3,7 @@
 // characters / 4 rounded down — never more than the client's estimate — so the tokens it saw are the tokens admitted.
 // A prompt starting "hold " is never answered: its caller keeps its slot until it dies.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { onLoopback } from './loopback-server';
 
 export interface SeenRequest {
   at: number;
@@ -53,9 +53,9 @@ export async function startLimitsEndpoint(latencyMs: number): Promise<LimitsEndp
       }, latencyMs);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { url, close } = await onLoopback(server);
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    baseUrl: `${url}/v1`,
     model: 'limits-model',
     inFlight: () => inFlight,
     peak: () => peak,
@@ -64,10 +64,6 @@ export async function startLimitsEndpoint(latencyMs: number): Promise<LimitsEndp
       seen.length = 0;
       peak = inFlight;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -1,6 +1,6 @@
 // A real HTTP server for client tests: it records every request (JSON body parsed) and lets the test answer it.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { onLoopback } from './loopback-server';
 
 export interface Received {
   method: string;
@@ -29,16 +29,8 @@ export async function startServer(answer: (req: Received, res: ServerResponse) =
       answer(r, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { url, close } = await onLoopback(server);
+  return { url, received, close };
 }
 
 export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
