@@ -12,5 +12,6 @@ export default defineConfig({
     // The real engines (GB-sized venvs, minutes per server start): `npm run test:engines` (vitest.engines.config.ts).
     exclude: ['tests/engines/**', '**/node_modules/**'],
     setupFiles: ['tests/setup.ts'],
+    globalSetup: ['tests/global-tmp.ts'],
   },
 });

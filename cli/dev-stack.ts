@@ -161,7 +161,7 @@ export async function startDevStack(o: {
     );
     const wDir = where(stateDir).dir('seaweedfs');
     mkdirSync(wDir, { recursive: true });
-    const weed = started('seaweedfs', spawnWeed(wDir, writeIdentities(wDir, s3), o.ports.s3, weedPorts, true));
+    const weed = started('seaweedfs', spawnWeed(wDir, writeIdentities(wDir, s3), o.ports.s3, weedPorts, { outlive: true }));
     const redis = started('redis', spawnRedis(where(stateDir).dir('redis'), o.ports.redis, vars[REDIS_PASSWORD_ENV]));
     await untilRedisAnswers(o.ports.redis, () => redis.exitCode !== null);
     await waitForPort(o.ports.temporal, 60_000, temporal);

@@ -14,7 +14,7 @@ import { loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 import { startCliWorker } from './helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from './helpers/config';
-import { startS3Server, type S3Server } from './helpers/s3-server';
+import { S3_START_TIMEOUT_MS, startS3Server, type S3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
 
@@ -23,7 +23,7 @@ let s3: S3Server;
 beforeAll(async () => {
   [env, s3] = await Promise.all([startDevServer(), startS3Server()]);
   Object.assign(process.env, s3.env); // this process reads the bucket too (the published step's pointer)
-});
+}, S3_START_TIMEOUT_MS);
 afterAll(async () => {
   await env?.teardown();
   await s3?.stop();

@@ -15,7 +15,7 @@ import { iterationWorkflowId, loopWorkflowId } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 import { testConfig } from './helpers/config';
 import { startServer, type TestServer } from './helpers/recording-server';
-import { startS3Server, type S3Server } from './helpers/s3-server';
+import { S3_START_TIMEOUT_MS, startS3Server, type S3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
 import { twoHosts } from './helpers/two-hosts';
 
@@ -48,7 +48,7 @@ function answerMlflow(url: string, res: ServerResponse): void {
 
 beforeAll(async () => {
   [env, s3, mlflow] = await Promise.all([startDevServer(), startS3Server(), startServer((r, res) => answerMlflow(r.url, res))]);
-});
+}, S3_START_TIMEOUT_MS);
 afterAll(async () => {
   await env?.teardown();
   await s3?.stop();

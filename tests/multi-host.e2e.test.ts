@@ -10,7 +10,7 @@ import { sha256Hex } from '../activities/storage/content-hash';
 import { objectStoreFor } from '../activities/storage/run-storage';
 import { storeFor } from '../activities/artifacts/store';
 import { testConfig } from './helpers/config';
-import { startS3Server, type S3Server } from './helpers/s3-server';
+import { S3_START_TIMEOUT_MS, startS3Server, type S3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
 import { runOnHosts, twoHosts } from './helpers/two-hosts';
 
@@ -19,7 +19,7 @@ let s3: S3Server;
 beforeAll(async () => {
   [env, s3] = await Promise.all([startDevServer(), startS3Server()]);
   Object.assign(process.env, s3.env); // this process reads the bucket too (to check what the hosts wrote)
-});
+}, S3_START_TIMEOUT_MS);
 afterAll(async () => {
   await env?.teardown();
   await s3?.stop();

@@ -13,7 +13,7 @@ import { SERVE_SECRET_ENV } from '../activities/host-env';
 import { servedKey } from '../activities/llm/served-key';
 import { startCliWorker } from './helpers/cli';
 import { tempStateDir, testConfig } from './helpers/config';
-import { startS3Server, type S3Server } from './helpers/s3-server';
+import { S3_START_TIMEOUT_MS, startS3Server, type S3Server } from './helpers/s3-server';
 import { startDevServer } from './helpers/temporal';
 import { runOnHosts } from './helpers/two-hosts';
 import { recordHistoriesIfAsked } from './helpers/run-loop';
@@ -23,7 +23,7 @@ let s3: S3Server;
 beforeAll(async () => {
   [env, s3] = await Promise.all([startDevServer(), startS3Server()]);
   Object.assign(process.env, s3.env); // this process reads the bucket too (the deploy manifest)
-});
+}, S3_START_TIMEOUT_MS);
 afterAll(async () => {
   await env?.teardown();
   await s3?.stop();

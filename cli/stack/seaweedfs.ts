@@ -38,7 +38,10 @@ export interface S3Server {
 }
 
 const START_ATTEMPTS = 3;
-const READY_TIMEOUT_MS = 120_000;
+/** A private server is writable in seconds; one that is not within a minute is started again on fresh ports. */
+const PRIVATE_READY_MS = 60_000;
+/** All attempts of startS3Server: the hook that calls it waits this long. */
+export const S3_START_TIMEOUT_MS = START_ATTEMPTS * (PRIVATE_READY_MS + 5_000);
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -73,19 +76,19 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const port = await stablePort();
     const ports = await otherPorts(port);
-    let { child, sockets } = await launch(dir, configFile, port, ports);
+    let { child, sockets } = launch(dir, configFile, port, ports);
     const endpoint = `http://127.0.0.1:${port}`;
     const stop = async () => {
       await killAndWait(child);
       for (const s of sockets) rmSync(s, { force: true });
     };
     try {
-      await untilWritable(child, endpoint, bucket, creds, dir);
+      await untilWritable(child, endpoint, bucket, creds, dir, PRIVATE_READY_MS);
       return {
         halt: stop,
         async resume() {
-          ({ child, sockets } = await launch(dir, configFile, port, ports));
-          await untilWritable(child, endpoint, bucket, creds, dir);
+          ({ child, sockets } = launch(dir, configFile, port, ports));
+          await untilWritable(child, endpoint, bucket, creds, dir, PRIVATE_READY_MS);
         },
         endpoint,
         bucket,
@@ -123,8 +126,10 @@ export function weedSockets(ports: number[]): string[] {
   return Object.entries(grpc).map(([kind, p]) => `/tmp/seaweedfs-${kind}-grpc-${p}.sock`);
 }
 
-/** `weed server` with S3 on `s3Port`, the other services on `ports` (otherPorts), data in <dir>/data. */
-export function weedArgs(dir: string, configFile: string, s3Port: number, ports: number[]): string[] {
+/** `weed server` with S3 on `s3Port`, the other services on `ports` (otherPorts), data in <dir>/data. A private
+ *  server's few MB of throw-away data may take the disk's last GB: weed's default (`-volume.minFreeSpace` 1 % of the
+ *  disk) makes every volume read-only, and every write fail, once a large disk has less than that free. */
+export function weedArgs(dir: string, configFile: string, s3Port: number, ports: number[], throwAway = false): string[] {
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3Grpc] = ports;
   const data = path.join(dir, 'data');
   return [
@@ -140,6 +145,7 @@ export function weedArgs(dir: string, configFile: string, s3Port: number, ports:
     `-volume.port.grpc=${volumeGrpc}`,
     '-volume.max=0',
     '-volume.preStopSeconds=0',
+    ...(throwAway ? ['-volume.minFreeSpace=256MiB'] : []),
     '-filer',
     `-filer.port=${filer}`,
     `-filer.port.grpc=${filerGrpc}`,
@@ -157,12 +163,19 @@ export function weedArgs(dir: string, configFile: string, s3Port: number, ports:
 
 /** The server in its own process group, logging to <dir>/weed.log. Killed whole by its stopper and, unless it is
  *  to outlive this process (`dev-stack --detach`), on this process's exit. */
-export function spawnWeed(dir: string, configFile: string, s3Port: number, ports: number[], outlive = false): ChildProcess {
+export function spawnWeed(
+  dir: string,
+  configFile: string,
+  s3Port: number,
+  ports: number[],
+  o: { outlive?: boolean; throwAway?: boolean } = {},
+): ChildProcess {
   mkdirSync(path.join(dir, 'data'), { recursive: true });
   const fd = openSync(path.join(dir, 'weed.log'), 'a');
   try {
-    const child = spawn(weedPath(), weedArgs(dir, configFile, s3Port, ports), { cwd: dir, detached: true, stdio: ['ignore', fd, fd] });
-    if (!outlive) {
+    const args = weedArgs(dir, configFile, s3Port, ports, o.throwAway);
+    const child = spawn(weedPath(), args, { cwd: dir, detached: true, stdio: ['ignore', fd, fd] });
+    if (!o.outlive) {
       const killOnExit = () => killGroup(child);
       process.once('exit', killOnExit);
       child.once('exit', () => process.off('exit', killOnExit));
@@ -173,14 +186,9 @@ export function spawnWeed(dir: string, configFile: string, s3Port: number, ports
   }
 }
 
-/** The server, and the unix sockets it leaves in /tmp. */
-async function launch(
-  dir: string,
-  configFile: string,
-  s3Port: number,
-  ports: number[],
-): Promise<{ child: ChildProcess; sockets: string[] }> {
-  return { child: spawnWeed(dir, configFile, s3Port, ports), sockets: weedSockets(ports) };
+/** A private server, and the unix sockets it leaves in /tmp. */
+function launch(dir: string, configFile: string, s3Port: number, ports: number[]): { child: ChildProcess; sockets: string[] } {
+  return { child: spawnWeed(dir, configFile, s3Port, ports, { throwAway: true }), sockets: weedSockets(ports) };
 }
 
 /** Until the bucket exists and an object can be written: S3 answering is not enough, the volume server must have
@@ -191,9 +199,10 @@ export async function untilWritable(
   bucket: string,
   credentials: { accessKeyId: string; secretAccessKey: string },
   dir: string,
+  timeoutMs = 120_000,
 ): Promise<void> {
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials, maxAttempts: 1 });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
   let created = false;
   let last = '';
   try {
@@ -215,7 +224,7 @@ export async function untilWritable(
         await new Promise((r) => setTimeout(r, 300));
       }
     }
-    throw new Error(`SeaweedFS at ${endpoint} was not writable within ${READY_TIMEOUT_MS / 1000}s (last: ${last}): ${logTail(dir)}`);
+    throw new Error(`SeaweedFS at ${endpoint} was not writable within ${timeoutMs / 1000}s (last: ${last}): ${logTail(dir)}`);
   } finally {
     client.destroy();
   }

@@ -1,9 +1,9 @@
 // A real SeaweedFS S3 server per test file (started by cli/stack/seaweedfs.ts, shared with the bench).
 import { afterAll, beforeAll } from 'vitest';
-import { type S3Server, startS3Server } from '../../cli/stack/seaweedfs';
+import { S3_START_TIMEOUT_MS, type S3Server, startS3Server } from '../../cli/stack/seaweedfs';
 import type { StorageConfig } from '../../activities/storage/storage-config';
 
-export { startS3Server, type S3Server };
+export { S3_START_TIMEOUT_MS, startS3Server, type S3Server };
 
 /** Starts the file's server before its tests, with this process's AWS_* variables pointing at it (the stores read
  *  credentials the way a user's worker does), and stops it after them. Call at the top level; read it in tests. */
@@ -12,7 +12,7 @@ export function useS3Server(): () => S3Server {
   beforeAll(async () => {
     s3 = await startS3Server();
     Object.assign(process.env, s3.env);
-  });
+  }, S3_START_TIMEOUT_MS);
   afterAll(async () => {
     await s3?.stop();
   });

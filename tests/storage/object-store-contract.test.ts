@@ -14,7 +14,7 @@ import { s3StorageSchema } from '../../activities/storage/storage-config';
 import { StorageError } from '../../activities/storage/storage-error';
 import { freePort } from '../../activities/serving/free-port';
 import { tempStateDir } from '../helpers/config';
-import { startS3Server, type S3Server } from '../helpers/s3-server';
+import { S3_START_TIMEOUT_MS, startS3Server, type S3Server } from '../helpers/s3-server';
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB; // S3's smallest part: multipart paths run on files of a few MiB
@@ -31,7 +31,7 @@ beforeAll(async () => {
   s3 = await startS3Server();
   // The store reads credentials the way a user's worker does: from the AWS_* environment (this file's own process).
   Object.assign(process.env, s3.env);
-});
+}, S3_START_TIMEOUT_MS);
 afterAll(async () => {
   await s3?.stop();
   for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
