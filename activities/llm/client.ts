@@ -202,18 +202,18 @@ export function createChat(opts: ChatClientOptions): Chat {
     const limited = (send: () => Promise<CachedAnswer>) => limiter.run(estimateTokens(call, n), signal, send);
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
     if (api !== 'chat') return limited(() => scoreOnce({ ...endpoint, api }, call, o));
-    const timeoutMs = o.timeoutMs;
-    return limited(async () =>
-      parseCompletion(
-        await sdk!.chat.completions.create(requestBody(call, n, seed), {
+    return limited(async () => {
+      const response = await sdk!.chat.completions
+        .create(requestBody(call, n, seed), {
           headers: { 'x-collab-request-key': key },
-          timeout: timeoutMs + 5000, // a backstop: sdk-fetch.ts times the request out at timeoutMs
-          ...sdkCall({ signal, timeoutMs }),
-        }),
-        endpoint.baseUrl,
-        n,
-      ),
-    );
+          timeout: o.timeoutMs + 5000, // a backstop: sdk-fetch.ts times the request out at o.timeoutMs
+          ...sdkCall({ signal, timeoutMs: o.timeoutMs }),
+        })
+        // The body is parsed here, not by the SDK's parse step: that one also copies the request's options and
+        // headers for a debug log line even with logging off, on every call (`npm run bench -- llm-cpu`).
+        .asResponse();
+      return parseCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, endpoint.baseUrl, n);
+    });
   }
 
   /** The request until it is answered: an endpoint that is down is waited for (rideOut, up to the outage tolerance,
