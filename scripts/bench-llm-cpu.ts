@@ -15,7 +15,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { execa, type ResultPromise } from 'execa';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loopConfigSchema } from '../configs/schema';
@@ -31,8 +31,10 @@ import { installWorkerLogging } from '../workers/logging';
 
 const IN_FLIGHT = 512;
 const LATENCY_MS = 100;
-/** debate's gsm8k file has 10 problems: 10 × 512 samples, two shards of 5 problems. */
-const SAMPLES = 512;
+/** debate's gsm8k file has 10 problems: 10 × 2048 samples, two shards of 5 problems — 20,480 calls, several seconds
+ *  at these rates, so that the shards' start and end are a small part of the window (as in a worker running for
+ *  hours); with 512 per problem the window was under 2 s and calls/s moved ±10 % between runs. */
+const SAMPLES = 2048;
 
 export interface Side {
   calls: number;
@@ -52,6 +54,8 @@ export interface LlmCpuBench {
   plain: Side;
   /** The same over node:http with a keep-alive agent, as the worker sends. */
   plainHttp: Side;
+  /** The worker's openai SDK client over that transport, behind the same semaphore: the SDK's own cost. */
+  plainSdk: Side;
 }
 
 interface EndpointStats {
@@ -130,7 +134,8 @@ async function benchWorker(env: TestWorkflowEnvironment, url: string, dir: strin
 
   const metricsPort = await freePort();
   // BENCH_WORKER_NODE_ARGS: node flags for the worker alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (a V8 CPU
-  // profile to open in Chrome DevTools or speedscope) or "--heap-prof" (where it allocates).
+  // profile to open in Chrome DevTools or speedscope) or "--trace-gc" with BENCH_WORKER_LOG=<file> (the worker's
+  // output appended there: its scavenges per call).
   const profile = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const worker = execa(
     process.execPath,
@@ -142,6 +147,7 @@ async function benchWorker(env: TestWorkflowEnvironment, url: string, dir: strin
       let out = '';
       worker.all!.on('data', (d: Buffer) => {
         out += d.toString();
+        if (process.env.BENCH_WORKER_LOG) appendFileSync(process.env.BENCH_WORKER_LOG, d);
         if (out.includes('polling')) resolve();
       });
       worker.once('exit', () => reject(new Error(`bench llm-cpu: the worker exited before polling:\n${out}`)));
@@ -176,7 +182,7 @@ async function benchWorker(env: TestWorkflowEnvironment, url: string, dir: strin
   }
 }
 
-async function benchPlain(transport: 'fetch' | 'http', url: string, calls: number, requestFile: string): Promise<Side> {
+async function benchPlain(transport: 'fetch' | 'http' | 'sdk', url: string, calls: number, requestFile: string): Promise<Side> {
   const [cmd, args] = nodeScriptArgv('scripts/bench-plain-client.ts', [transport, url, String(calls), String(IN_FLIGHT), requestFile]);
   const { value, stats } = await onEndpoint(url, () => execa(cmd, args, { cwd: PROJECT_ROOT }));
   return side((JSON.parse(value.stdout) as { cpuMs: number }).cpuMs, stats);
@@ -194,7 +200,8 @@ export async function benchLlmCpu(): Promise<LlmCpuBench> {
     const worker = await benchWorker(env, endpoint.url, dir, requestFile);
     const plain = await benchPlain('fetch', endpoint.url, worker.calls, requestFile);
     const plainHttp = await benchPlain('http', endpoint.url, worker.calls, requestFile);
-    return { inFlight: IN_FLIGHT, latencyMs: LATENCY_MS, cores: os.availableParallelism(), worker, plain, plainHttp };
+    const plainSdk = await benchPlain('sdk', endpoint.url, worker.calls, requestFile);
+    return { inFlight: IN_FLIGHT, latencyMs: LATENCY_MS, cores: os.availableParallelism(), worker, plain, plainHttp, plainSdk };
   } finally {
     await env.teardown();
     endpoint.proc.kill('SIGTERM');

@@ -2,13 +2,16 @@
 // semaphore, nothing cached, counted or retried — in a process of its own, sending the request the worker sends (the
 // file holds its JSON body). `fetch`: Node's fetch, the plain choice (and the openai SDK's default transport);
 // `http`: node:http with a keep-alive agent, the transport the worker gives its SDK client (activities/llm/sdk-fetch.ts
-// over post-json.ts). Prints
+// over post-json.ts); `sdk`: the openai SDK client the worker uses (activities/llm/openai-client.ts, over that
+// transport), so the reader sees what the SDK itself costs per call without the worker around it. Prints
 // {calls, cpuMs, wallMs} of its sending loop as one JSON line.
 //
-//   node --import tsx scripts/bench-plain-client.ts fetch|http <base-url> <calls> <in-flight> <request-body.json>
+//   node --import tsx scripts/bench-plain-client.ts fetch|http|sdk <base-url> <calls> <in-flight> <request-body.json>
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Semaphore } from '../activities/llm/limiter';
+import { openaiClient } from '../activities/llm/openai-client';
+import { sdkCall } from '../activities/llm/sdk-fetch';
 
 const [transport, url, callsArg, inFlightArg, bodyFile] = process.argv.slice(2);
 const calls = Number(callsArg);
@@ -41,7 +44,13 @@ function viaHttp(body: string): Promise<unknown> {
   });
 }
 
-const post = transport === 'http' ? viaHttp : viaFetch;
+const sdk = openaiClient(`${url}/v1`, undefined);
+async function viaSdk(body: string): Promise<unknown> {
+  const params = JSON.parse(body) as Parameters<typeof sdk.chat.completions.create>[0];
+  return (await sdk.chat.completions.create(params, sdkCall({ timeoutMs: 60_000 }))) as unknown;
+}
+
+const post = { http: viaHttp, sdk: viaSdk, fetch: viaFetch }[transport] ?? viaFetch;
 const cpu = process.cpuUsage();
 const t0 = performance.now();
 await Promise.all(

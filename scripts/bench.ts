@@ -401,7 +401,7 @@ async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<v
   if (wanted('llm-cpu')) {
     const { benchLlmCpu } = await import('./bench-llm-cpu');
     const b = await benchLlmCpu();
-    const { worker: w, plain: p, plainHttp: h } = b;
+    const { worker: w, plain: p, plainHttp: h, plainSdk: k } = b;
     console.log(
       `\nllm-cpu — a \`collab-loop worker --queues llm --metrics-port\` process running generation shards (debate single, ${w.calls} calls: request cache, records, heartbeats, metrics) vs a plain client behind a semaphore, each in its own process, ${b.inFlight} in flight, one lean ${b.latencyMs} ms endpoint process`,
     );
@@ -415,7 +415,10 @@ async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<v
       `  plain node:http client   ${h.cpuMsPerCall.toFixed(3)} ms per call, ${h.callsPerSecond.toFixed(0)} calls/s (the worker's transport, without the worker)`,
     );
     console.log(
-      `  endpoint                 ${w.endpointCpuMsPerCall.toFixed(3)} / ${p.endpointCpuMsPerCall.toFixed(3)} / ${h.endpointCpuMsPerCall.toFixed(3)} ms CPU per call, max in flight ${w.endpointMaxInFlight} / ${p.endpointMaxInFlight} / ${h.endpointMaxInFlight} (worker / fetch / node:http)`,
+      `  plain openai SDK client  ${k.cpuMsPerCall.toFixed(3)} ms per call, ${k.callsPerSecond.toFixed(0)} calls/s (the worker's SDK client on that transport, without the worker: the SDK's own share is this minus node:http)`,
+    );
+    console.log(
+      `  endpoint                 ${w.endpointCpuMsPerCall.toFixed(3)} / ${p.endpointCpuMsPerCall.toFixed(3)} / ${h.endpointCpuMsPerCall.toFixed(3)} / ${k.endpointCpuMsPerCall.toFixed(3)} ms CPU per call, max in flight ${w.endpointMaxInFlight} / ${p.endpointMaxInFlight} / ${h.endpointMaxInFlight} / ${k.endpointMaxInFlight} (worker / fetch / node:http / SDK)`,
     );
     console.log(
       `  (${b.cores} cores shared by the client measured, the endpoint, the Temporal dev server and this process's workflow worker: calls/s is bounded by CPU, not by the endpoint; the worker's request cache is on ${os.tmpdir()}: TMPDIR picks its filesystem)`,
