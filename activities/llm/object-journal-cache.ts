@@ -18,7 +18,7 @@ import type { ObjectStore } from '../storage/object-store';
 import { isTransientStorageError } from '../storage/outage-retry';
 import { outsideActivity } from '../heartbeat';
 import type { CachedAnswer, RequestCache } from './types';
-import { keyOf } from './journal-cache';
+import { answerOf, indexLines, journalLine } from './journal-cache';
 import { UnsavedAnswers } from './unsaved-answers';
 
 export const JOURNAL_PREFIX = 'llm-cache/journal/';
@@ -103,7 +103,7 @@ export class ObjectJournalCache implements RequestCache {
     }
     if (!bytes) return undefined; // removed (someone cleared the cache): a miss
     this.keep(at.name, bytes);
-    return (JSON.parse(bytes.subarray(at.start, at.start + at.length).toString('utf8')) as { a: CachedAnswer }).a;
+    return answerOf(bytes.subarray(at.start, at.start + at.length));
   }
 
   private keep(name: string, bytes: Buffer): void {
@@ -116,12 +116,7 @@ export class ObjectJournalCache implements RequestCache {
 
   /** Indexes every whole line of a journal object (a line that does not parse is left out: a miss is safe). */
   private indexLines(name: string, bytes: Buffer): void {
-    let start = 0;
-    for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
-      const key = keyOf(bytes.subarray(start, nl));
-      if (key) this.index.set(key, { name, start, length: nl - start });
-      start = nl + 1;
-    }
+    indexLines(bytes, (key, start, length) => this.index.set(key, { name, start, length }));
     this.seen.add(name);
     this.keep(name, bytes);
   }
@@ -173,7 +168,7 @@ export class ObjectJournalCache implements RequestCache {
   /** One journal object holding `answers`; waits out an outage unless `failFast`. */
   private async writeBatch(answers: Array<[string, CachedAnswer]>, opts?: { failFast: boolean }): Promise<void> {
     const name = `${JOURNAL_PREFIX}${this.writer}/${String(this.seq++).padStart(8, '0')}.jsonl`;
-    const bytes = Buffer.from(answers.map(([k, a]) => `${JSON.stringify({ k, a })}\n`).join(''));
+    const bytes = Buffer.from(answers.map(([k, a]) => journalLine(k, a)).join(''));
     await this.objects.put(name, bytes, opts);
     this.indexLines(name, bytes);
   }
