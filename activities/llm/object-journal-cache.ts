@@ -22,7 +22,8 @@ import { answerOf, indexLines, journalLine } from './journal-cache';
 import { UnsavedAnswers } from './unsaved-answers';
 
 export const JOURNAL_PREFIX = 'llm-cache/journal/';
-/** Answers per object at most: a batch that fills goes out, the rest wait for the next PUT. */
+/** Answers per object at most: a batch that fills goes out, the rest wait for the next PUT (unsaved answers go
+ *  out in batches of this size too). */
 const MAX_BATCH = 1000;
 /** PUTs in flight at once. One: measured with `npm run bench -- s3-overhead`, four in flight made more, smaller
  *  objects and each PUT slower (SeaweedFS on a busy host), 1.9× local against 1.3× with one. */
@@ -76,7 +77,7 @@ export class ObjectJournalCache implements RequestCache {
     unsavedDir?: string,
     private readonly older?: RequestCache,
   ) {
-    if (unsavedDir) this.unsaved = new UnsavedAnswers(unsavedDir, (answers) => this.writeBatch(answers));
+    if (unsavedDir) this.unsaved = new UnsavedAnswers(unsavedDir, (answers) => this.writeBatch(answers), MAX_BATCH);
   }
 
   async get(key: string): Promise<CachedAnswer | undefined> {
