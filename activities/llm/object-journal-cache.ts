@@ -11,7 +11,7 @@
 // few objects' bytes are kept for hits; an older one is read again on a hit), and on a miss read the objects
 // written since — at most every REFRESH_MS, so a run of misses (a fresh run: every call is one) costs a LIST now and
 // then, not a request per call. Per-answer objects (llm-cache/<ab>/<key>.json, written before the journals) are still
-// read on a miss while the store holds any.
+// read on a miss while the store holds any (looked for until journals are there without them: readNew).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { ObjectStore } from '../storage/object-store';
@@ -67,8 +67,9 @@ export class ObjectJournalCache implements RequestCache {
   private scheduled = false;
   private refreshing?: Promise<void>;
   private lastRefresh = Number.NEGATIVE_INFINITY;
-  /** Whether the store holds per-answer objects (runs cached before the journals): then a miss also asks there. */
-  private legacy = false;
+  /** Whether the store holds per-answer objects (runs cached before the journals): 'yes', a miss also asks there;
+   *  'unknown', each look checks again; 'no', looked once journals were there and found none (readNew). */
+  private legacy: 'yes' | 'no' | 'unknown' = 'unknown';
 
   /** @param unsavedDir where this host keeps answers the store cannot take for now (unsaved-answers.ts)
    *  @param older reads the per-answer objects (cache.ts ObjectRequestCache) */
@@ -86,7 +87,7 @@ export class ObjectJournalCache implements RequestCache {
     if (!this.index.has(key)) await this.refresh();
     const at = this.index.get(key);
     if (at) return this.read(at);
-    return this.legacy && this.older ? this.older.get(key) : undefined;
+    return this.legacy === 'yes' && this.older ? this.older.get(key) : undefined;
   }
 
   private async read(at: Location): Promise<CachedAnswer | undefined> {
@@ -187,12 +188,17 @@ export class ObjectJournalCache implements RequestCache {
   }
 
   private async readNew(): Promise<void> {
-    const [names, older] = await Promise.all([
+    const probe = this.legacy === 'unknown';
+    const [names, first] = await Promise.all([
       this.objects.list(JOURNAL_PREFIX),
-      this.legacy ? [] : this.objects.list('llm-cache/', { limit: 1 }),
+      probe ? this.objects.list('llm-cache/', { limit: 1 }) : [],
     ]);
-    // Keys list in order: per-answer objects (llm-cache/<hex>/…) before llm-cache/journal/.
-    this.legacy ||= older.some((k) => !k.startsWith(JOURNAL_PREFIX));
+    // Keys list in order: per-answer objects (llm-cache/<hex>/…) before llm-cache/journal/, so the first key says
+    // whether there are any. Nothing yet: look again next time (during a rolling upgrade a worker of the previous
+    // release may be about to write some). Journals and none: stop looking — an older worker running since before the
+    // journals appeared has written some by then; one starting to write only later costs a call paid again, never a
+    // wrong answer. (Asking per key on every miss instead would cost a GET per fresh call.)
+    if (probe && first[0] !== undefined) this.legacy = first[0].startsWith(JOURNAL_PREFIX) ? 'no' : 'yes';
     const fresh = names.filter((n) => !this.seen.has(n));
     for (let i = 0; i < fresh.length; i += READ_CONCURRENCY)
       await Promise.all(fresh.slice(i, i + READ_CONCURRENCY).map((n) => this.readJournal(n)));
