@@ -87,6 +87,9 @@ export class ObjectJournalCache implements RequestCache {
     if (!this.index.has(key)) await this.refresh();
     const at = this.index.get(key);
     if (at) return this.read(at);
+    // A failed read fails the call here, unlike journal-cache.ts (a miss on local disk): as every read of this store
+    // does (the journal LIST and GETs above), once the store stays unreachable past its outage tolerance
+    // (s3-object-store.ts patient). The activity retries; a miss would pay again for an answer the store holds.
     return this.legacy === 'yes' && this.older ? this.older.get(key) : undefined;
   }
 
