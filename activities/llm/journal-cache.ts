@@ -61,7 +61,7 @@ export class JournalRequestCache implements RequestCache {
 
   /** Resolves once the answer is written: callers hand the answer on only after this. */
   put(key: string, answer: CachedAnswer): Promise<void> {
-    const line = Buffer.from(`${JSON.stringify({ k: key, a: answer })}\n`);
+    const line = Buffer.from(journalLine(key, answer));
     return new Promise((resolve, reject) => {
       this.pending.push({ key, line, done: (err) => (err ? reject(err) : resolve()) });
       this.writing ??= this.flush();
@@ -102,7 +102,7 @@ export class JournalRequestCache implements RequestCache {
     try {
       const buf = Buffer.alloc(at.length);
       await (await reader).read(buf, 0, at.length, at.start);
-      return (JSON.parse(buf.toString('utf8')) as { a: CachedAnswer }).a;
+      return answerOf(buf);
     } catch {
       // A journal removed under us (someone cleared the cache): a miss, and the next hit there opens it again.
       this.readers.delete(at.file);
@@ -135,12 +135,9 @@ export class JournalRequestCache implements RequestCache {
         while (at < size) {
           const buf = Buffer.alloc(Math.min(size - at, chunk));
           const { bytesRead } = await fh.read(buf, 0, buf.length, at);
-          let lineStart = 0;
-          for (let nl = buf.indexOf(10); nl !== -1 && nl < bytesRead; nl = buf.indexOf(10, lineStart)) {
-            const key = keyOf(buf.subarray(lineStart, nl));
-            if (key) this.index.set(key, { file, start: at + lineStart, length: nl - lineStart });
-            lineStart = nl + 1;
-          }
+          const lineStart = indexLines(buf.subarray(0, bytesRead), (key, start, length) =>
+            this.index.set(key, { file, start: at + start, length }),
+          );
           if (lineStart === 0) {
             if (buf.length < size - at)
               chunk *= 2; // a line longer than the chunk
@@ -157,8 +154,32 @@ export class JournalRequestCache implements RequestCache {
   }
 }
 
+// The journal format, shared with object-journal-cache.ts: one JSON line {k: key, a: answer} per answer.
+
+/** The journal line holding `answer` under `key`, newline included. */
+export function journalLine(key: string, answer: CachedAnswer): string {
+  return `${JSON.stringify({ k: key, a: answer })}\n`;
+}
+
+/** The answer of a journal line (without its newline), as indexed by indexLines. */
+export function answerOf(line: Buffer): CachedAnswer {
+  return (JSON.parse(line.toString('utf8')) as { a: CachedAnswer }).a;
+}
+
+/** Calls `found` for every whole line of `bytes` (a line that does not parse — a torn one — is left out: a miss is
+ *  safe); returns where the part after the last newline starts (a line still being written, or none). */
+export function indexLines(bytes: Buffer, found: (key: string, start: number, length: number) => void): number {
+  let start = 0;
+  for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
+    const key = keyOf(bytes.subarray(start, nl));
+    if (key) found(key, start, nl - start);
+    start = nl + 1;
+  }
+  return start;
+}
+
 /** The key of a journal line, or undefined for a torn one. */
-export function keyOf(line: Buffer): string | undefined {
+function keyOf(line: Buffer): string | undefined {
   try {
     const k = (JSON.parse(line.toString('utf8')) as { k?: unknown }).k;
     return typeof k === 'string' ? k : undefined;

@@ -11,18 +11,19 @@
 // few objects' bytes are kept for hits; an older one is read again on a hit), and on a miss read the objects
 // written since — at most every REFRESH_MS, so a run of misses (a fresh run: every call is one) costs a LIST now and
 // then, not a request per call. Per-answer objects (llm-cache/<ab>/<key>.json, written before the journals) are still
-// read on a miss while the store holds any.
+// read on a miss while the store holds any (looked for until journals are there without them: readNew).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { ObjectStore } from '../storage/object-store';
 import { isTransientStorageError } from '../storage/outage-retry';
 import { outsideActivity } from '../heartbeat';
 import type { CachedAnswer, RequestCache } from './types';
-import { keyOf } from './journal-cache';
+import { answerOf, indexLines, journalLine } from './journal-cache';
 import { UnsavedAnswers } from './unsaved-answers';
 
 export const JOURNAL_PREFIX = 'llm-cache/journal/';
-/** Answers per object at most: a batch that fills goes out, the rest wait for the next PUT. */
+/** Answers per object at most: a batch that fills goes out, the rest wait for the next PUT (unsaved answers go
+ *  out in batches of this size too). */
 const MAX_BATCH = 1000;
 /** PUTs in flight at once. One: measured with `npm run bench -- s3-overhead`, four in flight made more, smaller
  *  objects and each PUT slower (SeaweedFS on a busy host), 1.9× local against 1.3× with one. */
@@ -66,8 +67,9 @@ export class ObjectJournalCache implements RequestCache {
   private scheduled = false;
   private refreshing?: Promise<void>;
   private lastRefresh = Number.NEGATIVE_INFINITY;
-  /** Whether the store holds per-answer objects (runs cached before the journals): then a miss also asks there. */
-  private legacy = false;
+  /** Whether the store holds per-answer objects (runs cached before the journals): 'yes', a miss also asks there;
+   *  'unknown', each look checks again; 'no', looked once journals were there and found none (readNew). */
+  private legacy: 'yes' | 'no' | 'unknown' = 'unknown';
 
   /** @param unsavedDir where this host keeps answers the store cannot take for now (unsaved-answers.ts)
    *  @param older reads the per-answer objects (cache.ts ObjectRequestCache) */
@@ -76,7 +78,7 @@ export class ObjectJournalCache implements RequestCache {
     unsavedDir?: string,
     private readonly older?: RequestCache,
   ) {
-    if (unsavedDir) this.unsaved = new UnsavedAnswers(unsavedDir, (answers) => this.writeBatch(answers));
+    if (unsavedDir) this.unsaved = new UnsavedAnswers(unsavedDir, (answers) => this.writeBatch(answers), MAX_BATCH);
   }
 
   async get(key: string): Promise<CachedAnswer | undefined> {
@@ -85,7 +87,10 @@ export class ObjectJournalCache implements RequestCache {
     if (!this.index.has(key)) await this.refresh();
     const at = this.index.get(key);
     if (at) return this.read(at);
-    return this.legacy && this.older ? this.older.get(key) : undefined;
+    // A failed read fails the call here, unlike journal-cache.ts (a miss on local disk): as every read of this store
+    // does (the journal LIST and GETs above), once the store stays unreachable past its outage tolerance
+    // (s3-object-store.ts patient). The activity retries; a miss would pay again for an answer the store holds.
+    return this.legacy === 'yes' && this.older ? this.older.get(key) : undefined;
   }
 
   private async read(at: Location): Promise<CachedAnswer | undefined> {
@@ -103,7 +108,7 @@ export class ObjectJournalCache implements RequestCache {
     }
     if (!bytes) return undefined; // removed (someone cleared the cache): a miss
     this.keep(at.name, bytes);
-    return (JSON.parse(bytes.subarray(at.start, at.start + at.length).toString('utf8')) as { a: CachedAnswer }).a;
+    return answerOf(bytes.subarray(at.start, at.start + at.length));
   }
 
   private keep(name: string, bytes: Buffer): void {
@@ -116,12 +121,7 @@ export class ObjectJournalCache implements RequestCache {
 
   /** Indexes every whole line of a journal object (a line that does not parse is left out: a miss is safe). */
   private indexLines(name: string, bytes: Buffer): void {
-    let start = 0;
-    for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
-      const key = keyOf(bytes.subarray(start, nl));
-      if (key) this.index.set(key, { name, start, length: nl - start });
-      start = nl + 1;
-    }
+    indexLines(bytes, (key, start, length) => this.index.set(key, { name, start, length }));
     this.seen.add(name);
     this.keep(name, bytes);
   }
@@ -173,7 +173,7 @@ export class ObjectJournalCache implements RequestCache {
   /** One journal object holding `answers`; waits out an outage unless `failFast`. */
   private async writeBatch(answers: Array<[string, CachedAnswer]>, opts?: { failFast: boolean }): Promise<void> {
     const name = `${JOURNAL_PREFIX}${this.writer}/${String(this.seq++).padStart(8, '0')}.jsonl`;
-    const bytes = Buffer.from(answers.map(([k, a]) => `${JSON.stringify({ k, a })}\n`).join(''));
+    const bytes = Buffer.from(answers.map(([k, a]) => journalLine(k, a)).join(''));
     await this.objects.put(name, bytes, opts);
     this.indexLines(name, bytes);
   }
@@ -191,12 +191,17 @@ export class ObjectJournalCache implements RequestCache {
   }
 
   private async readNew(): Promise<void> {
-    const [names, older] = await Promise.all([
+    const probe = this.legacy === 'unknown';
+    const [names, first] = await Promise.all([
       this.objects.list(JOURNAL_PREFIX),
-      this.legacy ? [] : this.objects.list('llm-cache/', { limit: 1 }),
+      probe ? this.objects.list('llm-cache/', { limit: 1 }) : [],
     ]);
-    // Keys list in order: per-answer objects (llm-cache/<hex>/…) before llm-cache/journal/.
-    this.legacy ||= older.some((k) => !k.startsWith(JOURNAL_PREFIX));
+    // Keys list in order: per-answer objects (llm-cache/<hex>/…) before llm-cache/journal/, so the first key says
+    // whether there are any. Nothing yet: look again next time (during a rolling upgrade a worker of the previous
+    // release may be about to write some). Journals and none: stop looking — an older worker running since before the
+    // journals appeared has written some by then; one starting to write only later costs a call paid again, never a
+    // wrong answer. (Asking per key on every miss instead would cost a GET per fresh call.)
+    if (probe && first[0] !== undefined) this.legacy = first[0].startsWith(JOURNAL_PREFIX) ? 'no' : 'yes';
     const fresh = names.filter((n) => !this.seen.has(n));
     for (let i = 0; i < fresh.length; i += READ_CONCURRENCY)
       await Promise.all(fresh.slice(i, i + READ_CONCURRENCY).map((n) => this.readJournal(n)));

@@ -9,19 +9,18 @@ import { outsideActivity } from '../heartbeat';
 import { JournalRequestCache } from './journal-cache';
 import type { CachedAnswer } from './types';
 
-/** Answers written to the store in one batch while saving. */
-const SAVE_BATCH = 1000;
-
 export class UnsavedAnswers {
   private readonly waiting = new Map<string, CachedAnswer>();
   private readonly journal: JournalRequestCache;
   private restored?: Promise<void>;
   private saving?: Promise<void>;
 
-  /** @param save writes a batch of answers to the store, waiting out an outage (it throws when it gives up) */
+  /** @param save writes a batch of answers to the store, waiting out an outage (it throws when it gives up)
+   *  @param maxBatch answers `save` takes at once (object-journal-cache.ts MAX_BATCH: answers per journal object) */
   constructor(
     readonly dir: string,
     private readonly save: (answers: Array<[string, CachedAnswer]>) => Promise<void>,
+    private readonly maxBatch: number,
   ) {
     this.journal = new JournalRequestCache(dir);
   }
@@ -64,7 +63,7 @@ export class UnsavedAnswers {
 
   private async saveAll(): Promise<void> {
     while (this.waiting.size) {
-      const batch = [...this.waiting].slice(0, SAVE_BATCH);
+      const batch = [...this.waiting].slice(0, this.maxBatch);
       await this.save(batch);
       // In the store now: a later get for it goes there (the journal line stays; saving it again is harmless).
       for (const [key, answer] of batch) if (this.waiting.get(key) === answer) this.waiting.delete(key);

@@ -22,7 +22,7 @@ afterAll(() => log?.close());
 
 const answer = (n: number) => ({ texts: [`answer ${n}`], finishReasons: ['stop'], usage: { promptTokens: n, completionTokens: 1 } });
 /** A run's storage section through the request log, under a prefix of its own. */
-const storage = () => s3Storage(server(), `runs/${randomUUID()}`, { endpoint: log.endpoint });
+const storage = (prefix = `runs/${randomUUID()}`) => s3Storage(server(), prefix, { endpoint: log.endpoint });
 /** A worker on another host: its own state dir, so its own cache over the same store. */
 const hostCache = (s: ReturnType<typeof storage>) => requestCacheFor({ stateDir: tempStateDir('host-'), storage: s });
 const isObjectGet = (r: string) => r.startsWith('GET ') && !r.includes('list-type=');
@@ -77,6 +77,25 @@ describe('request cache on S3', () => {
     expect(await upgraded.get(old3)).toBeUndefined();
     await new ObjectRequestCache(objectStoreFor({ stateDir: tempStateDir(), storage: s2 })).put(old3, answer(3));
     await waitUntil(async () => (await upgraded.get(old3)) !== undefined, 30_000, 'the later per-answer object');
+  }, 60_000);
+
+  it('once the store holds journals and no per-answer object, later looks for new answers list only the journals', async () => {
+    const run = `runs/${randomUUID()}`;
+    const s = storage(run);
+    await hostCache(s).put('j1', answer(1)); // a worker of this release has written
+    const cache = hostCache(s);
+    expect(await cache.get('j1')).toEqual(answer(1)); // the first look: journals, no per-answer object
+    const from = log.requests.length;
+    const listedPrefixes = () =>
+      log.requests.slice(from).flatMap((r) => {
+        const q = new URL(r.slice(r.indexOf(' ') + 1), 'http://s3').searchParams;
+        const prefix = q.get('prefix') ?? '';
+        return q.has('list-type') && prefix.startsWith(`${run}/`) ? [prefix] : [];
+      });
+    // Misses look again (every REFRESH_MS at most) until one has listed the journals twice.
+    let n = 0;
+    await waitUntil(async () => (await cache.get(`miss-${n++}`)) === undefined && listedPrefixes().length >= 2, 30_000, 'two more looks');
+    expect(listedPrefixes().every((p) => p.endsWith('llm-cache/journal/'))).toBe(true);
   }, 60_000);
 
   it('a stage cancelled while its answer waits for the batch PUT does not fail the other stages in that batch', async () => {

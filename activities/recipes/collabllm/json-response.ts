@@ -5,7 +5,7 @@ import type { Chat, ChatMessage, Decoding, TokenUsage } from '../../llm/types';
 import { addUsage } from '../../llm/usage';
 import { hashSeed } from '../../seeded-random';
 import type { z } from 'zod';
-import { replyReader } from './reply-schemas';
+import { jsonReplyReader } from './reply-schemas';
 
 export type JsonResponse =
   | { kind: 'ok'; response: string; usage: TokenUsage }
@@ -31,7 +31,7 @@ export async function askJsonResponse(o: AskJsonResponseOptions): Promise<JsonRe
   if (!Number.isInteger(o.parseRetries) || o.parseRetries < 0)
     throw new Error(`${o.who}: parseRetries must be a non-negative integer, got ${o.parseRetries}`);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-  const reader = replyReader(o.chat, o.schema, o.name);
+  const reader = jsonReplyReader(o.chat, o.schema, o.name);
   let last = '';
   for (let i = 0; i <= o.parseRetries; i++) {
     const sampleKey = i === 0 ? o.key : `${o.key}/retry-${i}`;

@@ -3,7 +3,7 @@
 // such failures turn into a score (or an exception), which biases the reward toward whatever failed to be judged.
 import type { Chat, ChatMessage, TokenUsage } from '../../llm/types';
 import type { z } from 'zod';
-import { accuracyReply, extractionReply, interactivityReply, replyReader } from './reply-schemas';
+import { accuracyReply, extractionReply, interactivityReply, jsonReplyReader } from './reply-schemas';
 import {
   accuracyJudgePrompt,
   type ArtefactKind,
@@ -55,7 +55,7 @@ async function askJudge<T>(
     throw new Error(`${name}: parseRetries must be a non-negative integer, got ${o.parseRetries}`);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   const messages: ChatMessage[] = [{ role: 'user', content: prompt }];
-  const reader = replyReader(chat, schema, name);
+  const reader = jsonReplyReader(chat, schema, name);
   let last = '';
   for (let i = 0; i <= o.parseRetries; i++) {
     if (i > 0)

@@ -3,8 +3,8 @@
 // and validates the reply with it (../shared/structured-reply.ts); `parse` asks in the prompt only and reads the
 // reply leniently (json-reply.ts), as the seed's extract_json_reliable.py does. Either way a reply that cannot be read is re-asked by the caller, and the fields a re-ask names come from here.
 import { z } from 'zod';
-import type { Chat, ResponseFormatJsonSchema } from '../../llm/types';
-import { structuredReply } from '../shared/structured-reply';
+import type { Chat } from '../../llm/types';
+import { type ReplyReader, replyReader } from '../shared/structured-reply';
 import { parseJsonReply } from './json-reply';
 
 /** The user simulator's turn (prompts.ts simulator texts): its message to the assistant is `response`. */
@@ -15,19 +15,7 @@ export const accuracyReply = z.object({ thought: z.string(), accuracy: z.number(
 export const interactivityReply = z.object({ thought: z.string(), interactivity: z.number().min(0).max(1) });
 export const extractionReply = z.object({ thought: z.string(), final_completion: z.string() });
 
-export interface ReplyReader {
-  /** What the call sends: structured outputs, or nothing (the prompt asks for the JSON). */
-  responseFormat?: ResponseFormatJsonSchema;
-  /** The reply's object, or undefined when it cannot be read (the caller re-asks). */
-  read(text: string): Record<string, unknown> | undefined;
-  /** The schema's fields, for the re-ask notice. */
-  fields: string[];
-}
-
-export function replyReader(chat: Chat, schema: z.ZodObject, name: string): ReplyReader {
-  const fields = Object.keys(schema.shape);
-  const structured = structuredReply(chat, schema, name);
-  return structured
-    ? { responseFormat: structured.responseFormat, read: (t) => structured.read(t) as Record<string, unknown> | undefined, fields }
-    : { read: parseJsonReply, fields };
+/** A reader of a reply as its JSON object (shared/structured-reply.ts: by the schema or leniently, per endpoint). */
+export function jsonReplyReader(chat: Chat, schema: z.ZodObject, name: string): ReplyReader<Record<string, unknown>> {
+  return replyReader(chat, schema, name, { parse: parseJsonReply, pick: (r) => r as Record<string, unknown> });
 }

@@ -9,7 +9,7 @@ import { addUsage } from '../../llm/usage';
 import type { Prompts } from '../prompt-texts';
 import { askUntilReadable, failsThisCallOnly } from './judge-call';
 import { judgePrompt, judgeScoreReply, parseJudgeScore, rewardQuestion } from './prompts';
-import { structuredReply } from '../shared/structured-reply';
+import { replyReader } from '../shared/structured-reply';
 import type { ToaTask } from './tasks';
 
 export type RewardOutcome = { reward: number; usage: TokenUsage } | { failed: string; usage: TokenUsage };
@@ -42,13 +42,12 @@ export async function scoreResponse(
       return { failed, usage };
     }
   }
-  const structured = structuredReply(chat, judgeScoreReply, 'judge_score');
-  const read = structured ? (text: string) => structured.read(text)?.score : parseJudgeScore;
-  const asked = await askUntilReadable(chat, judgePrompt(o.prompts, task, response), read, {
+  const reader = replyReader(chat, judgeScoreReply, 'judge_score', { parse: parseJudgeScore, pick: (r) => r.score });
+  const asked = await askUntilReadable(chat, judgePrompt(o.prompts, task, response), reader.read, {
     ...o,
     usage,
     what: 'score',
-    responseFormat: structured?.responseFormat,
+    responseFormat: reader.responseFormat,
   });
   return 'value' in asked ? { reward: asked.value, usage } : { failed: asked.failed, usage };
 }
