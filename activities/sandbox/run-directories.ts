@@ -25,10 +25,28 @@ export function checkRunFiles(files: Record<string, string | Uint8Array>, script
 
 let baseDirReady = false;
 
+/** The first directory above `dir` that other users cannot enter (no o+x), if any: a sandbox uid could not reach
+ *  a run directory below it, and bwrap would only say "Can't find source path … Permission denied". */
+export function unenterableAncestor(dir: string): string | undefined {
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    try {
+      if ((lstatSync(d).mode & 0o001) === 0) return d;
+    } catch {
+      /* not created yet: mkdir makes it */
+    }
+    if (d === path.dirname(d)) return undefined;
+  }
+}
+
 // Synchronous on purpose: a handful of small files, where each async call would cost a thread-pool round trip
 // (measurable against a ~30 ms run); the event loop is held for well under a millisecond.
 export function makeRunDir(files: Record<string, string | Uint8Array>, uid: number, writable: boolean): string {
   if (!baseDirReady) {
+    const closed = unenterableAncestor(BASE_DIR);
+    if (closed)
+      throw new SandboxConfigError(
+        `the sandbox's run directories are under ${BASE_DIR}, but ${closed} cannot be entered by other users (the sandbox runs code as unprivileged uids): point TMPDIR at a directory every user can enter, such as /tmp, or chmod o+x ${closed}`,
+      );
     mkdirSync(BASE_DIR, { recursive: true, mode: 0o711 });
     chownSync(BASE_DIR, 0, 0);
     chmodSync(BASE_DIR, 0o711);
