@@ -76,7 +76,9 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const port = await stablePort();
     const ports = await otherPorts(port);
-    let { child, sockets } = launch(dir, configFile, port, ports);
+    const sockets = weedSockets(ports);
+    const launch = () => spawnWeed(dir, configFile, port, ports, { throwAway: true });
+    let child = launch();
     const endpoint = `http://127.0.0.1:${port}`;
     const stop = async () => {
       await killAndWait(child);
@@ -87,7 +89,7 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
       return {
         halt: stop,
         async resume() {
-          ({ child, sockets } = launch(dir, configFile, port, ports));
+          child = launch();
           await untilWritable(child, endpoint, bucket, creds, dir, PRIVATE_READY_MS);
         },
         endpoint,
@@ -184,11 +186,6 @@ export function spawnWeed(
   } finally {
     closeSync(fd);
   }
-}
-
-/** A private server, and the unix sockets it leaves in /tmp. */
-function launch(dir: string, configFile: string, s3Port: number, ports: number[]): { child: ChildProcess; sockets: string[] } {
-  return { child: spawnWeed(dir, configFile, s3Port, ports, { throwAway: true }), sockets: weedSockets(ports) };
 }
 
 /** Until the bucket exists and an object can be written: S3 answering is not enough, the volume server must have
