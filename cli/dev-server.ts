@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../contracts/messages';
+import { DEFAULT_NAMESPACE } from './temporal-config';
 import { temporalCliPath } from './temporal-cli';
 
 const SA_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 'Bool', TEXT: 'Text', DOUBLE: 'Double' };
@@ -21,6 +22,9 @@ export interface DevServerOptions {
   /** Namespaces created at launch besides "default". */
   namespaces?: string[];
 }
+
+/** A dev server we start serves the configured namespace too, so that TEMPORAL_NAMESPACE works against it. */
+export const extraNamespaces = (namespace: string): string[] => (namespace === DEFAULT_NAMESPACE ? [] : [namespace]);
 
 export function devServerArgs(o: DevServerOptions): string[] {
   const port = o.port ?? 7233;

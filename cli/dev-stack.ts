@@ -9,9 +9,10 @@ import path from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
 import { killProcessGroup, readPidFile, stillRunning, writePidFile } from '../activities/subprocess/process-group';
 import { REDIS_PASSWORD_ENV } from '../activities/llm/shared-limits-config';
-import { portOpen, startDevServer, waitForPort } from './dev-server';
+import { extraNamespaces, portOpen, startDevServer, waitForPort } from './dev-server';
 import { REDIS_SERVER, redisArgs, untilRedisAnswers } from './stack/redis';
 import { newS3Credentials, otherPorts, spawnWeed, untilWritable, weedSockets, writeIdentities } from './stack/seaweedfs';
+import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
 import { UserError } from './user-error';
 
 export interface DevStackPorts {
@@ -90,7 +91,7 @@ function credentials(stateDir: string): Record<string, string> {
 }
 
 /** What the other hosts need: the environment (the secrets through the credentials file) and the config sections. */
-export function stackSettings(stateDir: string, rec: StackRecord): string {
+export function stackSettings(stateDir: string, rec: StackRecord, namespace: string): string {
   const config = {
     storage: { kind: 's3', bucket: rec.bucket, endpoint: `http://127.0.0.1:${rec.ports.s3}`, region: REGION, forcePathStyle: true },
     llm: { sharedLimits: { redis: `redis://127.0.0.1:${rec.ports.redis}/0` } },
@@ -99,6 +100,7 @@ export function stackSettings(stateDir: string, rec: StackRecord): string {
     `# dev stack under ${stateDir}: Temporal UI http://localhost:${rec.ports.ui}`,
     `# on every host that runs workers or commands (${where(stateDir).credentials}: AWS_* and ${REDIS_PASSWORD_ENV}, mode 600):`,
     `export TEMPORAL_ADDRESS=127.0.0.1:${rec.ports.temporal}`,
+    ...(namespace === DEFAULT_NAMESPACE ? [] : [`export TEMPORAL_NAMESPACE=${namespace}`]),
     `. ${where(stateDir).credentials}`,
     `# stop it: collab-loop dev-stack --stop --state-dir ${stateDir}`,
     '# in the run config:',
@@ -130,6 +132,7 @@ export async function startDevStack(o: {
   detach: boolean;
 }): Promise<{ settings: string; children: ChildProcess[] }> {
   const stateDir = path.resolve(o.stateDir);
+  const { namespace } = temporalTarget();
   const running = runningServices(stateDir);
   if (running.length)
     throw new UserError(
@@ -157,7 +160,14 @@ export async function startDevStack(o: {
     const tDir = where(stateDir).dir('temporal');
     const temporal = started(
       'temporal',
-      startDevServer({ stateDir: tDir, log: path.join(tDir, 'temporal.log'), detached: true, port: o.ports.temporal, uiPort: o.ports.ui }),
+      startDevServer({
+        stateDir: tDir,
+        log: path.join(tDir, 'temporal.log'),
+        detached: true,
+        port: o.ports.temporal,
+        uiPort: o.ports.ui,
+        namespaces: extraNamespaces(namespace),
+      }),
     );
     const wDir = where(stateDir).dir('seaweedfs');
     mkdirSync(wDir, { recursive: true });
@@ -172,7 +182,7 @@ export async function startDevStack(o: {
     throw e;
   }
   if (o.detach) for (const c of children) c.unref();
-  return { settings: stackSettings(stateDir, rec), children };
+  return { settings: stackSettings(stateDir, rec, namespace), children };
 }
 
 /** Ends every service a pid file under the state dir names (and the sockets weed leaves in /tmp); what it stopped. */
