@@ -2,12 +2,13 @@
 // (cli/dev-server.ts), SeaweedFS with a bucket and one identity (cli/stack/seaweedfs.ts) and a Redis with a password
 // (cli/stack/redis.ts) — each in its own process group with a pid file under the state dir, its data there too, so
 // that `--stop` ends them from any shell and a restart on the same dir keeps runs, objects and budget ledgers.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
 import { killProcessGroup, readPidFile, stillRunning, writePidFile } from '../activities/subprocess/process-group';
+import { spawnLogged } from '../activities/subprocess/spawn-logged';
 import { REDIS_PASSWORD_ENV } from '../activities/llm/shared-limits-config';
 import { extraNamespaces, portOpen, startDevServer, waitForPort } from './dev-server';
 import { REDIS_SERVER, redisArgs, untilRedisAnswers } from './stack/redis';
@@ -108,20 +109,10 @@ export function stackSettings(stateDir: string, rec: StackRecord, namespace: str
   ].join('\n');
 }
 
-function logFd(dir: string, name: string): number {
-  mkdirSync(dir, { recursive: true });
-  return openSync(path.join(dir, name), 'a');
-}
-
 function spawnRedis(dir: string, port: number, password: string): ChildProcess {
   if (!existsSync(REDIS_SERVER))
     throw new Error(`${REDIS_SERVER} is not installed: run node bin/setup.js (installs Debian's redis-server)`);
-  const fd = logFd(dir, 'redis.log');
-  try {
-    return spawn(REDIS_SERVER, redisArgs({ port, dir, persist: true, password }), { detached: true, stdio: ['ignore', fd, fd] });
-  } finally {
-    closeSync(fd);
-  }
+  return spawnLogged(REDIS_SERVER, redisArgs({ port, dir, persist: true, password }), path.join(dir, 'redis.log'), { detached: true });
 }
 
 /** Starts the three services and waits until each takes work; on any failure, stops what it started. */
