@@ -1,21 +1,13 @@
 // Client connection for CLI commands; registers our search attributes on servers that lack them.
 import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../contracts/messages';
-import { TemporalConfigError, temporalTarget } from './temporal-config';
-import { tlsProblem } from './tls-diagnosis';
+import { temporalTarget } from './temporal-config';
+import { connectDiagnosingTls } from './tls-diagnosis';
 
 export async function connectClient(): Promise<Client> {
   const target = temporalTarget();
-  try {
-    return new Client({
-      connection: await Connection.connect({ ...target.connection, connectTimeout: 5000 }),
-      namespace: target.namespace,
-    });
-  } catch (err) {
-    // A certificate problem is a setting to fix, not an outage to wait out.
-    const problem = await tlsProblem(target);
-    throw problem ? new TemporalConfigError(problem) : err;
-  }
+  const connection = await connectDiagnosingTls(target, () => Connection.connect({ ...target.connection, connectTimeout: 5000 }));
+  return new Client({ connection, namespace: target.namespace });
 }
 
 const INDEXED_TYPE: Record<string, number> = { TEXT: 1, KEYWORD: 2, INT: 3, DOUBLE: 4, BOOL: 5 };

@@ -1,10 +1,12 @@
 // The Temporal dev server (`temporal server start-dev`) with a persistent SQLite file, our search attributes
 // registered, and the UI. Used by `collab-loop server`, the demo and the benchmark.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../contracts/messages';
+import { spawnLogged } from '../activities/subprocess/spawn-logged';
+import { DEFAULT_NAMESPACE } from './temporal-config';
 import { temporalCliPath } from './temporal-cli';
 
 const SA_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', BOOL: 'Bool', TEXT: 'Text', DOUBLE: 'Double' };
@@ -21,6 +23,9 @@ export interface DevServerOptions {
   /** Namespaces created at launch besides "default". */
   namespaces?: string[];
 }
+
+/** A dev server we start serves the configured namespace too, so that TEMPORAL_NAMESPACE works against it. */
+export const extraNamespaces = (namespace: string): string[] => (namespace === DEFAULT_NAMESPACE ? [] : [namespace]);
 
 export function devServerArgs(o: DevServerOptions): string[] {
   const port = o.port ?? 7233;
@@ -70,20 +75,11 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
   throw new Error(`the Temporal dev server did not listen on 127.0.0.1:${port} within ${timeoutMs / 1000}s`);
 }
 
-/**
- * The log file is opened here and handed to the server as its own stdout/stderr descriptor. A pipe through this
- * process (what execa's `{file}` option does) would die with it: the first line a detached server writes after its
- * starter exited would kill it with SIGPIPE — and the UI makes it write (a WARN whenever it reads a long history).
- */
+/** The server logs to its own descriptor of the log file (spawnLogged): a detached server outlives its starter and
+ *  still writes (the UI makes it: a WARN whenever it reads a long history). */
 export function startDevServer(o: DevServerOptions): ChildProcess {
   mkdirSync(o.stateDir, { recursive: true });
-  const fd = o.log === 'inherit' ? undefined : openSync(o.log, 'a');
-  try {
-    return spawn(temporalCliPath(), devServerArgs(o), {
-      stdio: fd === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', fd, fd],
-      detached: o.detached,
-    });
-  } finally {
-    if (fd !== undefined) closeSync(fd); // the child holds its own copy
-  }
+  return o.log === 'inherit'
+    ? spawn(temporalCliPath(), devServerArgs(o), { stdio: ['ignore', 'inherit', 'inherit'], detached: o.detached })
+    : spawnLogged(temporalCliPath(), devServerArgs(o), o.log, { detached: o.detached });
 }

@@ -2,16 +2,18 @@
 // (cli/dev-server.ts), SeaweedFS with a bucket and one identity (cli/stack/seaweedfs.ts) and a Redis with a password
 // (cli/stack/redis.ts) — each in its own process group with a pid file under the state dir, its data there too, so
 // that `--stop` ends them from any shell and a restart on the same dir keeps runs, objects and budget ledgers.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
 import { killProcessGroup, readPidFile, stillRunning, writePidFile } from '../activities/subprocess/process-group';
+import { spawnLogged } from '../activities/subprocess/spawn-logged';
 import { REDIS_PASSWORD_ENV } from '../activities/llm/shared-limits-config';
-import { portOpen, startDevServer, waitForPort } from './dev-server';
+import { extraNamespaces, portOpen, startDevServer, waitForPort } from './dev-server';
 import { REDIS_SERVER, redisArgs, untilRedisAnswers } from './stack/redis';
 import { newS3Credentials, otherPorts, spawnWeed, untilWritable, weedSockets, writeIdentities } from './stack/seaweedfs';
+import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
 import { UserError } from './user-error';
 
 export interface DevStackPorts {
@@ -90,7 +92,7 @@ function credentials(stateDir: string): Record<string, string> {
 }
 
 /** What the other hosts need: the environment (the secrets through the credentials file) and the config sections. */
-export function stackSettings(stateDir: string, rec: StackRecord): string {
+export function stackSettings(stateDir: string, rec: StackRecord, namespace: string): string {
   const config = {
     storage: { kind: 's3', bucket: rec.bucket, endpoint: `http://127.0.0.1:${rec.ports.s3}`, region: REGION, forcePathStyle: true },
     llm: { sharedLimits: { redis: `redis://127.0.0.1:${rec.ports.redis}/0` } },
@@ -99,6 +101,7 @@ export function stackSettings(stateDir: string, rec: StackRecord): string {
     `# dev stack under ${stateDir}: Temporal UI http://localhost:${rec.ports.ui}`,
     `# on every host that runs workers or commands (${where(stateDir).credentials}: AWS_* and ${REDIS_PASSWORD_ENV}, mode 600):`,
     `export TEMPORAL_ADDRESS=127.0.0.1:${rec.ports.temporal}`,
+    ...(namespace === DEFAULT_NAMESPACE ? [] : [`export TEMPORAL_NAMESPACE=${namespace}`]),
     `. ${where(stateDir).credentials}`,
     `# stop it: collab-loop dev-stack --stop --state-dir ${stateDir}`,
     '# in the run config:',
@@ -106,20 +109,10 @@ export function stackSettings(stateDir: string, rec: StackRecord): string {
   ].join('\n');
 }
 
-function logFd(dir: string, name: string): number {
-  mkdirSync(dir, { recursive: true });
-  return openSync(path.join(dir, name), 'a');
-}
-
 function spawnRedis(dir: string, port: number, password: string): ChildProcess {
   if (!existsSync(REDIS_SERVER))
     throw new Error(`${REDIS_SERVER} is not installed: run node bin/setup.js (installs Debian's redis-server)`);
-  const fd = logFd(dir, 'redis.log');
-  try {
-    return spawn(REDIS_SERVER, redisArgs({ port, dir, persist: true, password }), { detached: true, stdio: ['ignore', fd, fd] });
-  } finally {
-    closeSync(fd);
-  }
+  return spawnLogged(REDIS_SERVER, redisArgs({ port, dir, persist: true, password }), path.join(dir, 'redis.log'), { detached: true });
 }
 
 /** Starts the three services and waits until each takes work; on any failure, stops what it started. */
@@ -130,6 +123,7 @@ export async function startDevStack(o: {
   detach: boolean;
 }): Promise<{ settings: string; children: ChildProcess[] }> {
   const stateDir = path.resolve(o.stateDir);
+  const { namespace } = temporalTarget();
   const running = runningServices(stateDir);
   if (running.length)
     throw new UserError(
@@ -157,7 +151,14 @@ export async function startDevStack(o: {
     const tDir = where(stateDir).dir('temporal');
     const temporal = started(
       'temporal',
-      startDevServer({ stateDir: tDir, log: path.join(tDir, 'temporal.log'), detached: true, port: o.ports.temporal, uiPort: o.ports.ui }),
+      startDevServer({
+        stateDir: tDir,
+        log: path.join(tDir, 'temporal.log'),
+        detached: true,
+        port: o.ports.temporal,
+        uiPort: o.ports.ui,
+        namespaces: extraNamespaces(namespace),
+      }),
     );
     const wDir = where(stateDir).dir('seaweedfs');
     mkdirSync(wDir, { recursive: true });
@@ -172,7 +173,7 @@ export async function startDevStack(o: {
     throw e;
   }
   if (o.detach) for (const c of children) c.unref();
-  return { settings: stackSettings(stateDir, rec), children };
+  return { settings: stackSettings(stateDir, rec, namespace), children };
 }
 
 /** Ends every service a pid file under the state dir names (and the sockets weed leaves in /tmp); what it stopped. */

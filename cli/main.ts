@@ -22,14 +22,10 @@ import { continueLoop } from './continue-run';
 import { runDataName } from '../contracts/run-data-name';
 import { lineageLines, metricsTable, renderStatus, trainedCheckpoint } from './format';
 import { listRuns, renderRunRows } from './list-runs';
-import { reportHtml } from '../activities/report/report-html';
-import { paperFiguresText } from '../activities/report/paper-figures';
 import { probeAnswersByIteration } from '../activities/report/probe-text';
 import { storeFor } from '../activities/artifacts/store';
-import { recipeRuntime } from '../activities/recipes/runtime';
 import { CHECKPOINT_CACHE_GB_ENV, GPUS_ENV, SERVE_BIND_ENV, SERVE_HOST_ENV, SERVE_SECRET_ENV, STATE_DIR_ENV } from '../activities/host-env';
 import { gpuQueue } from '../contracts/placement';
-import { runDemo, runEval } from './one-shot';
 import { gpuOptions } from './gpu-options';
 import { SCORE_HELP, scoreFile, type ScoreOptions } from './score';
 import { connectClientRetrying, isTransientServerError, serverRetryMs, withServerRetry } from './server-retry';
@@ -459,12 +455,17 @@ program
         giveUpAfterMs: serverRetryMs('status'),
       });
       console.log(metricsTable(s.loop.done));
-      if (config?.paper) console.log(`\n${paperFiguresText(config.paper, s.loop.done)}`);
+      if (config?.paper) {
+        const { paperFiguresText } = await import('../activities/report/paper-figures');
+        console.log(`\n${paperFiguresText(config.paper, s.loop.done)}`);
+      }
       // The probe's answers are read from where the run stores its artifacts (its config says where).
       const probes = config ? await probeAnswersByIteration(s.loop.done, storeFor(config)) : undefined;
       if (s.loop.done.length) console.log(`\nlineage:\n${lineageLines(s.loop.done, probes)}`);
       if (!o.html) return;
       const file = o.html === true ? `${name}-report.html` : o.html;
+      const { reportHtml } = await import('../activities/report/report-html');
+      const { recipeRuntime } = await import('../activities/recipes/runtime');
       const recipe = config ? { config, recipe: () => recipeRuntime(config) } : {};
       writeFileSync(file, await reportHtml(name, s.loop.done, { ...recipe, samplesPerIteration: samples }));
       console.log(`\nHTML report: ${path.resolve(file)}`);
@@ -478,6 +479,7 @@ program
   .option('--set <key=value>', 'override a config field (repeatable)', collect, [])
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[] }) => {
+      const { runEval } = await import('./one-shot');
       await runEval(
         await loadRunConfig(file, {
           overrides: o.set,
@@ -497,6 +499,7 @@ program
   .option('--stop-server', 'stop the dev server at the end if the demo started it')
   .action(
     cliAction(async (file: string, o: { name?: string; set: string[]; stopServer?: boolean }) => {
+      const { runDemo } = await import('./one-shot');
       await runDemo(await loadRunConfig(file, { overrides: o.set, name: o.name }), { stopServer: !!o.stopServer, freshName: !o.name });
     }),
   );

@@ -1,8 +1,8 @@
 // Finds or starts the Temporal dev server for one-shot commands (demo, eval, bench) and `server --detach`.
 import { once } from 'node:events';
 import path from 'node:path';
-import { portOpen, startDevServer, waitForPort } from './dev-server';
-import { DEFAULT_NAMESPACE, temporalTarget } from './temporal-config';
+import { extraNamespaces, portOpen, startDevServer, waitForPort } from './dev-server';
+import { temporalTarget } from './temporal-config';
 
 export interface EnsuredServer {
   address: string;
@@ -16,9 +16,6 @@ export interface DevServerPorts {
   port?: number;
   uiPort?: number;
 }
-
-/** A dev server we start serves the configured namespace too, so that TEMPORAL_NAMESPACE works against it. */
-const extraNamespaces = (namespace: string) => (namespace === DEFAULT_NAMESPACE ? [] : [namespace]);
 
 /** A server already listening is reused; otherwise one is started detached, logging to <stateDir>/temporal-server.log,
  *  and keeps running (for the UI) after this process exits. */

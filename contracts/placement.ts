@@ -2,7 +2,8 @@
 // `--gpu-class a100` polls `collab-loop-gpu-a100` as well as the generic `collab-loop-gpu`; a role pinned with
 // `models.<role>.gpuClass: a100` trains there, and the deploy stage (one activity that starts all of an iteration's
 // servers on one host) goes to `server.gpuClass`, else to the one class the pinned roles name. Pure: the workflow
-// computes queues with it, the CLI and the config check use it too.
+// computes its activities' queues with it (workflows/activity-proxies.ts); the CLI names the queues a worker polls
+// (cli/main.ts) and which classes a one-machine run serves (cli/one-shot.ts) with it.
 import type { LoopConfig } from './config';
 import { TASK_QUEUES } from './run';
 
@@ -14,8 +15,8 @@ type Placed = Pick<LoopConfig, 'models' | 'server'>;
 // `models` is absent from the configs of runs recorded before model roles.
 const rolesOf = (config: Placed): Placed['models'] => config.models ?? {};
 
-const roleClass = (config: Placed, role: string | undefined): string | undefined => {
-  const m = role === undefined ? undefined : rolesOf(config)[role];
+const roleClass = (config: Placed, role: string): string | undefined => {
+  const m = rolesOf(config)[role];
   return m && m.kind !== 'external' ? m.gpuClass : undefined;
 };
 
@@ -31,11 +32,13 @@ export function deployClass(config: Placed): string | undefined {
 }
 
 /** Every class the config sends work to (a one-machine run polls them all: cli/in-process-worker.ts). */
-export const placedClasses = (config: Placed): string[] =>
-  [...new Set([...pinnedClasses(config), ...(deployClass(config) ? [deployClass(config) as string] : [])])].sort();
+export function placedClasses(config: Placed): string[] {
+  const deploy = deployClass(config);
+  return [...new Set([...pinnedClasses(config), ...(deploy ? [deploy] : [])])].sort();
+}
 
 /** Whether the config places anything off the generic gpu queue. */
-export const placesGpuWork = (config: Placed): boolean => deployClass(config) !== undefined || pinnedClasses(config).length > 0;
+export const placesGpuWork = (config: Placed): boolean => placedClasses(config).length > 0;
 
 /** Where a role's train activity goes (`role` undefined: the single-model trainer of older iterations → deploy's). */
 export const trainClass = (config: Placed, role: string | undefined): string | undefined =>

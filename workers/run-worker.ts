@@ -79,7 +79,7 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   const polled = queues.flatMap(
     (q): Array<{ q: QueueClass; taskQueue: string }> =>
       q === 'gpu'
-        ? [{ q, taskQueue: TASK_QUEUES.gpu }, ...(opts.gpuClasses ?? []).map((c) => ({ q, taskQueue: gpuQueue(c) }))]
+        ? [undefined, ...(opts.gpuClasses ?? [])].map((c) => ({ q, taskQueue: gpuQueue(c) }))
         : [{ q, taskQueue: TASK_QUEUES[q] }],
   );
   return Promise.all(

@@ -19,7 +19,7 @@ import { leaseEntry } from '../storage/checkpoint-cache';
 import { localCheckpoint } from '../storage/checkpoints';
 import { localStateDir } from '../storage/run-storage';
 import { isAlive, readPidFile, reapPidFile, writePidFile } from '../subprocess/process-group';
-import { acquireGpus } from '../subprocess/gpu-pool';
+import { acquireGpus, serversRoot } from '../subprocess/gpu-pool';
 import { forgetGroup, reapOrphans, recordGroup } from '../subprocess/process-registry';
 import { TemplateError } from '../subprocess/template';
 import { startHeartbeat } from '../heartbeat';
@@ -51,7 +51,7 @@ export interface ServedRecipe {
 }
 
 /** Where an iteration's servers leave their pid files (one per role: `iter-<k>.<role>.json`). */
-export const serversDir = (c: StageContext) => path.join(localStateDir(c.config), 'servers', c.runName);
+export const serversDir = (c: StageContext) => path.join(serversRoot(localStateDir(c.config)), c.runName);
 const serverFile = (c: StageContext, role: Role) => path.join(serversDir(c), `iter-${c.iteration}.${role}.json`);
 
 async function healthy(url: string): Promise<boolean> {

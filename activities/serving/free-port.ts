@@ -1,17 +1,20 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A TCP port that was free a moment ago (the server binds it next; a race loses only a retry). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
+/** Binds `port` on `host` (0: any free one) and lets it go again: the port it bound, or the bind's error. */
+function probeBind(port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+    srv.listen(port, host, () => {
+      const bound = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(bound));
     });
   });
 }
+
+/** A TCP port that was free a moment ago (the server binds it next; a race loses only a retry). */
+export const freePort = (host = '127.0.0.1'): Promise<number> => probeBind(0, host);
 
 /** The kernel's ephemeral range starts here: outbound connections and port-0 binds (freePort) take ports from it. */
 function ephemeralLow(): number {
@@ -32,12 +35,8 @@ export async function stablePort(host = '127.0.0.1', taken: readonly number[] = 
   for (let i = 0; i < 200; i++) {
     const port = low + Math.floor(Math.random() * (high - low));
     if (taken.includes(port)) continue;
-    const ok = await new Promise<boolean>((resolve) => {
-      const srv = net.createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, host, () => srv.close(() => resolve(true)));
-    });
-    if (ok) return port;
+    const bound = await probeBind(port, host).catch(() => undefined);
+    if (bound !== undefined) return bound;
   }
   throw new Error(`no free port between ${low} and ${high} on ${host}`);
 }

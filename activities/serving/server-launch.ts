@@ -58,6 +58,7 @@ export interface SimulatorArgs {
 export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: number, sim: SimulatorArgs): ServerLaunch {
   const r = config.recipe;
   const model = `sim-${path.basename(checkpoint)}`;
+  const { bind, advertise, local } = serving();
   // The simulator finds each request's task in these files, named as the recipe's simulator reads them.
   const tasks = [r.evalTasks, r.trainTasks].filter((f): f is string => !!f).flatMap((f) => ['--tasks', `${f}:${sim.taskKind}`]);
   const [cmd, args] = nodeScriptArgv('activities/serving/simulator-main.ts', [
@@ -71,7 +72,7 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
     sim.policyFile,
     ...tasks,
     '--host',
-    serving().bind,
+    bind,
     '--latency-ms',
     String(sim.latencyMs),
     ...(sim.capacity ? ['--capacity', String(sim.capacity)] : []),
@@ -82,10 +83,10 @@ export function simulatorLaunch(config: LoopConfig, checkpoint: string, port: nu
   return {
     argv: [cmd, ...args],
     env: keyed.env,
-    healthUrl: `http://${serving().local}:${port}/health`,
+    healthUrl: `http://${local}:${port}/health`,
     checkModelsList: false,
     endpoint: {
-      baseUrl: `http://${serving().advertise}:${port}/v1`,
+      baseUrl: `http://${advertise}:${port}/v1`,
       model,
       maxConcurrency: sim.maxConcurrency,
       ...structuredOutputsRef(sim.structuredOutputs),
@@ -102,9 +103,9 @@ export function modelServerLaunch(
   opts: { seed: number; env?: NodeJS.ProcessEnv; keyRef?: string } = { seed: 0 },
 ): ServerLaunch {
   const model = servedModelName(server, checkpoint);
-  const { bind, advertise } = serving();
+  const { bind, advertise, local } = serving();
   const base = { baseUrl: `http://${advertise}:${port}/v1`, model, maxConcurrency: server.maxConcurrency };
-  const health = (p: string) => `http://${serving().local}:${port}${p}`;
+  const health = (p: string) => `http://${local}:${port}${p}`;
   if (server.kind === 'transformers')
     return {
       argv: [

@@ -23,11 +23,15 @@ export function parseGpuList(text: string | undefined): number[] | undefined {
 
 const reserved = new Set<number>();
 
+/** Where model servers leave their pid files, a directory per run (serving/checkpoint-servers.ts `serversDir`);
+ *  here, the lower layer, because the pool reads them too. */
+export const serversRoot = (stateDir: string) => path.join(stateDir, 'servers');
+
 /** GPUs of model servers a worker left running with --keep-servers: dropped from the registry (no later worker
  *  reaps them), they are still named by their pid files, `<state dir>/servers/<run>/iter-<k>.<role>.json`
  *  (serving/checkpoint-servers.ts), until undeploy stops them. */
 function keptServerGpus(stateDir: string): number[] {
-  const dir = path.join(stateDir, 'servers');
+  const dir = serversRoot(stateDir);
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory())

@@ -16,10 +16,11 @@ export interface LocalRedis {
   stop(): Promise<void>;
 }
 
-/** The server answers (a server with a password answers an unauthenticated PING with NOAUTH). */
-export const answersPing = (port: number, host = '127.0.0.1') =>
+/** The server answers on loopback, where redisArgs binds it (a server with a password answers an unauthenticated
+ *  PING with NOAUTH). */
+const answersPing = (port: number) =>
   new Promise<boolean>((resolve) => {
-    const s = net.connect(port, host, () => s.write('PING\r\n'));
+    const s = net.connect(port, '127.0.0.1', () => s.write('PING\r\n'));
     s.once('data', (d) => {
       s.destroy();
       resolve(/^(\+PONG|-NOAUTH)/.test(d.toString()));

