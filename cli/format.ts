@@ -61,15 +61,18 @@ export const metricsLine = (metrics: Record<string, number>) =>
     .map(([k, v]) => `${k}=${fmtNum(v)}`)
     .join(' ');
 
-export function renderStatus(s: RunStatus): string {
+export function renderStatus(s: RunStatus, now = Date.now()): string {
   const { loop, iteration: it } = s;
   const lines: string[] = [];
   lines.push(`run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${runStateWord(s)} · ${runIterationLabel(s)}`);
   if (it && s.workflowStatus === 'RUNNING') {
     lines.push(`  stage: ${it.stage}${it.paused ? ' (paused)' : ''}`);
-    // The running stage's time and calls are counted when it ends; until then its progress says how far it is.
+    // The running stage's time and calls are counted when it ends: until then it shows how long it has been running
+    // (as the UI does, details.ts), and its progress says how far it is. A paused stage or one waiting for the user
+    // shows neither.
+    const atWork = !it.paused && !it.attention;
     const { [it.stage as Stage]: _running, ...finished } = it.stages;
-    const times = stageTimesLine(finished);
+    const times = atWork ? stageTimesLine(it.stages, { stage: it.stage, now }) : stageTimesLine(finished);
     if (times) lines.push(`  stages: ${times}`);
     const progress = runProgress(s);
     if (progress) lines.push(...progressLines(progress, runIterationEta(s, progress)).map((l) => `  ${l}`));

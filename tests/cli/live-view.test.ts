@@ -83,9 +83,13 @@ const training: StageProgress = {
 
 describe('status', () => {
   it('shows the running stage’s progress, not a 0 s stage time and 0 tokens, and the iteration’s ETA', () => {
-    const text = renderStatus(status(iteration({ progress: generating })));
+    const text = renderStatus(status(iteration({ progress: generating })), NOW);
     expect(text).toContain('run r (coral) · running · iteration 1 (of 0–2)');
-    expect(text).toContain('  stages: deploy 2.1 s\n');
+    expect(text).toContain('  stages: deploy 2.1 s · generate running for 58 s\n');
+    // Paused, or waiting for the user: not at work, so no running time.
+    expect(renderStatus(status(iteration({ paused: true, progress: generating })), NOW)).toContain('  stages: deploy 2.1 s\n');
+    const attention = { stage: 'generate' as const, error: 'endpoint gone', since: '2026-11-26T12:00:00Z' };
+    expect(renderStatus(status(iteration({ attention })), NOW)).toContain('  stages: deploy 2.1 s\n');
     expect(text).not.toMatch(/generate 0\.0 s|tokens 0\b/);
     expect(text).toContain('  generate: 34 of 96 conversations · 0.8/s · ETA 78 s');
     expect(text).toContain(
@@ -104,7 +108,7 @@ describe('status', () => {
 
   it('says "needs attention", not "running", with the error and the retry hint', () => {
     const attention = { stage: 'train' as const, error: 'trainer exited with code 2\nlog tail', since: '2026-11-26T12:00:00Z' };
-    const text = renderStatus(status(iteration({ stage: 'train', attention })));
+    const text = renderStatus(status(iteration({ stage: 'train', attention })), NOW);
     expect(text).toContain('run r (coral) · needs attention · iteration 1 (of 0–2)');
     expect(text).toContain(
       '  NEEDS ATTENTION in stage "train" (since 2026-11-26T12:00:00Z):\n    trainer exited with code 2\n    log tail\n',
