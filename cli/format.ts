@@ -68,13 +68,13 @@ export function renderStatus(s: RunStatus, now = Date.now()): string {
   if (it && s.workflowStatus === 'RUNNING') {
     lines.push(`  stage: ${it.stage}${it.paused ? ' (paused)' : ''}`);
     // The running stage's time and calls are counted when it ends: until then it shows how long it has been running
-    // (as the UI does, details.ts), and its progress says how far it is. A paused stage or one waiting for the user
-    // shows neither.
+    // (as the UI's details do), and its progress says how far it is. A paused stage or one waiting for the user shows
+    // no running time: the clock of a stage nobody works on says nothing.
     const atWork = !it.paused && !it.attention;
     const { [it.stage as Stage]: _running, ...finished } = it.stages;
     const times = atWork ? stageTimesLine(it.stages, { stage: it.stage, now }) : stageTimesLine(finished);
     if (times) lines.push(`  stages: ${times}`);
-    const progress = runProgress(s);
+    const progress = runProgress(s, now);
     if (progress) lines.push(...progressLines(progress, runIterationEta(s, progress)).map((l) => `  ${l}`));
     if (it.spend) lines.push(`  spend: ${spendLine(it.spend)}`);
     for (const w of s.waits ?? []) lines.push(`  ${it.stage} (${w.activity}): ${w.waiting}`);

@@ -7,7 +7,8 @@
 //    iteration; the workflow, cpu and gpu queues run in this process, so the figure is the shards' alone.
 //  - plain: scripts/bench-plain-client.ts, fetch behind a semaphore of 512, in its own process, sending the same
 //    request body as many times; then the same over node:http with a keep-alive agent (the transport the worker's
-//    SDK client is given, activities/llm/sdk-fetch.ts), so the reader sees how much of the difference is the transport.
+//    SDK client is given, activities/llm/sdk-fetch.ts), and through the worker's openai SDK client on that transport,
+//    so the reader sees how much of the difference is the transport and how much the SDK.
 // The target: the worker within 1.1× the plain (fetch) client's CPU per call and at ≥ 1× its calls/s, so that the
 // SDK and the loop's bookkeeping never dominate what an LLM call costs.
 // The request cache lives in a fresh directory under os.tmpdir(): TMPDIR decides the filesystem it writes to.
@@ -145,10 +146,15 @@ async function benchWorker(env: TestWorkflowEnvironment, url: string, dir: strin
   try {
     await new Promise<void>((resolve, reject) => {
       let out = '';
+      let polling = false;
       worker.all!.on('data', (d: Buffer) => {
-        out += d.toString();
         if (process.env.BENCH_WORKER_LOG) appendFileSync(process.env.BENCH_WORKER_LOG, d);
-        if (out.includes('polling')) resolve();
+        if (polling) return;
+        out += d.toString();
+        if (out.includes('polling')) {
+          polling = true;
+          resolve();
+        }
       });
       worker.once('exit', () => reject(new Error(`bench llm-cpu: the worker exited before polling:\n${out}`)));
     });

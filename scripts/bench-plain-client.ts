@@ -45,12 +45,19 @@ function viaHttp(body: string): Promise<unknown> {
 }
 
 const sdk = openaiClient(`${url}/v1`, undefined);
+let sent = 0;
+/** As activities/llm/client.ts sends: a request key header, the call's timeout in fetchOptions, the body read raw. */
 async function viaSdk(body: string): Promise<unknown> {
   const params = JSON.parse(body) as Parameters<typeof sdk.chat.completions.create>[0];
-  return (await sdk.chat.completions.create(params, sdkCall({ timeoutMs: 60_000 }))) as unknown;
+  const response = await sdk.chat.completions
+    .create(params, { headers: { 'x-collab-request-key': String(sent++) }, timeout: 65_000, ...sdkCall({ timeoutMs: 60_000 }) })
+    .asResponse();
+  return response.json();
 }
 
-const post = { http: viaHttp, sdk: viaSdk, fetch: viaFetch }[transport] ?? viaFetch;
+const transports: Record<string, (body: string) => Promise<unknown>> = { http: viaHttp, sdk: viaSdk, fetch: viaFetch };
+const post = transports[transport];
+if (!post) throw new Error(`bench-plain-client: transport is fetch, http or sdk, not ${transport}`);
 const cpu = process.cpuUsage();
 const t0 = performance.now();
 await Promise.all(

@@ -1,6 +1,6 @@
 // The `fetch` the openai SDK is given (openai-client.ts): a POST over post-json.ts's node:http keep-alive agent,
-// answered with the least of a Response the SDK reads (status, ok, headers.get/entries, text, json — its
-// internal/parse.ts and client.ts makeRequest). Node's fetch (undici's WHATWG layer: streams, header guards, a
+// answered with the least of a Response the SDK and client.ts read (status, ok, headers.get/entries, text, json —
+// the SDK's client.ts makeRequest; client.ts parses the body itself). Node's fetch (undici's WHATWG layer: streams, header guards, a
 // signal per request) cost a worker about 0.3 ms more CPU per call at 512 in flight (`npm run bench`, llm-cpu).
 //
 // The activity's cancellation signal and the request timeout do not go through the SDK's `signal` / `timeout`: the

@@ -1,7 +1,7 @@
 // The run's private directory (seen at /sandbox inside bwrap): created with the caller's files before the run,
 // read back and removed after it. Only root and the run's slot can reach a run's files.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,9 +28,15 @@ let baseDirReady = false;
 /** The first directory above `dir` that other users cannot enter (no o+x), if any: a sandbox uid could not reach
  *  a run directory below it, and bwrap would only say "Can't find source path … Permission denied". */
 export function unenterableAncestor(dir: string): string | undefined {
-  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+  let start = path.dirname(dir);
+  try {
+    start = realpathSync(start); // a symlinked TMPDIR: the directories that count are those it leads to
+  } catch {
+    /* not created yet: mkdir makes it */
+  }
+  for (let d = start; ; d = path.dirname(d)) {
     try {
-      if ((lstatSync(d).mode & 0o001) === 0) return d;
+      if ((statSync(d).mode & 0o001) === 0) return d;
     } catch {
       /* not created yet: mkdir makes it */
     }

@@ -25,7 +25,10 @@ const answersPing = (port: number) =>
       s.destroy();
       resolve(/^(\+PONG|-NOAUTH)/.test(d.toString()));
     });
+    // A peer that takes the connection and never answers (a port another server holds) is not redis.
+    s.setTimeout(2000, () => s.destroy());
     s.once('error', () => resolve(false));
+    s.once('close', () => resolve(false));
   });
 
 /** Loopback only; `persist`: an append-only file in `dir` (fsync every second, redis.conf's default), so a restart

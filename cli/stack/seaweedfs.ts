@@ -202,15 +202,17 @@ export async function untilWritable(
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null)
         throw new Error(`SeaweedFS exited (${child.exitCode ?? child.signalCode}) before it was ready: ${logTail(dir)}`);
+      // A request that hangs (weed growing its volumes) is cut at the deadline, so a stuck start gets its retry.
+      const o = { abortSignal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) };
       try {
         if (!created) {
-          await client.send(new CreateBucketCommand({ Bucket: bucket })).catch((e: { name?: string }) => {
+          await client.send(new CreateBucketCommand({ Bucket: bucket }), o).catch((e: { name?: string }) => {
             if (e.name !== 'BucketAlreadyOwnedByYou' && e.name !== 'BucketAlreadyExists') throw e;
           });
           created = true;
         }
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: '.ready-probe', Body: 'ok' }));
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: '.ready-probe' }));
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: '.ready-probe', Body: 'ok' }), o);
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: '.ready-probe' }), o);
         return;
       } catch (e) {
         last = e instanceof Error ? `${e.name}: ${e.message}` : String(e);

@@ -2,7 +2,7 @@
 // from the unprivileged uids that run the code. The run fails with one line naming that directory and the fix,
 // not with bwrap's "Can't find source path" blamed on user namespaces.
 import { execa } from 'execa';
-import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,9 @@ describe('the sandbox under a TMPDIR other users cannot enter', () => {
     chmodSync(closed, 0o700);
     expect(unenterableAncestor(path.join(closed, 'inner', 'collab-loop-sandbox'))).toBe(closed);
     expect(unenterableAncestor(path.join(open, 'collab-loop-sandbox'))).toBeUndefined();
+    // A TMPDIR that is a link into the closed directory: what counts is where it leads.
+    symlinkSync(path.join(closed, 'inner'), path.join(open, 'link'));
+    expect(unenterableAncestor(path.join(open, 'link', 'collab-loop-sandbox'))).toBe(closed);
   });
 
   it('a run says which directory and what to do, in one line', async () => {
