@@ -74,7 +74,8 @@ function ensureVenv(venv = '.venv') {
 
 // Keyed on the file's content, not mtimes: a fresh clone has new mtimes but needs no reinstall of a warm venv.
 // `pipArgs`: e.g. --no-deps for a file that pins its whole closure. `source`: one sdist built afterwards against the
-// venv's own torch (--no-build-isolation), with `env` for its build; part of the sha key.
+// venv's own torch (--no-build-isolation), with `env` for its build and `buildRequires`, what its setup.py imports
+// that the venv lacks (without build isolation pip brings none of it); part of the sha key.
 function pythonDeps(venv, requirements, what, pipArgs = [], source) {
   const file = path.join(root, requirements);
   if (!existsSync(file)) return;
@@ -87,6 +88,7 @@ function pythonDeps(venv, requirements, what, pipArgs = [], source) {
   ensureVenv(venv);
   const pip = path.join(root, venv, 'bin', 'pip');
   run(pip, ['install', '--quiet', ...pipArgs, '-r', requirements]);
+  if (source?.buildRequires) run(pip, ['install', '--quiet', '--no-deps', ...source.buildRequires]);
   if (source)
     run(pip, ['install', '--quiet', '--no-deps', '--no-build-isolation', source.requirement], {
       env: { ...process.env, ...source.env },
@@ -211,6 +213,9 @@ if (process.argv.includes('--engines') || process.env.COLLAB_LOOP_ENGINES === '1
   // flash-attn's Python part only: OpenRLHF imports it unconditionally, its CUDA kernels need nvcc (see the file).
   pythonDeps('.venv-openrlhf', 'requirements-openrlhf.txt', 'OpenRLHF and DeepSpeed (trainer.kind: openrlhf)', ['--no-deps'], {
     requirement: 'flash-attn==2.8.3',
+    // Its setup.py imports wheel.bdist_wheel; a new venv (pip 23.2, setuptools 65.5) has no wheel, and 0.46+ needs
+    // setuptools >= 70.1 for that import. A warm pip cache holding the built flash-attn wheel hid this.
+    buildRequires: ['wheel==0.45.1'],
     env: { FLASH_ATTENTION_SKIP_CUDA_BUILD: 'TRUE', FLASH_ATTENTION_FORCE_BUILD: 'TRUE' },
   });
   pythonDeps('.venv-verl', 'requirements-verl.txt', 'verl (trainer.kind: verl)', ['--no-deps']);
