@@ -36,7 +36,7 @@ function proseLines(text: string): { line: string; n: number }[] {
 }
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered -1, -2, … */
-export function anchors(text: string): Set<string> {
+function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const { line } of proseLines(text)) {
@@ -86,7 +86,11 @@ describe('the README and docs/', () => {
   it('has no line over 200 characters outside generated pages', () => {
     const long = pages
       .filter((p) => !GENERATED.includes(p))
-      .flatMap((p) => read(p).split('\n').flatMap((l, i) => ([...l].length > MAX_LINE ? [`${p}:${i + 1} (${[...l].length})`] : [])));
+      .flatMap((p) =>
+        read(p)
+          .split('\n')
+          .flatMap((l, i) => ([...l].length > MAX_LINE ? [`${p}:${i + 1} (${[...l].length})`] : [])),
+      );
     expect(long).toEqual([]);
   });
 
