@@ -1,6 +1,7 @@
 // `npm run bench [-- section…] [--clip-model DIR]`: throughput of the generation stage against a local OpenAI-compatible endpoint with a fixed
 // latency and capacity, as a ratio of that endpoint's ideal throughput (capacity ÷ latency); Temporal history
-// events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted.
+// events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted; each section's
+// replace its block in docs/benchmarks.md (bench-figures.ts), which says what every section measures.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Command } from 'commander';
 import { defaultPayloadConverter } from '@temporalio/common';
