@@ -188,7 +188,7 @@ program
   )
   .option(
     '--deployment [name]',
-    `versioned workers (Temporal Worker Versioning) of this deployment (default name "${DEFAULT_DEPLOYMENT}"): a new build takes work once made current (README "Rolling upgrade of two hosts")`,
+    `versioned workers (Temporal Worker Versioning) of this deployment (default name "${DEFAULT_DEPLOYMENT}"): a new build takes work once made current (docs/operations.md, "Rolling upgrade of two hosts")`,
   )
   .option(
     '--build-id <id>',

@@ -1,6 +1,7 @@
 // `npm run bench [-- section…] [--clip-model DIR]`: throughput of the generation stage against a local OpenAI-compatible endpoint with a fixed
 // latency and capacity, as a ratio of that endpoint's ideal throughput (capacity ÷ latency); Temporal history
-// events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted.
+// events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted; each section's
+// replace its block in docs/benchmarks.md (bench-figures.ts), which says what every section measures.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Command } from 'commander';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -24,6 +25,8 @@ import { temporalCliPath } from '../cli/temporal-cli';
 import { cliAction, UserError } from '../cli/user-error';
 import { clipCheckpointProblem } from '../activities/render/clip-checkpoint';
 import type { S3Server } from '../cli/stack/seaweedfs';
+import { recordFigures } from './bench-figures';
+import { BENCH_SECTIONS, PEAK_RSS, TEMPORAL_SECTIONS, type TemporalSection } from './bench-sections';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
@@ -293,8 +296,9 @@ storage outage — ${file}, ${calm.result.iterations.length} iterations on S3 (S
   });
 }
 
-/** The sections `npm run bench` prints, in order; `npm run bench -- <name…>` runs only those named. */
-const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> = {
+/** The sections that share the bench's Temporal dev server (bench-sections.ts lists them in the order they run);
+ *  `npm run bench -- <name…>` runs only those named. */
+const SECTIONS: Record<TemporalSection, (env: TestWorkflowEnvironment) => Promise<void>> = {
   coral: (env) =>
     benchGeneration(env, {
       label: 'coral',
@@ -360,24 +364,21 @@ const SECTIONS: Record<string, (env: TestWorkflowEnvironment) => Promise<void>> 
   'storage-outage': benchStorageOutage,
 };
 
-/** Sections that need no shared Temporal server: ColBench scoring (the sandbox, the renderer, the screenshot scores),
- *  the CPU an LLM call costs in a worker process (llm-cpu starts its own Temporal dev server and endpoint), the object
- *  stores' throughput, and endpoint limits shared by two processes through Redis. */
-const STANDALONE = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store', 'shared-limits'];
-
 interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
   clipModel?: string;
 }
 
 async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<void> {
-  const unknown = only.filter((name) => !Object.hasOwn(SECTIONS, name) && !STANDALONE.includes(name));
-  if (unknown.length)
-    throw new Error(`bench: no section ${unknown.join(', ')} (sections: ${[...Object.keys(SECTIONS), ...STANDALONE].join(', ')})`);
+  const unknown = only.filter((name) => !BENCH_SECTIONS.includes(name));
+  if (unknown.length) throw new Error(`bench: no section ${unknown.join(', ')} (sections: ${BENCH_SECTIONS.join(', ')})`);
   const wanted = (name: string) => only.length === 0 || only.includes(name);
-  if (Object.keys(SECTIONS).some(wanted)) await benchWithTemporal(wanted);
+  // Each section's printed figures replace its block in docs/benchmarks.md.
+  const section = (name: string, work: () => Promise<void>) =>
+    wanted(name) ? recordFigures(name, `npm run bench -- ${name}`, work) : Promise.resolve();
+  if (TEMPORAL_SECTIONS.some(wanted)) await benchWithTemporal(wanted, section);
   // ColBench scoring: the sandbox and the renderer, each against a bare baseline measured in the same run.
-  if (wanted('sandbox')) {
+  await section('sandbox', async () => {
     const { benchSandbox } = await import('./bench-sandbox');
     const sb = await benchSandbox();
     console.log(
@@ -386,19 +387,19 @@ async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<v
     console.log(
       `  numpy import per run     ${sb.numpyImportMs.toFixed(0)} ms (median run ${sb.numpyMedianMs.toFixed(0)} ms with numpy, ${sb.sandboxedMedianMs.toFixed(0)} ms without)`,
     );
-  }
-  if (wanted('render')) {
+  });
+  await section('render', async () => {
     const { benchRender } = await import('./bench-render');
     const rb = await benchRender();
     console.log(
       `  renders/s                ${rb.poolPerSecond.toFixed(1)} vs plain playwright loop ${rb.barePerSecond.toFixed(1)}   ratio ${rb.ratio.toFixed(3)} (${rb.renders} renders)`,
     );
-  }
-  if (wanted('clip-vs-default')) {
+  });
+  await section('clip-vs-default', async () => {
     const { benchClipVsDefault } = await import('./bench-clip');
     await benchClipVsDefault(opts.clipModel);
-  }
-  if (wanted('llm-cpu')) {
+  });
+  await section('llm-cpu', async () => {
     const { benchLlmCpu } = await import('./bench-llm-cpu');
     const b = await benchLlmCpu();
     const { worker: w, plain: p, plainHttp: h, plainSdk: k } = b;
@@ -423,12 +424,12 @@ async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<v
     console.log(
       `  (${b.cores} cores shared by the client measured, the endpoint, the Temporal dev server and this process's workflow worker: calls/s is bounded by CPU, not by the endpoint; the worker's request cache is on ${os.tmpdir()}: TMPDIR picks its filesystem)`,
     );
-  }
-  if (wanted('object-store')) {
+  });
+  await section('object-store', async () => {
     const { benchObjectStore } = await import('./bench-object-store');
     await benchObjectStore();
-  }
-  if (wanted('shared-limits')) {
+  });
+  await section('shared-limits', async () => {
     const { benchSharedLimits } = await import('./bench-shared-limits');
     const b = await benchSharedLimits();
     console.log(
@@ -441,19 +442,26 @@ async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<v
     console.log(
       `  each its own limit ÷ 2   ${b.split.callsPerSecond.toFixed(1)} calls/s   ratio ${ratio(b.split)}, peak ${b.split.peak} (no Redis: what this machine's CPU allows)`,
     );
-  }
+  });
 }
 
-async function benchWithTemporal(wanted: (name: string) => boolean): Promise<void> {
+async function benchWithTemporal(
+  wanted: (name: string) => boolean,
+  section: (name: string, work: () => Promise<void>) => Promise<void>,
+): Promise<void> {
   installWorkerLogging('WARN');
   const env = await TestWorkflowEnvironment.createLocal({
     server: { executable: { type: 'existing-path', path: temporalCliPath() }, searchAttributes: [...SEARCH_ATTRIBUTES] },
   });
   console.log('\ncollab-loop bench: generation against a local OpenAI-compatible endpoint (SIMULATED policies)');
   try {
-    for (const [name, run] of Object.entries(SECTIONS)) if (wanted(name)) await run(env);
-    console.log(
-      `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process)`,
+    for (const name of TEMPORAL_SECTIONS) await section(name, () => SECTIONS[name](env));
+    const ran = TEMPORAL_SECTIONS.filter(wanted);
+    const command = ran.length === TEMPORAL_SECTIONS.length ? 'npm run bench' : `npm run bench -- ${ran.join(' ')}`;
+    await recordFigures(PEAK_RSS, command, async () =>
+      console.log(
+        `\n  peak RSS                 ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (workers, endpoint and bench in one process: ${ran.join(', ')})`,
+      ),
     );
   } finally {
     await env.teardown();
@@ -462,7 +470,7 @@ async function benchWithTemporal(wanted: (name: string) => boolean): Promise<voi
 
 await new Command('npm run bench --')
   .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
-  .description('throughput and footprint figures (see README)')
+  .description("throughput and footprint figures; each section's replace its block in docs/benchmarks.md")
   .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
   .showHelpAfterError()
   .action(

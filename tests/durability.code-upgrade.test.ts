@@ -1,5 +1,5 @@
 // Shipping a fix into a running loop: a loop starts on one build of the workflow code; its workers stop in the middle
-// of iteration 0; workers with a new build (the iteration workflow changed behind patched(), as the README says a fix
+// of iteration 0; workers with a new build (the iteration workflow changed behind patched(), as docs/operations.md says a fix
 // must be) take over, and the run completes: the iteration in flight at the upgrade replays and finishes on the old
 // path, the next one takes the new path, and no workflow task ever fails on nondeterminism.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,7 +55,7 @@ describe('new workflow code during a long run', () => {
         60_000,
         'iteration 0 past deploy',
       ),
-      // As the README's "Shipping a fix" says for gpu workers: iteration 0's server stays up for the new build.
+      // As docs/operations.md's "Shipping a fix" says for gpu workers: iteration 0's server stays up for the new build.
       { keepServers: true },
     );
 

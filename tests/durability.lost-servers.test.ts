@@ -3,7 +3,7 @@
 // while the iteration still holds the dead server's endpoint. The iteration notices (ServedEndpointGone,
 // activities/llm/served-gone.ts), deploys again on the new worker and reruns only the missing shards: the run
 // completes long before the 600 s llm.outageToleranceSeconds, nothing needs attention, and no request is answered
-// twice except those in flight when the server died. Two workers as the README's multi-host section has them (gpu,
+// twice except those in flight when the server died. Two workers as docs/operations.md's multi-host section has them (gpu,
 // and workflows,llm,cpu,sandbox), on one host; the model server is the default test config's simulator (no weights).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

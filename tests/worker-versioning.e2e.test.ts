@@ -1,10 +1,10 @@
-// A rolling upgrade of two hosts with Temporal Worker Versioning (README "Rolling upgrade of two hosts"): both hosts
+// A rolling upgrade of two hosts with Temporal Worker Versioning (docs/operations.md, "Rolling upgrade of two hosts"): both hosts
 // run build A of deployment "collab-loop" (every queue, as two replicas); a 2-iteration loop starts; during
 // iteration 0, host 2 restarts with build B (the iteration workflow changed behind patched(),
 // tests/fixtures/workflow-fix) and B is made current. Iteration 0 (PINNED) finishes on A — host 1 — even after B is
 // current; the loop (AUTO_UPGRADE) moves to B at its next workflow task and starts iteration 1 there; a new run goes
 // to B. Every claim is read from the workflow histories: the build that completed each workflow task. Also: the
-// README's `temporal workflow update-options` moves a running iteration from A to B; `collab-loop worker
+// docs/operations.md's `temporal workflow update-options` moves a running iteration from A to B; `collab-loop worker
 // --deployment` prints the build ID derived from the workflow code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -240,7 +240,7 @@ describe('Worker Versioning: a rolling upgrade of two hosts while a loop runs', 
       await waitUntil(async () => (await iteration.query(iterationStatusQuery)).paused, 60_000, 'iteration 0 paused');
       await setCurrentVersion(env.address, DEFAULT_DEPLOYMENT, B);
       const onA = (await taskBuildsByRun(env.client, iteration.workflowId, (await iteration.describe()).runId)).flat();
-      // The README's command.
+      // docs/operations.md's command.
       await temporalCommand(env.address, [
         ...['workflow', 'update-options', '--workflow-id', iteration.workflowId, '--versioning-override-behavior', 'pinned'],
         ...['--versioning-override-deployment-name', DEFAULT_DEPLOYMENT, '--versioning-override-build-id', B],

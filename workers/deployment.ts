@@ -1,7 +1,7 @@
 // Temporal Worker Versioning (https://docs.temporal.io/worker-deployments): a versioned worker declares a deployment
 // name and a build ID; the server sends a run's workflow tasks to the build its versioning behaviour names (the
 // iteration stays on the build it started on; the loop follows the deployment's current build: workflows/loop.ts,
-// workflows/iteration.ts), and a new build takes work only once it is made current (README "Rolling upgrade").
+// workflows/iteration.ts), and a new build takes work only once it is made current (docs/operations.md, "Rolling upgrade of two hosts").
 import type { NativeConnection, WorkerOptions, WorkflowBundleOption } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ type WorkflowService = NativeConnection['workflowService'];
  * A deployment no build was ever made current for routes no run to its versioned workers, so on a first rollout
  * `start` would wait silently. The first versioned worker therefore makes its own build current when the
  * deployment has never had a current build (`currentVersionChangedTime` unset); after that the current build
- * changes only deliberately (`temporal worker deployment set-current-version`, README "Rolling upgrade of two
+ * changes only deliberately (`temporal worker deployment set-current-version`, docs/operations.md, "Rolling upgrade of two
  * hosts"). Returns what it did, for the worker's start line. The deployment exists once this host's pollers have
  * reached the server, hence the retries.
  */

@@ -48,7 +48,7 @@ const STAGE_BODIES: Record<Stage, (s: IterationState, stats: StageStats) => Prom
 };
 
 // Versioned workers: an iteration (hours of stages) finishes on the build it started on; the loop starts the next
-// one on the current build; `temporal workflow update-options` moves a running one deliberately (README).
+// one on the current build; `temporal workflow update-options` moves a running one deliberately (docs/operations.md).
 setWorkflowOptions(versioningBehavior('PINNED'), iterationWorkflow);
 export async function iterationWorkflow(input: IterationInput): Promise<IterationSummary> {
   const s = newIterationState(input);

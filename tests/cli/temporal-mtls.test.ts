@@ -1,4 +1,4 @@
-// Temporal over mutual TLS, configured as the README's "Which Temporal server" shows: a profile file
+// Temporal over mutual TLS, configured as docs/operations.md's "Which Temporal server" shows: a profile file
 // (TEMPORAL_CONFIG_FILE + TEMPORAL_PROFILE) with [profile.<name>.tls] keys. The server is the dev server behind a
 // TLS terminator that demands a client certificate from the test's CA (tests/helpers/tls-terminator.ts). A run
 // goes through it (the CLI's client and its in-process workers); a profile without the client certificate, or
@@ -32,7 +32,7 @@ beforeAll(async () => {
   writeFileSync(
     profiles,
     [
-      // As in the README (plus server_name: the certificate names the server, not the address dialled).
+      // As in docs/operations.md (plus server_name: the certificate names the server, not the address dialled).
       profile('lab', [
         `client_cert_path = "${pki.clientCert}"`,
         `client_key_path = "${pki.clientKey}"`,

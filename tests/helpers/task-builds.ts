@@ -37,7 +37,7 @@ export function buildSequence(builds: string[], names: Record<string, string>): 
   return out.map(([n, k]) => `${n}×${k}`).join(' ');
 }
 
-/** The `temporal` CLI against `address`, as the README has an operator run it; retried while it fails (the server
+/** The `temporal` CLI against `address`, as docs/operations.md has an operator run it; retried while it fails (the server
  *  learns a deployment version from its workers' first poll). */
 export async function temporalCommand(address: string, args: string[]): Promise<void> {
   const deadline = Date.now() + 60_000;

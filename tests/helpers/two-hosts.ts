@@ -1,5 +1,5 @@
 // Two worker "hosts" on one machine that share only the Temporal server and the bucket: separate state dirs and
-// working directories, host A polling workflows,llm,cpu,sandbox and host B gpu (README "Running on several machines").
+// working directories, host A polling workflows,llm,cpu,sandbox and host B gpu (docs/operations.md, "Running on several machines").
 import type { Client } from '@temporalio/client';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';

@@ -15,8 +15,7 @@ import { workflowBundle } from './temporal';
 import { startUiServer, type UiServer } from './ui-server';
 import { waitUntil } from './wait';
 
-/** Where a UI test's screenshots go: a temporary folder, or with UPDATE_SCREENSHOTS=1 docs/screenshots (the
- *  README's). */
+/** Where a UI test's screenshots go: a temporary folder, or with UPDATE_SCREENSHOTS=1 docs/screenshots (docs/cli.md's). */
 export function screenshotDir(): string {
   const dir = process.env.UPDATE_SCREENSHOTS
     ? path.join(PROJECT_ROOT, 'docs', 'screenshots')

@@ -1,4 +1,4 @@
-// The layers read top-down (README "Architecture"; .dependency-cruiser.cjs states them): an import that runs
+// The layers read top-down (docs/architecture.md; .dependency-cruiser.cjs states them): an import that runs
 // upward fails `npm run lint`. These tests run the same check the lint runs, on the tree and on small trees that
 // break one rule each, so a rule that stopped matching would fail here.
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 // What a user sees in the real Temporal UI (the dev server's own web UI, driven by playwright-core in the system
 // Chromium): activity summaries in the iteration's timeline, and current details on the loop and the iteration that
 // say where the run is, what it measured and what needs the user. Assertions are on the page's text, never pixels.
-// The screenshots go to a temporary folder; UPDATE_SCREENSHOTS=1 writes them to docs/screenshots for the README.
+// The screenshots go to a temporary folder; UPDATE_SCREENSHOTS=1 writes them to docs/screenshots for docs/cli.md.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import path from 'node:path';

@@ -10,7 +10,7 @@ import type { AnswerFailureReason, RunCodeTests, TestFailureCounts } from './ser
 import { parseColbenchRow, TaskFileError, type ColbenchCodeTask } from './tasks';
 import { readTaskFile, rowId } from '../task-file';
 
-/** One line of `collab-loop score --recipe colbench-code` (README: "ColBench + SWEET-RL"). */
+/** One line of `collab-loop score --recipe colbench-code` (docs/recipes/colbench.md). */
 export interface ScoredCodeRecord {
   /** The record's own `id` as written (a number stays a number), else its task's. */
   id: string | number;

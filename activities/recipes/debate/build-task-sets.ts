@@ -1,4 +1,4 @@
-// Builds the multiagent-ft paper's debate task files (README, "Multiagent debate"); run directly, imported by nothing:
+// Builds the multiagent-ft paper's debate task files (docs/recipes/debate.md); run directly, imported by nothing:
 //   npx tsx activities/recipes/debate/build-task-sets.ts math <MATH dir> [--split test] [--levels 1,2,3] [--count 500] [--out file]
 //     the MATH Levels 1–3 set of original_gen.py from a local copy of the dataset (<MATH dir>/<split>/<subject>/*.json)
 //   npx tsx activities/recipes/debate/build-task-sets.ts arithmetic [--count 500] [--out file]
