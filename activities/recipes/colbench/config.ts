@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { movedToModels, positiveInt, similarityMeasureSchema } from '../../../contracts/config-fields';
 import { compat, recipeSection } from '../recipe-section';
 
-/** ColBench (SWEET-RL's benchmark): an agent, a simulated human who sees the hidden reference, at most 10 turns. */
+// The fields both ColBench sections share (each section's .meta says what the benchmark is).
 const colbenchCommon = {
   // prompts: by key of prompts.ts COLBENCH_CODE_PROMPTS / COLBENCH_HTML_PROMPTS.
   ...recipeSection,
