@@ -316,7 +316,7 @@ export const loopConfigSchema = z.strictObject({
     .optional()
     .meta({
       description:
-        'What the whole run may spend on LLM calls: tokens (prompt + completion, every role) and/or US dollars at the endpoints\' `price`s. Every call reserves its estimated cost before it is sent (activities/llm/budget-ledger.ts): one that would pass the budget is not sent, and the run waits as needs attention ("budget reached") until `collab-loop retry <run> --set budget.tokens=…` raises it or `stop`.',
+        'What the whole run may spend on LLM calls (give tokens, usd or both): tokens (prompt + completion, every role) and/or US dollars at the endpoints\' `price`s. Every call reserves its estimated cost before it is sent (activities/llm/budget-ledger.ts): one that would pass the budget is not sent, and the run waits as needs attention ("budget reached") until `collab-loop retry <run> --set budget.tokens=…` raises it or `stop`.',
     }),
 });
 
