@@ -24,42 +24,49 @@ export const envVarName = z
 /** The APIs an external endpoint can speak (activities/llm/scoring-api.ts for the two scoring ones). */
 export const ENDPOINT_APIS = ['chat', 'reward', 'score'] as const;
 
-/**
- * How the callers that need a JSON reply (judges, user simulators, extractors) get one from an endpoint:
- *   parse       — (the default, when absent) ask in the prompt, parse the reply by hand and re-ask when it cannot be
- *                 read (any server);
- *   json_schema — send `response_format: {type: json_schema}` built from the caller's zod schema (OpenAI structured
- *                 outputs; vLLM and SGLang guided decoding) and validate the reply with the same schema.
- */
 export const STRUCTURED_OUTPUTS = ['parse', 'json_schema'] as const;
-export const structuredOutputsSchema = z.enum(STRUCTURED_OUTPUTS).optional();
+export const structuredOutputsSchema = z.enum(STRUCTURED_OUTPUTS).optional().meta({
+  description:
+    "How the callers that need a JSON reply (judges, user simulators, extractors) get one from the endpoint. parse (when absent): ask in the prompt, parse the reply by hand and re-ask when it cannot be read (any server). json_schema: send `response_format: {type: json_schema}` built from the caller's zod schema (OpenAI structured outputs; vLLM and SGLang guided decoding) and validate the reply with the same schema.",
+});
 
 /** An endpoint that the loop does not deploy itself. */
 export const externalEndpointSchema = z
   .strictObject({
-    baseUrl: z.url({ message: 'must be a URL such as http://127.0.0.1:8000/v1' }),
-    /** The model's name on the server; also its identity in the request cache (a scoring service ignores it). */
-    model: z.string().min(1),
-    apiKeyEnv: envVarName.optional(),
-    maxConcurrency: positiveInt.default(32),
-    /** Tokens (prompt + completion) admitted per sliding minute: per worker process, or across all of them with
-     *  llm.sharedLimits (activities/llm/limiter.ts). */
-    tokensPerMinute: positiveInt.optional(),
-    /**
-     * How the endpoint is asked (a reward role may be any of them):
-     *   chat   — OpenAI chat completions at baseUrl (an LLM, or an LLM judge);
-     *   reward — a reward model served by vLLM's pooling runner (`vllm serve <rm> --runner pooling`, usually detected
-     *            by itself): POST /pooling at the server root (baseUrl without its /v1) with the conversation, its
-     *            scalar read from data[0].data;
-     *   score  — a plain HTTP scoring service (e.g. a COMET-KIWI FastAPI service): POST baseUrl+path with
-     *            {inputs: {batch_size, workers, data: [{src, mt}]}}, answered {scores: [float]}.
-     */
-    api: z.enum(ENDPOINT_APIS).default('chat'),
-    /** Only for api score: the path of the scoring route under baseUrl (default /predict/). */
-    path: z.string().startsWith('/', { message: 'must start with "/", e.g. /predict/' }).optional(),
+    baseUrl: z
+      .url({ message: 'must be a URL such as http://127.0.0.1:8000/v1' })
+      .meta({ description: 'The OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1.' }),
+    model: z
+      .string()
+      .min(1)
+      .meta({ description: "The model's name on the server; also its identity in the request cache (a scoring service ignores it)." }),
+    apiKeyEnv: envVarName
+      .optional()
+      .meta({ description: 'Environment variable (on every worker) holding the API key; the key itself never goes in a config.' }),
+    maxConcurrency: positiveInt.default(32).meta({
+      description: 'Requests in flight to this endpoint at once: per worker process, or across all of them with llm.sharedLimits.',
+    }),
+    tokensPerMinute: positiveInt.optional().meta({
+      description:
+        'Tokens (prompt + completion) admitted per sliding minute: per worker process, or across all of them with llm.sharedLimits (activities/llm/limiter.ts).',
+    }),
+    api: z.enum(ENDPOINT_APIS).default('chat').meta({
+      description:
+        "How the endpoint is asked (a reward role may be any of them): chat — OpenAI chat completions at baseUrl (an LLM, or an LLM judge); reward — a reward model served by vLLM's pooling runner (`vllm serve <rm> --runner pooling`, usually detected by itself): POST /pooling at the server root (baseUrl without its /v1) with the conversation, its scalar read from data[0].data; score — a plain HTTP scoring service (e.g. a COMET-KIWI FastAPI service): POST baseUrl+path with {inputs: {batch_size, workers, data: [{src, mt}]}}, answered {scores: [float]}.",
+    }),
+    path: z
+      .string()
+      .startsWith('/', { message: 'must start with "/", e.g. /predict/' })
+      .optional()
+      .meta({ description: 'Only for api score: the path of the scoring route under baseUrl (default /predict/).' }),
     structuredOutputs: structuredOutputsSchema,
-    /** What the endpoint charges, in US dollars per million tokens, for the run's `budget.usd` (absent: free). */
-    price: z.strictObject({ input: z.number().min(0), output: z.number().min(0) }).optional(),
+    price: z
+      .strictObject({
+        input: z.number().min(0).meta({ description: 'US dollars per million prompt tokens.' }),
+        output: z.number().min(0).meta({ description: 'US dollars per million completion tokens.' }),
+      })
+      .optional()
+      .meta({ description: "What the endpoint charges, in US dollars per million tokens, for the run's `budget.usd` (absent: free)." }),
   })
   .refine((e) => e.path === undefined || e.api === 'score', {
     path: ['path'],
@@ -67,9 +74,10 @@ export const externalEndpointSchema = z
   });
 export type ExternalEndpoint = z.infer<typeof externalEndpointSchema>;
 
-/** A recipe's `prompts:` file: its prompt texts by key, replacing the project's own (activities/recipes/prompt-file.ts);
- *  relative to the config file. */
-export const promptsFile = existingPath('file').optional();
+export const promptsFile = existingPath('file').optional().meta({
+  description:
+    "A YAML or JSON file of prompt texts by key (the recipe's prompts.ts catalog), e.g. the seed's own: keys it leaves out keep the project's texts (activities/recipes/prompt-file.ts; docs: README \"Prompt texts\").",
+});
 
 /** A field that moved to the `models:` section (model roles): naming it is an error that says where it went. */
 export const movedToModels = (role: string) =>
@@ -77,7 +85,9 @@ export const movedToModels = (role: string) =>
     .undefined({
       error: `moved to the models section: write it as models: { ${role}: { kind: external, endpoint: {...} } } (or kind: frozen / trained)`,
     })
-    .optional();
+    .optional()
+    // deprecated: the configuration reference (configs/config-doc.ts) leaves the field out.
+    .meta({ deprecated: true, description: `Moved to models.${role}.` });
 
 /** A host class or GPU type (contracts/placement.ts): part of a task queue's name, `collab-loop-gpu-<class>`. */
 export const gpuClass = z
@@ -85,37 +95,52 @@ export const gpuClass = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, "-" and "_" (e.g. a100, h100-80g)')
   .optional();
 
-/**
- * How one model role of a recipe is played (the `models:` section, keyed by role):
- *   trained  — served by the loop from its own checkpoint and trained every iteration (starts from `from`, default
- *              baseCheckpoint); each trained role has its own checkpoint chain;
- *   frozen   — served by the loop from a fixed checkpoint (default baseCheckpoint), never trained;
- *   external — an endpoint the loop does not manage.
- * Roles the config leaves out get the kind their recipe declares. `gpuClass` pins a trained role's trainer to the gpu
- * workers started with `--gpu-class <class>` (and its server, when it is the one class named: contracts/placement.ts).
- */
+/** How one model role of a recipe is played (the `models:` section, keyed by role). */
+const roleGpuClass = gpuClass.meta({
+  description:
+    "Pins the role's trainer to the gpu workers started with `--gpu-class <class>` (and its server, when it is the one class named: contracts/placement.ts).",
+});
 export const modelRoleSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('trained'), from: existingPath('checkpoint').optional(), gpuClass }),
-  z.strictObject({ kind: z.literal('frozen'), checkpoint: existingPath('checkpoint').optional(), gpuClass }),
-  z.strictObject({ kind: z.literal('external'), endpoint: externalEndpointSchema }),
+  z
+    .strictObject({
+      kind: z.literal('trained'),
+      from: existingPath('checkpoint').optional().meta({ description: 'The checkpoint its chain starts from; default baseCheckpoint.' }),
+      gpuClass: roleGpuClass,
+    })
+    .meta({ description: 'Served by the loop from its own checkpoint chain and trained every iteration on its own data.' }),
+  z
+    .strictObject({
+      kind: z.literal('frozen'),
+      checkpoint: existingPath('checkpoint').optional().meta({ description: 'The checkpoint it is served from; default baseCheckpoint.' }),
+      gpuClass: roleGpuClass,
+    })
+    .meta({ description: 'Served by the loop from a fixed checkpoint, never trained.' }),
+  z
+    .strictObject({
+      kind: z.literal('external'),
+      endpoint: externalEndpointSchema.meta({ description: 'The endpoint that plays the role.' }),
+    })
+    .meta({ description: 'An endpoint the loop does not manage (a reward role may name a scoring API).' }),
 ]);
 export type ModelRole = z.infer<typeof modelRoleSchema>;
 export type RoleKind = ModelRole['kind'];
 
-/**
- * How two page screenshots are compared (ColBench html: the final render with the reference's): `weight-free`
- * (layout and colour, no model, activities/render/image-similarity.ts) or `clip`, ColBench's own measure — the
- * cosine of CLIP image embeddings (activities/render/clip-similarity.ts) from the checkpoint directory `model`
- * (relative to the config file, like every path).
- */
+/** How two page screenshots are compared (ColBench html: the final render with the reference's). */
 export const similarityMeasureSchema = z.discriminatedUnion(
   'kind',
   [
-    z.strictObject({ kind: z.literal('weight-free') }),
-    z.strictObject({
-      kind: z.literal('clip'),
-      model: z.string({ error: 'must name a local CLIP checkpoint directory, e.g. models/clip-vit-base-patch32' }).min(1),
-    }),
+    z
+      .strictObject({ kind: z.literal('weight-free') })
+      .meta({ description: 'Layout and colour, no model (activities/render/image-similarity.ts).' }),
+    z
+      .strictObject({
+        kind: z.literal('clip'),
+        model: z
+          .string({ error: 'must name a local CLIP checkpoint directory, e.g. models/clip-vit-base-patch32' })
+          .min(1)
+          .meta({ description: 'The local CLIP checkpoint directory, e.g. models/clip-vit-base-patch32.' }),
+      })
+      .meta({ description: "ColBench's own measure: the cosine of CLIP image embeddings (activities/render/clip-similarity.ts)." }),
   ],
   { error: 'must be {kind: weight-free} or {kind: clip, model: <CLIP checkpoint directory>}' },
 );

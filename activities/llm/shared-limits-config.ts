@@ -25,10 +25,10 @@ const redisUrl = z.string().superRefine((s, ctx) => {
 });
 
 export const sharedLimitsSchema = z.strictObject({
-  /** redis://host:port/db (rediss:// for TLS); every worker host must reach it. */
-  redis: redisUrl,
-  /** How long a permit outlives a process that stopped renewing it (a killed worker): its holders renew every third. */
-  leaseSeconds: z.number().min(0.3).max(3600).default(15),
+  redis: redisUrl.meta({ description: 'redis://host:port/db (rediss:// for TLS); every worker host must reach it.' }),
+  leaseSeconds: z.number().min(0.3).max(3600).default(15).meta({
+    description: 'How long a permit outlives a process that stopped renewing it (a killed worker): its holders renew every third.',
+  }),
 });
 
 export type SharedLimitsConfig = z.infer<typeof sharedLimitsSchema>;

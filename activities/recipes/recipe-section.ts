@@ -5,25 +5,23 @@
 import { z } from 'zod';
 import { existingPath, positiveInt, promptsFile } from '../../contracts/config-fields';
 
-/** Nucleus sampling's top_p. */
-export const topP = z.number().gt(0).max(1);
+export const topP = z.number().gt(0).max(1).meta({ description: "Nucleus sampling's top_p of the policy." });
 
-/** `fixed` corrects flaws of a seed's released code, `seed` reproduces them (docs/fidelity.md): recipes that have both. */
-export const compat = z.enum(['fixed', 'seed']).default('fixed');
+/** The switch of the recipes whose seed's released code has flaws the project corrects. */
+export const compat = z
+  .enum(['fixed', 'seed'])
+  .default('fixed')
+  .meta({ description: "`fixed` corrects flaws of the seed's released code, `seed` reproduces them (docs/fidelity.md)." });
 
 export const recipeSection = {
-  /** Evaluation split: its conversations are scored every iteration. */
-  evalTasks: existingPath('file'),
-  /** Training split: its conversations become the training data. Omit for evaluation-only loops. */
-  trainTasks: existingPath('file').optional(),
-  /** Only the first `limit` tasks of each file. */
-  limit: positiveInt.optional(),
-  /** Prompt texts by key (the recipe's prompts.ts catalog), e.g. the seed's own. */
+  evalTasks: existingPath('file').meta({ description: 'Evaluation split: its conversations are scored every iteration.' }),
+  trainTasks: existingPath('file')
+    .optional()
+    .meta({ description: 'Training split: its conversations become the training data. Omit for evaluation-only loops.' }),
+  limit: positiveInt.optional().meta({ description: 'Only the first `limit` tasks of each file.' }),
   prompts: promptsFile,
-  /** Conversations per task on each split. */
-  evalSamples: positiveInt.default(1),
-  trainSamples: positiveInt.default(1),
+  evalSamples: positiveInt.default(1).meta({ description: 'Conversations per evaluation task.' }),
+  trainSamples: positiveInt.default(1).meta({ description: 'Conversations per training task.' }),
   topP: topP.default(1),
-  /** The policy's reply length. */
-  maxTokens: positiveInt.default(1024),
+  maxTokens: positiveInt.default(1024).meta({ description: "The policy's reply length." }),
 };

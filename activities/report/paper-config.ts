@@ -6,22 +6,23 @@ import { declaresMetric, type MetricSpec } from './metric-kinds';
 const text = z.string().trim().min(1);
 
 export const paperFigureSchema = z.strictObject({
-  /** A metric key the recipe computes (a row of the report's metrics table), e.g. `accuracy`, `toa/alpaca_lc_win_rate`. */
-  metric: text,
-  /** The value as the paper prints it. */
-  value: z.number().finite(),
-  /** The paper prints this 0–1 metric as a percentage (51.60 for 0.516): the report shows the run's value × 100. */
-  percent: z.boolean().default(false),
-  /** What the number is the result of: model, dataset, stage, e.g. "Llama-3.1-8B-Instruct, MMLU-Pro, untrained". */
-  setting: text,
-  /** Which of the run's values counts as its best. */
-  better: z.enum(['higher', 'lower']).default('higher'),
+  metric: text.meta({
+    description: "A metric key the recipe computes (a row of the report's metrics table), e.g. `accuracy`, `toa/alpaca_lc_win_rate`.",
+  }),
+  value: z.number().finite().meta({ description: 'The value as the paper prints it.' }),
+  percent: z
+    .boolean()
+    .default(false)
+    .meta({ description: "The paper prints this 0–1 metric as a percentage (51.60 for 0.516): the report shows the run's value × 100." }),
+  setting: text.meta({
+    description: 'What the number is the result of: model, dataset, stage, e.g. "Llama-3.1-8B-Instruct, MMLU-Pro, untrained".',
+  }),
+  better: z.enum(['higher', 'lower']).default('higher').meta({ description: "Which of the run's values counts as its best." }),
 });
 
 export const paperSchema = z.strictObject({
-  /** Where the figures are printed, short: authors or name, venue or arXiv id, table. */
-  citation: text,
-  figures: z.array(paperFigureSchema).min(1),
+  citation: text.meta({ description: 'Where the figures are printed, short: authors or name, venue or arXiv id, table.' }),
+  figures: z.array(paperFigureSchema).min(1).meta({ description: 'The published values, one per metric and setting.' }),
 });
 
 export type PaperFigures = z.infer<typeof paperSchema>;

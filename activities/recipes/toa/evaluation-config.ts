@@ -5,22 +5,31 @@ import { z } from 'zod';
 import { existingPath, positiveInt } from '../../../contracts/config-fields';
 
 export const toaEvaluationSchema = z.strictObject({
-  /** The baseline's outputs, one per evaluation prompt (references.ts lists the accepted shapes); needed by
-   *  alpacaEval and arenaHard. */
-  references: existingPath('file').optional(),
-  /** AlpacaEval 2.0-style: one judgement per text, order shuffled; win rate and length-controlled win rate. */
-  alpacaEval: z.boolean().default(true),
-  /** Arena-Hard-style: two judgements per text (both orders), five-way verdicts; win rate with a bootstrap interval. */
-  arenaHard: z.boolean().default(true),
-  /** Translation: each text scored by the `kiwi` role, a COMET-KIWI service (`api: score`; the paper's evaluation:
-   *  Unbabel/wmt23-cometkiwi-da-xxl), on (source, translation). */
-  kiwi: z.boolean().default(false),
-  /** The judge's reply budget (Arena-Hard's judge writes its own answer before its verdict). */
-  maxTokens: positiveInt.default(2048),
-  /** Re-asks when a verdict cannot be read; still unreadable = failed, left out of every rate. */
-  parseRetries: z.number().int().min(0).default(2),
-  /** Bootstrap rounds of the Arena-Hard interval (arena-hard-auto: 100). */
-  bootstrap: positiveInt.default(100),
+  references: existingPath('file').optional().meta({
+    description:
+      "The baseline's outputs, one per evaluation prompt (references.ts lists the accepted shapes); needed by alpacaEval and arenaHard.",
+  }),
+  alpacaEval: z
+    .boolean()
+    .default(true)
+    .meta({ description: 'AlpacaEval 2.0-style: one judgement per text, order shuffled; win rate and length-controlled win rate.' }),
+  arenaHard: z.boolean().default(true).meta({
+    description: 'Arena-Hard-style: two judgements per text (both orders), five-way verdicts; win rate with a bootstrap interval.',
+  }),
+  kiwi: z.boolean().default(false).meta({
+    description:
+      "Translation: each text scored by the `kiwi` role, a COMET-KIWI service (`api: score`; the paper's evaluation: Unbabel/wmt23-cometkiwi-da-xxl), on (source, translation).",
+  }),
+  maxTokens: positiveInt
+    .default(2048)
+    .meta({ description: "The judge's reply budget (Arena-Hard's judge writes its own answer before its verdict)." }),
+  parseRetries: z
+    .number()
+    .int()
+    .min(0)
+    .default(2)
+    .meta({ description: 'Re-asks when a verdict cannot be read; still unreadable = failed, left out of every rate.' }),
+  bootstrap: positiveInt.default(100).meta({ description: 'Bootstrap rounds of the Arena-Hard interval (arena-hard-auto: 100).' }),
 });
 
 export type ToaEvaluationConfig = z.infer<typeof toaEvaluationSchema>;

@@ -25,19 +25,30 @@ import { latestCompleteDir } from './checkpoint-dirs';
 import { scriptBeside } from '../../subprocess/venv';
 
 export const fairseq2OptionsSchema = z.strictObject({
-  release: z.literal('0.4').default('0.4'),
-  /** fairseq2 llama architecture of the base, e.g. llama3_1_8b, llama3_1_70b (0.4 builds the model from it). */
-  arch: z.string().min(1).default('llama3_1_8b'),
-  /** Built-in card the base's card extends: family, tiktoken tokenizer, EOT as EOS (`llama3` for base models). */
-  familyCard: z.string().min(1).default('llama3_instruct'),
-  /** Llama-3 tiktoken file; default `<base>/original/tokenizer.model` (the export copies it along). */
-  tokenizer: z.string().min(1).optional(),
-  /** Recipe preset (0.4 default: llama3_1_instruct). */
-  preset: z.string().min(1).optional(),
-  /** LLaMAConfig fields set over the arch's (model_dim, num_layers, vocab_info, ffn_inner_dim, rope_theta, …), for a
-   *  base no built-in arch describes, e.g. a tiny test model: the card's `model_config`, which fairseq2 0.4 merges
-   *  over `model_arch` (fairseq2/models/_handler.py load_config; `_set_` replaces the listed values). */
-  modelConfig: z.record(z.string(), z.unknown()).optional(),
+  release: z
+    .literal('0.4')
+    .default('0.4')
+    .meta({ description: 'The fairseq2 line: only 0.4 has preference finetuning (0.5 removed the packaged `fairseq2 lm` recipes).' }),
+  arch: z
+    .string()
+    .min(1)
+    .default('llama3_1_8b')
+    .meta({ description: 'fairseq2 llama architecture of the base, e.g. llama3_1_8b, llama3_1_70b (0.4 builds the model from it).' }),
+  familyCard: z
+    .string()
+    .min(1)
+    .default('llama3_instruct')
+    .meta({ description: "Built-in card the base's card extends: family, tiktoken tokenizer, EOT as EOS (`llama3` for base models)." }),
+  tokenizer: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'Llama-3 tiktoken file; default `<base>/original/tokenizer.model` (the export copies it along).' }),
+  preset: z.string().min(1).optional().meta({ description: 'Recipe preset (0.4 default: llama3_1_instruct).' }),
+  modelConfig: z.record(z.string(), z.unknown()).optional().meta({
+    description:
+      "LLaMAConfig fields set over the arch's (model_dim, num_layers, vocab_info, ffn_inner_dim, rope_theta, …), for a base no built-in arch describes, e.g. a tiny test model: the card's `model_config`, which fairseq2 0.4 merges over `model_arch` (fairseq2/models/_handler.py load_config; `_set_` replaces the listed values).",
+  }),
 });
 export type Fairseq2Options = CommonTrainOptions & z.infer<typeof fairseq2OptionsSchema>;
 

@@ -14,12 +14,19 @@ import type { CommonTrainOptions, ResumePoint, TrainerAdapter, TrainerProgress, 
 import { packageVersionsCommand } from './package-versions';
 
 export const openrlhfOptionsSchema = z.strictObject({
-  flags: z.enum(['dotted', 'legacy']).default('dotted'),
-  /** GPUs the default launcher starts (deepspeed --num_gpus); with batchSize × gradientAccumulation it sets the global batch. */
-  gpus: z.number().int().positive().default(1),
-  zeroStage: z.number().int().min(0).max(3).default(2),
-  /** Attention kernel; OpenRLHF's default flash_attention_2 needs flash-attn built for the GPU. */
-  attnImplementation: z.string().min(1).optional(),
+  flags: z.enum(['dotted', 'legacy']).default('dotted').meta({
+    description:
+      "The installed OpenRLHF's flag names: dotted (≥ 0.10.2: `--model.model_name_or_path`, …) or legacy (≤ 0.10.1: `--pretrain`, …).",
+  }),
+  gpus: z.number().int().positive().default(1).meta({
+    description: 'GPUs the default launcher starts (deepspeed --num_gpus); with batchSize × gradientAccumulation it sets the global batch.',
+  }),
+  zeroStage: z.number().int().min(0).max(3).default(2).meta({ description: "DeepSpeed's ZeRO stage." }),
+  attnImplementation: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "Attention kernel; OpenRLHF's default flash_attention_2 needs flash-attn built for the GPU." }),
 });
 export type OpenRlhfOptions = CommonTrainOptions & z.infer<typeof openrlhfOptionsSchema>;
 

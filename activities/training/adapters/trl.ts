@@ -23,19 +23,30 @@ export const TRL_ENV: Record<string, string> = {
   PYTHONUNBUFFERED: '1',
 };
 
-/** method online_dpo: the futures played after each completion to score it. Defaults: microsoft/CollabLLM's online DPO
- *  (3 futures per completion), with the future shape of verl-recipe's collabllm/train_rl_collabllm.sh (2 user
- *  turns, 3 assistant turns counting the completion: user, assistant, user). */
+// Defaults: microsoft/CollabLLM's online DPO (futures per completion), with the future shape of verl-recipe's
+// collabllm/train_rl_collabllm.sh (user, assistant, user).
 export const trlOnlineDpoOptionsSchema = z.strictObject({
-  futures: positiveInt.default(3),
-  maxUserTurns: positiveInt.default(2),
-  maxAssistantTurns: positiveInt.default(3),
-  /** Tokens of each completion and of each assistant turn in the futures (OnlineDPOConfig.max_new_tokens). */
-  maxNewTokens: positiveInt.default(512),
-  /** Sampling temperature of the completions and of the policy in the futures. */
-  temperature: z.number().gt(0).max(2).default(1),
+  futures: positiveInt.default(3).meta({ description: "Futures played after each completion to score it (the seed's)." }),
+  maxUserTurns: positiveInt.default(2).meta({ description: "User turns of a future (train_rl_collabllm.sh's)." }),
+  maxAssistantTurns: positiveInt
+    .default(3)
+    .meta({ description: "Assistant turns of a future, counting the completion (train_rl_collabllm.sh's)." }),
+  maxNewTokens: positiveInt
+    .default(512)
+    .meta({ description: 'Tokens of each completion and of each assistant turn in the futures (OnlineDPOConfig.max_new_tokens).' }),
+  temperature: z
+    .number()
+    .gt(0)
+    .max(2)
+    .default(1)
+    .meta({ description: 'Sampling temperature of the completions and of the policy in the futures.' }),
 });
-export const trlOptionsSchema = z.strictObject({ onlineDpo: trlOnlineDpoOptionsSchema.prefault({}) });
+export const trlOptionsSchema = z.strictObject({
+  onlineDpo: trlOnlineDpoOptionsSchema.prefault({}).meta({
+    description:
+      "method online_dpo: TRL's OnlineDPOTrainer; each completion's reward comes from futures played against the recipe's reward service.",
+  }),
+});
 /** The config always carries onlineDpo (its defaults); callers planning sft/dpo may leave it out. */
 export type TrlOptions = CommonTrainOptions & Partial<z.infer<typeof trlOptionsSchema>>;
 

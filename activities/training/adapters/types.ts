@@ -44,21 +44,34 @@ export interface OnlineRlRollout {
 /** Options common to every adapter (the trainer section of the config); adapters read what applies to them. The
  *  config schema (configs/schema.ts) spreads this shape into every trainer kind, so the type is inferred once. */
 export const commonTrainOptionsSchema = z.object({
-  learningRate: z.number().positive().optional(),
-  /** Stop after this many optimizer steps (CPU runs, smoke tests); otherwise `epochs`. */
-  maxSteps: positiveInt.optional(),
-  epochs: z.number().positive().default(1),
-  batchSize: positiveInt.default(4),
-  gradientAccumulation: positiveInt.default(1),
-  maxLength: positiveInt.default(2048),
-  /** Save a resumable checkpoint every N optimizer steps (0: only at the end). */
-  saveSteps: z.number().int().min(0).default(50),
-  /** DPO beta. */
-  beta: z.number().positive().default(0.1),
-  /** Appended verbatim to the trainer's argv (the escape hatch for every other flag). */
-  extraArgs: z.array(z.string()).default([]),
-  /** Prefix for the training command, e.g. ["deepspeed","--num_gpus","8"] or ["torchrun","--nproc_per_node=8"]. */
-  launcher: z.array(z.string().min(1)).min(1).optional(),
+  learningRate: z.number().positive().optional().meta({
+    description: "The optimizer's learning rate; default the trainer's own (verl grpo: train_rl_collabllm.sh's; ppo: the seed's).",
+  }),
+  maxSteps: positiveInt
+    .optional()
+    .meta({ description: 'Stop after this many optimizer steps (CPU runs, smoke tests); otherwise `epochs`.' }),
+  epochs: z.number().positive().default(1).meta({ description: 'Passes over the training data (when maxSteps is not set).' }),
+  batchSize: positiveInt.default(4).meta({ description: 'Examples per device per micro-batch.' }),
+  gradientAccumulation: positiveInt.default(1).meta({ description: 'Micro-batches accumulated per optimizer step.' }),
+  maxLength: positiveInt
+    .default(2048)
+    .meta({ description: 'The longest example in tokens (prompt + target); longer ones are cut or dropped, as the trainer does.' }),
+  saveSteps: z
+    .number()
+    .int()
+    .min(0)
+    .default(50)
+    .meta({ description: 'Save a resumable checkpoint every N optimizer steps (0: only at the end).' }),
+  beta: z.number().positive().default(0.1).meta({ description: 'DPO beta.' }),
+  extraArgs: z
+    .array(z.string())
+    .default([])
+    .meta({ description: "Appended verbatim to the trainer's argv (the escape hatch for every other flag)." }),
+  launcher: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .meta({ description: 'Prefix for the training command, e.g. ["deepspeed","--num_gpus","8"] or ["torchrun","--nproc_per_node=8"].' }),
 });
 export type CommonTrainOptions = z.infer<typeof commonTrainOptionsSchema>;
 

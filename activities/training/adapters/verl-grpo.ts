@@ -27,51 +27,71 @@ import type { CommonTrainOptions, TrainJob, TrainStep } from './types';
 import { onlinePrepareStep, RL_TRAIN_PARQUET, RL_VALIDATION_PARQUET } from './online-prepare';
 import { PLUGIN_DIR, PLUGIN_FILE, PLUGIN_MODULE, VERL_EXPORT } from './verl-python';
 
+// Every default below is train_rl_collabllm.sh's (the descriptions say "as the script" rather than repeat the number).
 export const verlGrpoOptionsSchema = z.strictObject({
-  /** Responses sampled per prompt: the GRPO group (actor_rollout_ref.rollout.n). train_rl_collabllm.sh: 8. */
-  rolloutN: z.number().int().min(2).default(8),
-  /** Sampling temperature of the responses and of the policy in the futures. train_rl_collabllm.sh: 1.0. */
-  temperature: z.number().gt(0).max(2).default(1),
-  /** Futures per response (multi_turn.num_repeat_rollouts). train_rl_collabllm.sh: 3. */
-  numRepeatRollouts: positiveInt.default(3),
-  /** A future's caps: user turns, and assistant turns counting the response. train_rl_collabllm.sh: 2 and 3, so a
-   *  future is user, assistant, user (the third assistant turn meets the cap before it is kept). */
-  maxUserTurns: positiveInt.default(2),
-  maxAssistantTurns: positiveInt.default(3),
-  /** data.max_prompt_length (longer prompts are filtered out) and data.max_response_length. train_rl_collabllm.sh: 8196, 2048. */
-  maxPromptLength: positiveInt.default(8196),
-  maxResponseLength: positiveInt.default(2048),
-  /** Prompts per step (data.train_batch_size) and per actor update (ppo_mini_batch_size). train_rl_collabllm.sh: 16, 8. */
-  trainBatchSize: positiveInt.default(16),
-  ppoMiniBatchSize: positiveInt.default(8),
-  /** Dynamic batch size: tokens per GPU per micro batch (ppo_max_token_len_per_gpu). train_rl_collabllm.sh: 24000. */
-  maxTokensPerGpu: positiveInt.default(24000),
-  /** KL loss (low_var_kl) coefficient; no KL in the reward. train_rl_collabllm.sh: 0.001. */
-  klLossCoef: z.number().min(0).default(0.001),
-  /** vLLM's memory share and tensor parallelism. train_rl_collabllm.sh: 0.7, 1. */
-  gpuMemoryUtilization: z.number().gt(0).max(1).default(0.7),
-  tensorParallel: positiveInt.default(1),
-  /** FSDP offload of actor parameters and optimizer, and of the reference model. train_rl_collabllm.sh: on. */
-  offload: z.boolean().default(true),
-  /** Validate every N steps (trainer.test_freq); -1: never — the loop evaluates every iteration. */
-  testFreq: z.number().int().min(-1).default(-1),
-  /** The agent loop class that plays the futures; default: the recipe's (OnlineRlRollout.agentLoop). Importable when
-   *  `recipePath` (or PYTHONPATH) holds it. */
-  agentLoop: z.string().min(1).optional(),
-  /** A verl checkout whose `recipe/` submodule holds the recipe's agent loop (added to PYTHONPATH). */
-  recipePath: z.string().min(1).optional(),
+  rolloutN: z
+    .number()
+    .int()
+    .min(2)
+    .default(8)
+    .meta({ description: 'Responses sampled per prompt: the GRPO group (actor_rollout_ref.rollout.n).' }),
+  temperature: z
+    .number()
+    .gt(0)
+    .max(2)
+    .default(1)
+    .meta({ description: 'Sampling temperature of the responses and of the policy in the futures.' }),
+  numRepeatRollouts: positiveInt.default(3).meta({ description: 'Futures per response (multi_turn.num_repeat_rollouts).' }),
+  maxUserTurns: positiveInt.default(2).meta({ description: "A future's cap on user turns." }),
+  maxAssistantTurns: positiveInt.default(3).meta({
+    description:
+      "A future's cap on assistant turns, counting the response: by default a future is user, assistant, user (the third assistant turn meets the cap before it is kept).",
+  }),
+  maxPromptLength: positiveInt.default(8196).meta({ description: 'data.max_prompt_length: longer prompts are filtered out.' }),
+  maxResponseLength: positiveInt.default(2048).meta({ description: 'data.max_response_length.' }),
+  trainBatchSize: positiveInt.default(16).meta({ description: 'Prompts per step (data.train_batch_size).' }),
+  ppoMiniBatchSize: positiveInt.default(8).meta({ description: 'Prompts per actor update (ppo_mini_batch_size).' }),
+  maxTokensPerGpu: positiveInt
+    .default(24000)
+    .meta({ description: 'Dynamic batch size: tokens per GPU per micro batch (ppo_max_token_len_per_gpu).' }),
+  klLossCoef: z.number().min(0).default(0.001).meta({ description: 'KL loss (low_var_kl) coefficient; no KL in the reward.' }),
+  gpuMemoryUtilization: z.number().gt(0).max(1).default(0.7).meta({ description: "The rollout vLLM's memory share." }),
+  tensorParallel: positiveInt.default(1).meta({ description: "The rollout vLLM's tensor parallelism." }),
+  offload: z.boolean().default(true).meta({ description: 'FSDP offload of actor parameters and optimizer, and of the reference model.' }),
+  testFreq: z
+    .number()
+    .int()
+    .min(-1)
+    .default(-1)
+    .meta({ description: 'Validate every N steps (trainer.test_freq); -1: never — the loop evaluates every iteration.' }),
+  agentLoop: z.string().min(1).optional().meta({
+    description:
+      "The agent loop class that plays the futures; default: the recipe's (OnlineRlRollout.agentLoop). Importable when `recipePath` (or PYTHONPATH) holds it.",
+  }),
+  recipePath: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "A verl checkout whose `recipe/` submodule holds the recipe's agent loop (added to PYTHONPATH)." }),
 });
 
 /** method ppo: the critic and the responses per prompt; the rollout options above apply to ppo too. */
 export const verlPpoOptionsSchema = z.strictObject({
-  /** Responses sampled per prompt: GAE needs no group, so verl's PPO examples sample 1. */
-  rolloutN: positiveInt.default(1),
-  /** The critic's initial weights (critic.model.path); default: the checkpoint being trained. */
-  criticPath: z.string().min(1).optional(),
-  /** critic.optim.lr; verl's critic.yaml default. */
-  criticLearningRate: z.number().positive().default(1e-5),
-  /** Steps that train the critic only, before the actor (trainer.critic_warmup). */
-  criticWarmup: z.number().int().min(0).default(0),
+  rolloutN: positiveInt
+    .default(1)
+    .meta({ description: "Responses sampled per prompt: GAE needs no group, so verl's PPO examples sample 1." }),
+  criticPath: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "The critic's initial weights (critic.model.path); default: the checkpoint being trained." }),
+  criticLearningRate: z.number().positive().default(1e-5).meta({ description: "critic.optim.lr; verl's critic.yaml default." }),
+  criticWarmup: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .meta({ description: 'Steps that train the critic only, before the actor (trainer.critic_warmup).' }),
 });
 export type VerlGrpoOptions = CommonTrainOptions & {
   gpus: number;

@@ -27,14 +27,15 @@ import { planVerlGrpo, verlGrpoOptionsSchema, verlPpoOptionsSchema } from './ver
 import { JSONL_TO_PARQUET, VERL_EXPORT } from './verl-python';
 
 export const verlOptionsSchema = z.strictObject({
-  /** GPUs the default launcher starts (torchrun --nproc_per_node); with batchSize × gradientAccumulation it sets the global batch. */
-  gpus: z.number().int().positive().default(1),
-  /** A row longer than maxLength: verl's default 'error' stops the run; 'left' keeps the end, i.e. the target turn. */
-  truncation: z.enum(['error', 'left', 'right']).default('left'),
-  /** methods grpo and ppo: the online RL run's options. */
-  grpo: verlGrpoOptionsSchema.prefault({}),
-  /** method ppo: its critic. */
-  ppo: verlPpoOptionsSchema.prefault({}),
+  gpus: z.number().int().positive().default(1).meta({
+    description:
+      'GPUs the default launcher starts (torchrun --nproc_per_node); with batchSize × gradientAccumulation it sets the global batch.',
+  }),
+  truncation: z.enum(['error', 'left', 'right']).default('left').meta({
+    description: "A row longer than maxLength: verl's default 'error' stops the run; 'left' keeps the end, i.e. the target turn.",
+  }),
+  grpo: verlGrpoOptionsSchema.prefault({}).meta({ description: "methods grpo and ppo: the online RL run's options." }),
+  ppo: verlPpoOptionsSchema.prefault({}).meta({ description: 'method ppo: its critic.' }),
 });
 export type VerlOptions = CommonTrainOptions & z.infer<typeof verlOptionsSchema>;
 
