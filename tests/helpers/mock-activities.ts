@@ -7,7 +7,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import type { CollabActivities } from '../../contracts/activities';
 import { SERVED_ENDPOINT_GONE } from '../../contracts/errors';
-import type { ArtifactRef, EndpointRef, ShardSpec } from '../../contracts/run';
+import type { ArtifactRef, EndpointRef, ShardSpec, Stage } from '../../contracts/run';
 import { shardKey } from '../../contracts/run';
 
 export type ActivityName = keyof CollabActivities;
@@ -24,7 +24,11 @@ export interface ActivityCall<N extends ActivityName = ActivityName> {
 
 /** One activity's mock: its input, and `n`, the how-manieth call of this activity this is (1 = the first, retries
  *  included) in the mock set. */
-export type MockFn<N extends ActivityName> = (input: InputOf<N>, call: { n: number; attempt: number }) => Promise<ResultOf<N>>;
+export type MockFn<N extends ActivityName> = (input: InputOf<N>, call: CallCount) => Promise<ResultOf<N>>;
+interface CallCount {
+  n: number;
+  attempt: number;
+}
 export type MockOverrides = { [N in ActivityName]?: MockFn<N> };
 
 /** Tokens (and conversations) every mocked shard reports, for budget arithmetic in the tests. */
@@ -58,8 +62,7 @@ export const deployedEndpoint = (n: number, model: string): EndpointRef => ({
   served: true,
 });
 
-const plan = (input: InputOf<'planIteration'>) =>
-  mockPlan({ eval: 2, train: 1 }, !input.evalOnly && !!input.config.recipe.trainTasks);
+const plan = (input: InputOf<'planIteration'>) => mockPlan({ eval: 2, train: 1 }, !input.evalOnly && !!input.config.recipe.trainTasks);
 
 /** The default of every activity: one served role `agent` (trained when the config has a trainer), two evaluation
  *  shards and one training shard, each SHARD_TOKENS tokens. Typed over every activity name, so a new activity in
@@ -131,6 +134,12 @@ export const DEFAULT_MOCKS: { [N in ActivityName]: MockFn<N> } = {
   },
 };
 
+/** A mock that does `step` first (which may throw, or wait) and then answers as the default. */
+export function defaultAfter<N extends ActivityName>(name: N, step: (input: InputOf<N>, call: CallCount) => unknown): MockFn<N> {
+  const fallback = DEFAULT_MOCKS[name] as unknown as MockFn<N>;
+  return (input, call) => Promise.resolve(step(input, call)).then(() => fallback(input, call));
+}
+
 /** The mocks with `overrides`, and the log of every call they answered. */
 export function mockActivities(overrides: MockOverrides = {}) {
   const calls: ActivityCall[] = [];
@@ -143,7 +152,7 @@ export function mockActivities(overrides: MockOverrides = {}) {
         const { workflowExecution, taskQueue, attempt } = Context.current().info;
         const n = (counts.get(name) ?? 0) + 1;
         counts.set(name, n);
-        calls.push({ name, input, workflowId: workflowExecution.workflowId, taskQueue, attempt });
+        calls.push({ name, input, workflowId: workflowExecution?.workflowId ?? '', taskQueue, attempt });
         return (mocks[name] as MockFn<ActivityName>)(input, { n, attempt });
       },
     ]),
@@ -168,6 +177,19 @@ export function activityOrder(calls: readonly ActivityCall[], workflowId: string
   }
   return runs.map((r) => (r.count > 1 ? `${r.name}×${r.count}` : r.name));
 }
+
+/** What each stage runs with the default mocks, as activityOrder writes it. */
+const STAGE_CALLS: Record<Stage, string[]> = {
+  deploy: ['deployCheckpoint'],
+  generate: ['planIteration', 'runShard×3'],
+  evaluate: ['evaluateIteration'],
+  'build-data': ['buildTrainingData'],
+  undeploy: ['undeployCheckpoint'],
+  train: ['trainCheckpoint'],
+};
+export const callsOfStages = (...stages: Stage[]): string[] => stages.flatMap((st) => STAGE_CALLS[st]);
+/** A whole iteration with the default mocks. */
+export const ITERATION_CALLS = callsOfStages('deploy', 'generate', 'evaluate', 'build-data', 'undeploy', 'train');
 
 /** A failure no retry fixes, as activities raise them for a user's input (activities/index.ts). */
 export const nonRetryable = (message: string, type = 'TrainerConfigError') => ApplicationFailure.nonRetryable(message, type);

@@ -2,7 +2,7 @@
 // (mock-activities.ts) on one Worker per task queue, as workers/run-worker.ts starts them for a real run. Tests in a
 // file share its server; each names its own runs, and every run a test started is terminated when its workers stop,
 // so the next test's workers never pick up its tasks.
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { CollabActivities } from '../../contracts/activities';
@@ -51,7 +51,7 @@ export async function startRun(
   runName: string,
   config: LoopConfig,
   o: { evalOnly?: boolean } = {},
-): Promise<WorkflowHandle<typeof trainingLoop>> {
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof trainingLoop>> {
   const handle = await env.client.workflow.start<typeof trainingLoop>('trainingLoop', {
     taskQueue: TASK_QUEUES.workflows,
     workflowId: loopWorkflowId(runName),
@@ -65,10 +65,11 @@ export async function startRun(
 export const iterationHandle = (env: TestWorkflowEnvironment, runName: string, k: number): WorkflowHandle<typeof iterationWorkflow> =>
   env.client.workflow.getHandle(iterationWorkflowId(runName, k));
 
-/** A test config (tests/helpers/config.ts: CoRal, a DPO trainer) with one iteration unless `patch` says otherwise.
- *  Nothing reads its files: the activities are mocks. */
-export const mockedConfig = (patch: (raw: Record<string, any>) => void = () => {}): LoopConfig =>
+/** A test config (tests/helpers/config.ts: CoRal, a DPO trainer) with one iteration unless `patch` says otherwise:
+ *  fields to set, or a function that edits the raw config. Nothing reads its files: the activities are mocks. */
+export const mockedConfig = (patch: Record<string, unknown> | ((raw: Record<string, any>) => void) = {}): LoopConfig =>
   testConfig(tempStateDir('collab-loop-wf-'), (c) => {
     c.iterations = 1;
-    patch(c);
+    if (typeof patch === 'function') patch(c);
+    else Object.assign(c, patch);
   });

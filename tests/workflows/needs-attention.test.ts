@@ -6,7 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationWorkflowId, loopStatusQuery, NeedsAttentionKey, StageKey, stopSignal } from '../../contracts/messages';
 import { shardKey } from '../../contracts/run';
-import { activityOrder, DEFAULT_MOCKS, mockActivities, nonRetryable } from '../helpers/mock-activities';
+import { activityOrder, callsOfStages, defaultAfter, mockActivities, nonRetryable } from '../helpers/mock-activities';
 import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
 import { startDevServer } from '../helpers/temporal';
 import { waitForAttention, waitUntil } from '../helpers/wait';
@@ -22,15 +22,18 @@ afterAll(async () => {
 describe('needs attention (mocked activities)', () => {
   it('a shard that fails twice is retried and the run completes without attention', async () => {
     const mocks = mockActivities({
-      runShard: async (input, c) => {
+      runShard: defaultAfter('runShard', (input, c) => {
         if (shardKey(input.shard) === 'eval-1' && c.attempt < 3) throw new Error(`endpoint overloaded (attempt ${c.attempt})`);
-        return DEFAULT_MOCKS.runShard(input, c);
-      },
+      }),
     });
     const runName = 'shard-retried';
     await withMockedWorkers(env, mocks.activities, async () => {
       const result = await (await startRun(env, runName, mockedConfig())).result();
-      const attempts = (key: string) => mocks.callsOf('runShard').filter((c) => shardKey(c.input.shard) === key).map((c) => c.attempt);
+      const attempts = (key: string) =>
+        mocks
+          .callsOf('runShard')
+          .filter((c) => shardKey(c.input.shard) === key)
+          .map((c) => c.attempt);
       expect(attempts('eval-1')).toEqual([1, 2, 3]);
       expect(attempts('eval-0')).toEqual([1]);
       expect(attempts('train-0')).toEqual([1]);
@@ -83,27 +86,20 @@ describe('needs attention (mocked activities)', () => {
     });
     const runName = 'stop-attention';
     await withMockedWorkers(env, mocks.activities, async () => {
-      const handle = await startRun(
-        env,
-        runName,
-        mockedConfig((c) => {
-          c.iterations = 3;
-        }),
-      );
+      const handle = await startRun(env, runName, mockedConfig({ iterations: 3 }));
       const waiting = await waitForAttention(env.client, runName, 0, 30_000);
       expect(waiting.attention).toMatchObject({ stage: 'generate', failureType: 'LlmNotFound' });
       await handle.signal(stopSignal, 'requested by the test');
       const result = await handle.result();
       expect(result).toMatchObject({ stopped: true, iterations: [] });
       // The deployed servers are stopped on the way out; nothing after generate ran, and no later iteration started.
-      expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0))).toEqual([
-        'deployCheckpoint',
-        'planIteration',
-        'runShard×3',
-        'undeployCheckpoint',
-      ]);
+      expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0))).toEqual(callsOfStages('deploy', 'generate', 'undeploy'));
       expect(new Set(mocks.calls.map((c) => c.workflowId))).toEqual(new Set([iterationWorkflowId(runName, 0)]));
-      await waitUntil(async () => (await iterationHandle(env, runName, 0).describe()).status.name === 'CANCELLED', 10_000, 'iteration cancelled');
+      await waitUntil(
+        async () => (await iterationHandle(env, runName, 0).describe()).status.name === 'CANCELLED',
+        10_000,
+        'iteration cancelled',
+      );
     });
   });
 });

@@ -4,7 +4,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, pauseSignal } from '../../contracts/messages';
-import { activityOrder, DEFAULT_MOCKS, holdUntilReleased, mockActivities } from '../helpers/mock-activities';
+import { activityOrder, callsOfStages, defaultAfter, holdUntilReleased, ITERATION_CALLS, mockActivities } from '../helpers/mock-activities';
 import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitQuiescent } from '../helpers/quiescent';
 import { startDevServer } from '../helpers/temporal';
@@ -42,10 +42,7 @@ describe('pause and resume (mocked activities)', () => {
   it('an iteration paused mid-stage holds before the next stage with its servers stopped; resume deploys again', async () => {
     const hold = holdUntilReleased();
     const mocks = mockActivities({
-      deployCheckpoint: async (input, c) => {
-        if (c.n === 1) await hold.wait();
-        return DEFAULT_MOCKS.deployCheckpoint(input, c);
-      },
+      deployCheckpoint: defaultAfter('deployCheckpoint', (_, c) => c.n === 1 && hold.wait()),
     });
     const runName = 'pause-mid-stage';
     await withMockedWorkers(env, mocks.activities, async () => {
@@ -61,21 +58,15 @@ describe('pause and resume (mocked activities)', () => {
       const held = await child.query(iterationStatusQuery);
       expect(held).toMatchObject({ stage: 'deploy', paused: true });
       expect(held.attention).toBeUndefined();
-      expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0))).toEqual(['deployCheckpoint', 'undeployCheckpoint']);
+      expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0))).toEqual(callsOfStages('deploy', 'undeploy'));
       expect((await handle.query(loopStatusQuery)).paused).toBe(true);
 
       await handle.signal(pauseSignal, false);
       const result = await handle.result();
+      // Released while paused, deployed again for generate.
       expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0))).toEqual([
-        'deployCheckpoint',
-        'undeployCheckpoint',
-        'deployCheckpoint', // deployed again for generate
-        'planIteration',
-        'runShard×3',
-        'evaluateIteration',
-        'buildTrainingData',
-        'undeployCheckpoint',
-        'trainCheckpoint',
+        ...callsOfStages('deploy', 'undeploy'),
+        ...ITERATION_CALLS,
       ]);
       // The shards used the servers of the second deploy.
       const [, second] = mocks.callsOf('deployCheckpoint');

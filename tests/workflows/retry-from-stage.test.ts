@@ -5,7 +5,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationStatusQuery, iterationWorkflowId, retryStageUpdate } from '../../contracts/messages';
-import { activityOrder, DEFAULT_MOCKS, deployedEndpoint, mockActivities, nonRetryable } from '../helpers/mock-activities';
+import { activityOrder, callsOfStages, defaultAfter, deployedEndpoint, mockActivities, nonRetryable } from '../helpers/mock-activities';
 import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
 import { startDevServer } from '../helpers/temporal';
 import { waitForAttention } from '../helpers/wait';
@@ -21,10 +21,9 @@ afterAll(async () => {
 describe('retry from a stage (mocked activities)', () => {
   it('a retry from generate re-runs generate and every later stage, not deploy', async () => {
     const mocks = mockActivities({
-      evaluateIteration: async (input, c) => {
+      evaluateIteration: defaultAfter('evaluateIteration', (_, c) => {
         if (c.n === 1) throw nonRetryable('the metrics script has a bug', 'TemplateError');
-        return DEFAULT_MOCKS.evaluateIteration(input, c);
-      },
+      }),
     });
     const runName = 'retry-generate';
     await withMockedWorkers(env, mocks.activities, async () => {
@@ -41,17 +40,9 @@ describe('retry from a stage (mocked activities)', () => {
       const result = await handle.result();
 
       expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0))).toEqual([
-        'deployCheckpoint',
-        'planIteration',
-        'runShard×3',
-        'evaluateIteration',
+        ...callsOfStages('deploy', 'generate', 'evaluate'),
         // retried from generate: planned again, every shard again
-        'planIteration',
-        'runShard×3',
-        'evaluateIteration',
-        'buildTrainingData',
-        'undeployCheckpoint',
-        'trainCheckpoint',
+        ...callsOfStages('generate', 'evaluate', 'build-data', 'undeploy', 'train'),
       ]);
       // Every shard, the retried ones too, used the servers deployed once.
       const endpoints = new Set(mocks.callsOf('runShard').map((c) => c.input.agent.baseUrl));
@@ -66,10 +57,9 @@ describe('retry from a stage (mocked activities)', () => {
 
   it('a plain retry re-runs only the stage that needs attention', async () => {
     const mocks = mockActivities({
-      trainCheckpoint: async (input, c) => {
+      trainCheckpoint: defaultAfter('trainCheckpoint', (_, c) => {
         if (c.n === 1) throw nonRetryable('trainer.command: no such file');
-        return DEFAULT_MOCKS.trainCheckpoint(input, c);
-      },
+      }),
     });
     const runName = 'retry-train';
     await withMockedWorkers(env, mocks.activities, async () => {
@@ -81,12 +71,7 @@ describe('retry from a stage (mocked activities)', () => {
       expect(await iterationHandle(env, runName, 0).executeUpdate(retryStageUpdate, { args: [{}] })).toBe('retrying from stage train');
       const result = await handle.result();
       expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0))).toEqual([
-        'deployCheckpoint',
-        'planIteration',
-        'runShard×3',
-        'evaluateIteration',
-        'buildTrainingData',
-        'undeployCheckpoint',
+        ...callsOfStages('deploy', 'generate', 'evaluate', 'build-data', 'undeploy'),
         'trainCheckpoint×2',
       ]);
       expect(result.iterations[0].nextCheckpoint).toBe('mock://checkpoints/retry-train/iter-1');
@@ -95,16 +80,13 @@ describe('retry from a stage (mocked activities)', () => {
 
   it('a retry with a changed config runs the retried stage and every later iteration with it', async () => {
     const mocks = mockActivities({
-      trainCheckpoint: async (input, c) => {
+      trainCheckpoint: defaultAfter('trainCheckpoint', (input) => {
         if (input.config.trainer?.maximumAttempts !== 5) throw nonRetryable('needs trainer.maximumAttempts=5');
-        return DEFAULT_MOCKS.trainCheckpoint(input, c);
-      },
+      }),
     });
     const runName = 'retry-set';
     await withMockedWorkers(env, mocks.activities, async () => {
-      const config = mockedConfig((c) => {
-        c.iterations = 2;
-      });
+      const config = mockedConfig({ iterations: 2 });
       const handle = await startRun(env, runName, config);
       await waitForAttention(env.client, runName, 0, 30_000);
       const fixed = { ...config, trainer: { ...config.trainer!, maximumAttempts: 5 } };
