@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { CollabActivities } from '../../contracts/activities';
 import { SERVED_ENDPOINT_GONE } from '../../contracts/errors';
 import type { ArtifactRef, EndpointRef, ShardSpec, Stage } from '../../contracts/run';
-import { shardKey } from '../../contracts/run';
+import { STAGES, shardKey } from '../../contracts/run';
 
 export type ActivityName = keyof CollabActivities;
 type InputOf<N extends ActivityName> = Parameters<CollabActivities[N]>[0];
@@ -34,6 +34,12 @@ export type MockOverrides = { [N in ActivityName]?: MockFn<N> };
 /** Tokens (and conversations) every mocked shard reports, for budget arithmetic in the tests. */
 export const SHARD_TOKENS = 100;
 export const SHARD_CONVERSATIONS = 4;
+/** The shards of the default plan (training shards only when the loop trains). */
+export const DEFAULT_PLAN = { eval: 2, train: 1 };
+/** The shards of the default plan in a loop that trains. */
+export const DEFAULT_SHARDS = DEFAULT_PLAN.eval + DEFAULT_PLAN.train;
+/** The conversations the default plan's evaluation counts. */
+export const EVAL_CONVERSATIONS = DEFAULT_PLAN.eval * SHARD_CONVERSATIONS;
 
 /** A reference to nothing: no mocked activity reads what another one "wrote". */
 export const mockRef = (name: string): ArtifactRef => ({
@@ -62,10 +68,10 @@ export const deployedEndpoint = (n: number, model: string): EndpointRef => ({
   served: true,
 });
 
-const plan = (input: InputOf<'planIteration'>) => mockPlan({ eval: 2, train: 1 }, !input.evalOnly && !!input.config.recipe.trainTasks);
+const plan = (input: InputOf<'planIteration'>) => mockPlan(DEFAULT_PLAN, !input.evalOnly && !!input.config.recipe.trainTasks);
 
-/** The default of every activity: one served role `agent` (trained when the config has a trainer), two evaluation
- *  shards and one training shard, each SHARD_TOKENS tokens. Typed over every activity name, so a new activity in
+/** The default of every activity: one served role `agent` (trained when the config has a trainer), the shards of
+ *  DEFAULT_PLAN, each SHARD_TOKENS tokens. Typed over every activity name, so a new activity in
  *  the contract fails the type check until it has a mock here. */
 export const DEFAULT_MOCKS: { [N in ActivityName]: MockFn<N> } = {
   async deployCheckpoint(input, { n }) {
@@ -164,7 +170,6 @@ export function mockActivities(overrides: MockOverrides = {}) {
     callsOf: <N extends ActivityName>(name: N) => calls.filter((c): c is ActivityCall<N> => c.name === name),
   };
 }
-export type MockSet = ReturnType<typeof mockActivities>;
 
 /** The activities one workflow ran, in order, a run of the same activity as one entry `name×count` (shards run side
  *  by side, so only their number is fixed). */
@@ -178,10 +183,10 @@ export function activityOrder(calls: readonly ActivityCall[], workflowId: string
   return runs.map((r) => (r.count > 1 ? `${r.name}×${r.count}` : r.name));
 }
 
-/** What each stage runs with the default mocks, as activityOrder writes it. */
+/** What each stage runs with the default mocks (a training loop), as activityOrder writes it. */
 const STAGE_CALLS: Record<Stage, string[]> = {
   deploy: ['deployCheckpoint'],
-  generate: ['planIteration', 'runShard×3'],
+  generate: ['planIteration', `runShard×${DEFAULT_SHARDS}`],
   evaluate: ['evaluateIteration'],
   'build-data': ['buildTrainingData'],
   undeploy: ['undeployCheckpoint'],
@@ -189,7 +194,7 @@ const STAGE_CALLS: Record<Stage, string[]> = {
 };
 export const callsOfStages = (...stages: Stage[]): string[] => stages.flatMap((st) => STAGE_CALLS[st]);
 /** A whole iteration with the default mocks. */
-export const ITERATION_CALLS = callsOfStages('deploy', 'generate', 'evaluate', 'build-data', 'undeploy', 'train');
+export const ITERATION_CALLS = callsOfStages(...STAGES);
 
 /** A failure no retry fixes, as activities raise them for a user's input (activities/index.ts). */
 export const nonRetryable = (message: string, type = 'TrainerConfigError') => ApplicationFailure.nonRetryable(message, type);

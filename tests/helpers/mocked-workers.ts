@@ -13,7 +13,13 @@ import { ALL_QUEUES, runWorkers } from '../../workers/run-worker';
 import type { iterationWorkflow } from '../../workflows/iteration';
 import type { trainingLoop } from '../../workflows/loop';
 import { tempStateDir, testConfig } from './config';
-import { workflowBundle } from './temporal';
+import { startDevServer, workflowBundle } from './temporal';
+
+/** The file's dev server, the workflow bundle built meanwhile (each takes seconds). */
+export async function startServerAndBundle(): Promise<TestWorkflowEnvironment> {
+  const [env] = await Promise.all([startDevServer(), workflowBundle()]);
+  return env;
+}
 
 /** The runs started since the workers last stopped (each test file runs its tests one after another). */
 const started = new Set<WorkflowHandle>();

@@ -7,14 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationWorkflowId, loopStatusQuery, retryStageUpdate, stopSignal } from '../../contracts/messages';
 import { shardKey } from '../../contracts/run';
 import { MAX_PARALLEL_SHARDS } from '../../workflows/stages/generate';
-import { DEFAULT_MOCKS, mockActivities, mockPlan, SHARD_TOKENS } from '../helpers/mock-activities';
-import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
-import { startDevServer } from '../helpers/temporal';
+import { DEFAULT_MOCKS, DEFAULT_SHARDS, mockActivities, mockPlan, SHARD_TOKENS } from '../helpers/mock-activities';
+import { iterationHandle, mockedConfig, startRun, startServerAndBundle, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitForAttention } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startServerAndBundle();
 });
 afterAll(async () => {
   await env?.teardown();
@@ -66,7 +65,7 @@ describe('budget (mocked activities)', () => {
   it('what earlier iterations spent stops the next one before its first shard; stop ends the loop', async () => {
     const mocks = mockActivities();
     const runName = 'budget-across';
-    const perIteration = 3 * SHARD_TOKENS; // two eval shards and one train shard
+    const perIteration = DEFAULT_SHARDS * SHARD_TOKENS;
     await withMockedWorkers(env, mocks.activities, async () => {
       // Less than iteration 0 spends: its shards all start before any finishes, so it completes.
       const handle = await startRun(env, runName, mockedConfig({ iterations: 3, budget: { tokens: perIteration - 1 } }));

@@ -13,14 +13,13 @@ import {
   mockActivities,
   trainedCheckpoint,
 } from '../helpers/mock-activities';
-import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
+import { iterationHandle, mockedConfig, startRun, startServerAndBundle, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitQuiescent } from '../helpers/quiescent';
-import { startDevServer } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startServerAndBundle();
 });
 afterAll(async () => {
   await env?.teardown();

@@ -6,14 +6,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationWorkflowId, loopStatusQuery, NeedsAttentionKey, StageKey, stopSignal } from '../../contracts/messages';
 import { shardKey } from '../../contracts/run';
-import { activityOrder, callsOfStages, defaultAfter, mockActivities, nonRetryable } from '../helpers/mock-activities';
-import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
-import { startDevServer } from '../helpers/temporal';
+import { activityOrder, callsOfStages, defaultAfter, EVAL_CONVERSATIONS, mockActivities, nonRetryable } from '../helpers/mock-activities';
+import { iterationHandle, mockedConfig, startRun, startServerAndBundle, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitForAttention, waitUntil } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startServerAndBundle();
 });
 afterAll(async () => {
   await env?.teardown();
@@ -37,7 +36,7 @@ describe('needs attention (mocked activities)', () => {
       expect(attempts('eval-1')).toEqual([1, 2, 3]);
       expect(attempts('eval-0')).toEqual([1]);
       expect(attempts('train-0')).toEqual([1]);
-      expect(result.iterations[0].metrics.conversations).toBe(8);
+      expect(result.iterations[0].metrics.conversations).toBe(EVAL_CONVERSATIONS);
       expect(result.iterations[0].nextCheckpoint).toBe('mock://checkpoints/shard-retried/iter-1');
     });
   });

@@ -5,14 +5,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationStatusQuery, iterationWorkflowId, loopStatusQuery, pauseSignal } from '../../contracts/messages';
 import { activityOrder, callsOfStages, defaultAfter, holdUntilReleased, ITERATION_CALLS, mockActivities } from '../helpers/mock-activities';
-import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
+import { iterationHandle, mockedConfig, startRun, startServerAndBundle, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitQuiescent } from '../helpers/quiescent';
-import { startDevServer } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startServerAndBundle();
 });
 afterAll(async () => {
   await env?.teardown();

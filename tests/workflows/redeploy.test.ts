@@ -11,17 +11,18 @@ import {
   activityOrder,
   callsOfStages,
   defaultAfter,
+  DEFAULT_SHARDS,
   deployedEndpoint,
+  EVAL_CONVERSATIONS,
   mockActivities,
   servedEndpointGone,
 } from '../helpers/mock-activities';
-import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
-import { startDevServer } from '../helpers/temporal';
+import { iterationHandle, mockedConfig, startRun, startServerAndBundle, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitForAttention } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startServerAndBundle();
 });
 afterAll(async () => {
   await env?.teardown();
@@ -53,7 +54,7 @@ describe('redeploy of lost servers (mocked activities)', () => {
       const rerun = mocks.callsOf('runShard')[3];
       expect(shardKey(rerun.input.shard)).toBe(lost);
       expect(rerun.input.agent.baseUrl).toBe(deployedEndpoint(2, config.baseCheckpoint).baseUrl); // the new server
-      expect(result.iterations[0].metrics.conversations).toBe(8);
+      expect(result.iterations[0].metrics.conversations).toBe(EVAL_CONVERSATIONS);
     });
   });
 
@@ -72,17 +73,17 @@ describe('redeploy of lost servers (mocked activities)', () => {
       expect(waiting.attention).toMatchObject({ stage: 'generate', failureType: 'ServedEndpointGone' });
       expect(waiting.attention!.error).toContain(`deployed again ${MAX_REDEPLOYS} times in this iteration and lost each time`);
       expect(mocks.callsOf('deployCheckpoint')).toHaveLength(lostDeploys);
-      expect(waiting.shards).toEqual({ done: 0, total: 3 });
+      expect(waiting.shards).toEqual({ done: 0, total: DEFAULT_SHARDS });
 
       await iterationHandle(env, runName, 0).executeUpdate(retryStageUpdate, { args: [{}] });
       const result = await handle.result();
       expect(mocks.callsOf('deployCheckpoint')).toHaveLength(lostDeploys + 1);
       expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 0)).slice(-6)).toEqual([
         'deployCheckpoint',
-        'runShard×3',
+        `runShard×${DEFAULT_SHARDS}`,
         ...callsOfStages('evaluate', 'build-data', 'undeploy', 'train'),
       ]);
-      expect(result.iterations[0].metrics.conversations).toBe(8);
+      expect(result.iterations[0].metrics.conversations).toBe(EVAL_CONVERSATIONS);
     });
   });
 });

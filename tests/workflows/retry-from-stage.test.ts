@@ -5,14 +5,21 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationStatusQuery, iterationWorkflowId, retryStageUpdate } from '../../contracts/messages';
-import { activityOrder, callsOfStages, defaultAfter, deployedEndpoint, mockActivities, nonRetryable } from '../helpers/mock-activities';
-import { iterationHandle, mockedConfig, startRun, withMockedWorkers } from '../helpers/mocked-workers';
-import { startDevServer } from '../helpers/temporal';
+import {
+  activityOrder,
+  callsOfStages,
+  defaultAfter,
+  deployedEndpoint,
+  EVAL_CONVERSATIONS,
+  mockActivities,
+  nonRetryable,
+} from '../helpers/mock-activities';
+import { iterationHandle, mockedConfig, startRun, startServerAndBundle, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitForAttention } from '../helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startServerAndBundle();
 });
 afterAll(async () => {
   await env?.teardown();
@@ -47,7 +54,7 @@ describe('retry from a stage (mocked activities)', () => {
       // Every shard, the retried ones too, used the servers deployed once.
       const endpoints = new Set(mocks.callsOf('runShard').map((c) => c.input.agent.baseUrl));
       expect([...endpoints]).toEqual([deployedEndpoint(1, config.baseCheckpoint).baseUrl]);
-      expect(result.iterations[0].metrics.conversations).toBe(8); // the two eval shards' conversations, counted once
+      expect(result.iterations[0].metrics.conversations).toBe(EVAL_CONVERSATIONS); // the two eval shards' conversations, counted once
       // Nothing needs attention once it is retried; a second retry is refused.
       const after = await child.query(iterationStatusQuery);
       expect(after.attention).toBeUndefined();
