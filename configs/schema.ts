@@ -1,12 +1,10 @@
 // The one schema for an experiment file. The TypeScript type is inferred from it, so the file format and the
 // code can never disagree. Secrets never appear here: endpoints name the env var that holds a key.
 import { z } from 'zod';
-import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2';
-import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
-import { verlOptionsSchema } from '../activities/training/adapters/verl';
-import { trlOptionsSchema } from '../activities/training/adapters/trl';
 import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
+import { TRAINER_KINDS, TRAINER_OPTIONS, type TrainerKind } from '../activities/training/adapters';
+import { TRAINING_DATA_FORMATS } from '../activities/data/formats';
 import { TRAIN_METHODS } from '../contracts/train-methods';
 import { recipeSchema } from '../activities/recipes/registry';
 import {
@@ -144,18 +142,28 @@ const trainerCommon = {
   gpus: positiveInt.optional(),
 };
 
+/** An adapter's trainer section: the common fields and the adapter's own (which win where both name one, as
+ *  openrlhf's `gpus`). */
+const adapterSection = <K extends TrainerKind, S extends z.core.$ZodLooseShape>(kind: K, own: { shape: S }) =>
+  z.strictObject({ kind: z.literal(kind), ...trainerCommon }).extend(own.shape);
+type AdapterSection = {
+  [K in TrainerKind]: ReturnType<typeof adapterSection<K, (typeof TRAINER_OPTIONS)[K]['shape']>>;
+}[TrainerKind];
+
 export const trainerSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('trl'), ...trainerCommon, ...trlOptionsSchema.shape }),
-  z.strictObject({ kind: z.literal('fairseq2'), ...trainerCommon, ...fairseq2OptionsSchema.shape }),
-  z.strictObject({ kind: z.literal('openrlhf'), ...trainerCommon, ...openrlhfOptionsSchema.shape }),
-  z.strictObject({ kind: z.literal('verl'), ...trainerCommon, ...verlOptionsSchema.shape }),
+  // One section per adapter kind, in the adapter map's order; the cast gives back each kind's own section type,
+  // which a map over the kinds loses.
+  ...(TRAINER_KINDS.map((k) => adapterSection<TrainerKind, z.core.$ZodLooseShape>(k, TRAINER_OPTIONS[k])) as [
+    AdapterSection,
+    ...AdapterSection[],
+  ]),
   z.strictObject({
     kind: z.literal('command'),
     ...trainerCommon,
     /** Any trainer from a template: {checkpoint} {output} {data} {sft_data} {dpo_data} {resume_from} {method} … */
     command: commandTemplate,
     /** Rows written for it (the adapters pick their own). */
-    dataFormat: z.enum(['fairseq2', 'trl', 'openrlhf', 'verl']).default('fairseq2'),
+    dataFormat: z.enum(TRAINING_DATA_FORMATS).default('fairseq2'),
     /** Regex with a named group `step` (and optionally `loss`) matched against each output line. */
     progressPattern: z.string().optional(),
     /** Regex with a named group `path` announcing a saved checkpoint (it rides in heartbeat details). */
