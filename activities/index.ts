@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
 import { USER_INPUT_ERRORS } from '../contracts/errors';
-import type { CollabActivities } from '../contracts/activities';
+import { QUEUE_ACTIVITIES, type ActivitiesByQueue, type ActivitySignatures } from '../contracts/activities';
 import { buildScorerData } from './stages/build-scorer-data';
 import { buildTrainingData } from './stages/build-training-data';
 import { deployCheckpoint } from './stages/deploy-checkpoint';
@@ -36,9 +36,11 @@ export interface ActivityDeps {
   wrap?: <A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>) => (...a: A) => Promise<R>;
 }
 
-export function createActivities(deps: ActivityDeps = {}): CollabActivities {
+/** Each queue class's activities (contracts/activities.ts QUEUE_ACTIVITIES), for its workers to register. An
+ *  activity on two queues is the same wrapped function on both. */
+export function createActivities(deps: ActivityDeps = {}): ActivitiesByQueue {
   const wrap = deps.wrap ?? ((_n, f) => f);
-  const acts: CollabActivities = {
+  const acts: ActivitySignatures = {
     deployCheckpoint,
     undeployCheckpoint,
     planShards,
@@ -52,10 +54,12 @@ export function createActivities(deps: ActivityDeps = {}): CollabActivities {
     trainCheckpoint,
     trackIteration,
   };
-  return Object.fromEntries(
+  const wrapped = Object.fromEntries(
     Object.entries(acts).map(([name, fn]) => [
       name,
       wrap(name, keepAlive(userErrorsAreFinal(fn as (...a: unknown[]) => Promise<unknown>))),
     ]),
-  ) as unknown as CollabActivities;
+  ) as unknown as ActivitySignatures;
+  const only = (names: ReadonlyArray<keyof ActivitySignatures>) => Object.fromEntries(names.map((n) => [n, wrapped[n]]));
+  return Object.fromEntries(Object.entries(QUEUE_ACTIVITIES).map(([q, names]) => [q, only(names)])) as ActivitiesByQueue;
 }

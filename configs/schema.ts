@@ -1,12 +1,10 @@
 // The one schema for an experiment file. The TypeScript type is inferred from it, so the file format and the
 // code can never disagree. Secrets never appear here: endpoints name the env var that holds a key.
 import { z } from 'zod';
-import { fairseq2OptionsSchema } from '../activities/training/adapters/fairseq2';
-import { openrlhfOptionsSchema } from '../activities/training/adapters/openrlhf';
-import { verlOptionsSchema } from '../activities/training/adapters/verl';
-import { trlOptionsSchema } from '../activities/training/adapters/trl';
 import { trackingSchema } from '../activities/tracking/trackers';
 import { commonTrainOptionsSchema } from '../activities/training/adapters/types';
+import { TRAINER_DESCRIPTIONS, TRAINER_KINDS, TRAINER_OPTIONS, type TrainerKind } from '../activities/training/adapters';
+import { TRAINING_DATA_FORMATS } from '../activities/data/formats';
 import { TRAIN_METHODS } from '../contracts/train-methods';
 import { recipeSchema } from '../activities/recipes/registry';
 import {
@@ -209,21 +207,24 @@ const trainerCommon = {
     .meta({ description: "GPU indices each trainer process takes from the host's `--gpus` pool (its world size); default 1." }),
 };
 
+/** An adapter's trainer section: the common fields and the adapter's own (which win where both name one, as
+ *  openrlhf's `gpus`). */
+const adapterSection = <K extends TrainerKind, S extends z.core.$ZodLooseShape>(kind: K, own: { shape: S }) =>
+  z
+    .strictObject({ kind: z.literal(kind), ...trainerCommon })
+    .extend(own.shape)
+    .meta({ description: TRAINER_DESCRIPTIONS[kind] });
+type AdapterSection = {
+  [K in TrainerKind]: ReturnType<typeof adapterSection<K, (typeof TRAINER_OPTIONS)[K]['shape']>>;
+}[TrainerKind];
+
 export const trainerSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('trl'), ...trainerCommon, ...trlOptionsSchema.shape }).meta({
-    description:
-      'TRL (SFT, DPO, online DPO) through activities/training/adapters/trl_train.py, which resumes from the highest complete `checkpoint-N`.',
-  }),
-  z.strictObject({ kind: z.literal('fairseq2'), ...trainerCommon, ...fairseq2OptionsSchema.shape }).meta({
-    description:
-      "fairseq2 0.4.x (`fairseq2 lm instruction_finetune | preference_finetune`) on a Llama base; the export to Hugging Face is the project's own.",
-  }),
-  z.strictObject({ kind: z.literal('openrlhf'), ...trainerCommon, ...openrlhfOptionsSchema.shape }).meta({
-    description: 'OpenRLHF (`deepspeed --module openrlhf.cli.train_sft | train_dpo`), resuming from the DeepSpeed tag named by `latest`.',
-  }),
-  z.strictObject({ kind: z.literal('verl'), ...trainerCommon, ...verlOptionsSchema.shape }).meta({
-    description: 'verl 0.6.x: SFT (`fsdp_sft_trainer`), and GRPO or PPO with multi-turn rollouts (`main_ppo`) for recipes with online RL.',
-  }),
+  // One section per adapter kind, in the adapter map's order; the cast gives back each kind's own section type,
+  // which a map over the kinds loses.
+  ...(TRAINER_KINDS.map((k) => adapterSection<TrainerKind, z.core.$ZodLooseShape>(k, TRAINER_OPTIONS[k])) as [
+    AdapterSection,
+    ...AdapterSection[],
+  ]),
   z
     .strictObject({
       kind: z.literal('command'),
@@ -232,7 +233,7 @@ export const trainerSchema = z.discriminatedUnion('kind', [
         description: 'Any trainer from a template: {checkpoint} {output} {data} {sft_data} {dpo_data} {resume_from} {method} …',
       }),
       dataFormat: z
-        .enum(['fairseq2', 'trl', 'openrlhf', 'verl'])
+        .enum(TRAINING_DATA_FORMATS)
         .default('fairseq2')
         .meta({ description: 'Rows written for it (the adapters pick their own).' }),
       progressPattern: z

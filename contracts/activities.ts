@@ -14,6 +14,7 @@ import type {
   RoleDatasets,
   ScorerModel,
   TrainResult,
+  QueueClass,
 } from './run';
 import type { TrackerOutcome } from './tracking';
 
@@ -34,7 +35,8 @@ export interface BuildDataInput extends StageContext {
   ledger?: BudgetLedgerInput;
 }
 
-export interface CollabActivities {
+/** Every activity's signature, once. Workflows schedule through a queue's interface below, never through this. */
+export interface ActivitySignatures {
   /** `checkpoints` (each trained role's chain so far) asks for one server per distinct checkpoint of the served
    *  roles; without it (iterations before model roles) one server plays every role. */
   deployCheckpoint(input: StageContext & { checkpoint: string; checkpoints?: Record<string, string> }): Promise<DeployResult>;
@@ -65,6 +67,29 @@ export interface CollabActivities {
 }
 
 export type { IterationInput };
+
+/** The queue classes whose workers run activities (the workflows queue runs workflow tasks only). */
+export type ActivityQueue = Exclude<QueueClass, 'workflows'>;
+
+/** The activities each queue class's workers register, so the only ones a workflow can schedule on it; the gpu
+ *  class queues (`collab-loop-gpu-<class>`, contracts/placement.ts) are gpu queues. An activity scheduled on two
+ *  queues is in both lists: buildTrainingData runs on llm when the data needs model calls, else on cpu. */
+export const QUEUE_ACTIVITIES = {
+  // planShards: only iterations recorded before recipe-needs-v1 schedule it, on cpu; it stays there for their replay.
+  cpu: ['planShards', 'planIteration', 'evaluateIteration', 'buildScorerData', 'buildTrainingData', 'trackIteration'],
+  llm: ['runShard', 'buildTrainingData'],
+  gpu: ['deployCheckpoint', 'undeployCheckpoint', 'serveScorers', 'trainCheckpoint'],
+  sandbox: ['scoreShard'],
+} as const satisfies Record<ActivityQueue, ReadonlyArray<keyof ActivitySignatures>>;
+
+/** The interface of one queue class: what its proxy may schedule and its workers register. */
+export type QueueActivities<Q extends ActivityQueue> = Pick<ActivitySignatures, (typeof QUEUE_ACTIVITIES)[Q][number]>;
+export type CpuActivities = QueueActivities<'cpu'>;
+export type LlmActivities = QueueActivities<'llm'>;
+export type GpuActivities = QueueActivities<'gpu'>;
+export type SandboxActivities = QueueActivities<'sandbox'>;
+/** Each queue class's activities (what the activity factory builds, activities/index.ts). */
+export type ActivitiesByQueue = { [Q in ActivityQueue]: QueueActivities<Q> };
 
 /** What an iteration must do for a recipe, beyond generating and evaluating (the workflow reads it from planIteration). */
 export interface RecipeNeeds {

@@ -3,6 +3,7 @@
 import { bundleWorkflowCode, type NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
+import type { ActivitiesByQueue, ActivityQueue } from '../contracts/activities';
 import { STATE_DIR_ENV } from '../activities/host-env';
 import { reapOrphans, registryDir, stopOwnGroups, type GroupRecord } from '../activities/subprocess/process-registry';
 import { gpuQueue } from '../contracts/placement';
@@ -53,13 +54,32 @@ async function reapLeftBehind(): Promise<void> {
     console.warn(`collab-loop worker: stopped ${describe(r)} left by worker pid ${r.owner} (${registryDir(stateDir)})`);
 }
 
+interface Poller {
+  q: QueueClass;
+  taskQueue: string;
+  activities?: ActivitiesByQueue[ActivityQueue];
+}
+
+/** One Worker's task queue and what it registers: the workflows queue the workflows, every other queue its own
+ *  activities only (contracts/activities.ts QUEUE_ACTIVITIES), so work scheduled on the wrong queue finds no handler.
+ *  A classed gpu host polls its classes' queues and the generic one, so work no config pins still reaches it (a
+ *  cluster of classed hosts only would otherwise never train an unpinned role). */
+export function pollers(queues: QueueClass[], gpuClasses: string[] | undefined, activities: ActivitiesByQueue): Poller[] {
+  return queues.flatMap((q): Poller[] =>
+    q === 'workflows'
+      ? [{ q, taskQueue: TASK_QUEUES[q] }]
+      : q === 'gpu'
+        ? [undefined, ...(gpuClasses ?? [])].map((c) => ({ q, taskQueue: gpuQueue(c), activities: activities.gpu }))
+        : [{ q, taskQueue: TASK_QUEUES[q], activities: activities[q] }],
+  );
+}
+
 export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   await reapLeftBehind();
   for (const r of await failLeftBehind(opts.connection, opts.namespace ?? 'default'))
     console.warn(
       `collab-loop worker: ${r.activityType} (attempt ${r.attempt}) of ${r.workflowId} was left running by worker pid ${r.owner}: failed it so that it is retried now`,
     );
-  const activities = createActivities(opts.activityDeps);
   const queues = opts.queues ?? ALL_QUEUES;
   const holdResult = holdResultInterceptor(opts.connection, opts.serverOutageToleranceSeconds ?? DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS);
   // Bundled here rather than by Worker.create, so that webpack's statistics go to the DEBUG level; also by a
@@ -73,25 +93,18 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
     deploymentName: opts.deployment.deploymentName,
     buildId: opts.deployment.buildId ?? derivedBuildId(workflowBundle as WorkflowBundleOption),
   };
-  // A classed gpu host polls its classes' queues and the generic one, so work no config pins still reaches it (a
-  // cluster of classed hosts only would otherwise never train an unpinned role). The GPU pool (gpu-pool.ts), not
-  // the slots, bounds what runs on the GPUs, so the queues each keep the gpu slots.
-  const polled = queues.flatMap(
-    (q): Array<{ q: QueueClass; taskQueue: string }> =>
-      q === 'gpu'
-        ? [undefined, ...(opts.gpuClasses ?? [])].map((c) => ({ q, taskQueue: gpuQueue(c) }))
-        : [{ q, taskQueue: TASK_QUEUES[q] }],
-  );
+  const polled = pollers(queues, opts.gpuClasses, createActivities(opts.activityDeps));
   return Promise.all(
-    polled.map(({ q, taskQueue }) =>
+    polled.map(({ q, taskQueue, activities }) =>
       Worker.create({
         connection: opts.connection,
         namespace: opts.namespace ?? 'default',
         taskQueue,
         ...(deployment ? { workerDeploymentOptions: deploymentOptions(deployment) } : {}),
-        ...(q === 'workflows'
+        ...(activities === undefined
           ? { workflowBundle }
           : { activities, interceptors: { activity: [runningActivitiesInterceptor, holdResult, runLabelInterceptor] } }),
+        // The GPU pool (gpu-pool.ts), not the slots, bounds what runs on the GPUs, so the gpu queues each keep them.
         maxConcurrentActivityTaskExecutions: q === 'gpu' ? (opts.gpuSlots ?? SLOTS.gpu) : SLOTS[q],
         shutdownGraceTime: opts.shutdownGraceTime ?? '5s',
         // Cancellation reaches an activity only with a heartbeat response; the default throttle (up to 60 s) would

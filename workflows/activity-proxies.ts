@@ -8,7 +8,7 @@ import {
   type ActivityFunctionWithOptions,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { CollabActivities } from '../contracts/activities';
+import type { ActivityQueue, QueueActivities } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
 import { deployClass, gpuQueue, placesGpuWork, trainClass } from '../contracts/placement';
@@ -21,13 +21,16 @@ import { TASK_QUEUES } from '../contracts/run';
  *  Changing activity options changes no command a replay compares. */
 export const HEARTBEAT_TIMEOUT = '20s';
 
-const base = (queue: keyof typeof TASK_QUEUES, o: Partial<ActivityOptions>): ActivityOptions => ({
-  taskQueue: TASK_QUEUES[queue],
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: NON_RETRYABLE_ERRORS },
-  ...o,
-});
+/** The proxy of one queue class, typed with that queue's activities only (contracts/activities.ts): scheduling an
+ *  activity on a queue whose workers do not register it does not compile. `o.taskQueue` may name a gpu class queue. */
+export const queueProxy = <Q extends ActivityQueue>(queue: Q, o: Partial<ActivityOptions>) =>
+  proxyActivities<QueueActivities<Q>>({
+    taskQueue: TASK_QUEUES[queue],
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: NON_RETRYABLE_ERRORS },
+    ...o,
+  });
 
 /** The proxies for a config (a `retry --set` may change its timeouts and attempts, so they are made per stage run). */
 export function stageActivities(config: LoopConfig) {
@@ -39,43 +42,37 @@ export function stageActivities(config: LoopConfig) {
   const placed = placesGpuWork(config) && patched('gpu-placement-v1');
   const gpu = (gpuClass: string | undefined) => ({ taskQueue: gpuQueue(placed ? gpuClass : undefined) });
   const train = (role: string | undefined) =>
-    proxyActivities<CollabActivities>(
-      base('gpu', {
-        ...gpu(trainClass(config, role)),
-        startToCloseTimeout: `${config.trainer?.timeoutHours ?? 48} hours`,
-        heartbeatTimeout: config.trainer ? `${config.trainer.heartbeatTimeoutSeconds}s` : HEARTBEAT_TIMEOUT,
-        retry: {
-          maximumAttempts: config.trainer?.maximumAttempts ?? 3,
-          initialInterval: '2s',
-          nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
-        },
-        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      }),
-    );
+    queueProxy('gpu', {
+      ...gpu(trainClass(config, role)),
+      startToCloseTimeout: `${config.trainer?.timeoutHours ?? 48} hours`,
+      heartbeatTimeout: config.trainer ? `${config.trainer.heartbeatTimeoutSeconds}s` : HEARTBEAT_TIMEOUT,
+      retry: {
+        maximumAttempts: config.trainer?.maximumAttempts ?? 3,
+        initialInterval: '2s',
+        nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
+      },
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    });
   return {
-    cpu: proxyActivities<CollabActivities>(base('cpu', {})),
-    sandbox: proxyActivities<CollabActivities>(base('sandbox', { startToCloseTimeout: '6 hours' })),
-    llm: proxyActivities<CollabActivities>(
-      base('llm', {
-        startToCloseTimeout: '12 hours',
-        heartbeatTimeout: `${config.generation.heartbeatTimeoutSeconds}s`,
-        retry: {
-          maximumAttempts: config.generation.maximumAttempts,
-          initialInterval: '1s',
-          maximumInterval: '60s',
-          nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
-        },
-      }),
-    ),
+    cpu: queueProxy('cpu', {}),
+    sandbox: queueProxy('sandbox', { startToCloseTimeout: '6 hours' }),
+    llm: queueProxy('llm', {
+      startToCloseTimeout: '12 hours',
+      heartbeatTimeout: `${config.generation.heartbeatTimeoutSeconds}s`,
+      retry: {
+        maximumAttempts: config.generation.maximumAttempts,
+        initialInterval: '1s',
+        maximumInterval: '60s',
+        nonRetryableErrorTypes: NON_RETRYABLE_ERRORS,
+      },
+    }),
     // Stopping waits until servers and trainers are really gone (their process groups killed), not just asked to go.
-    deploy: proxyActivities<CollabActivities>(
-      base('gpu', {
-        ...gpu(deployClass(config)),
-        startToCloseTimeout: `${deployTimeoutS}s`,
-        heartbeatTimeout: '30s',
-        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      }),
-    ),
+    deploy: queueProxy('gpu', {
+      ...gpu(deployClass(config)),
+      startToCloseTimeout: `${deployTimeoutS}s`,
+      heartbeatTimeout: '30s',
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }),
     /** A role's trainer (undefined: the one model of iterations recorded before model roles). */
     train,
   };

@@ -11,7 +11,6 @@ import {
   isCancellation,
   log,
   patched,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   setWorkflowOptions,
@@ -19,7 +18,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { versioningBehavior } from './versioning';
-import type { CollabActivities } from '../contracts/activities';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
 import {
   iterationProgressSignal,
@@ -47,7 +45,7 @@ import type { WorkProgress } from '../contracts/progress';
 import { sumSpend } from '../contracts/spend';
 import { type TrackerOutcome, trackingFailure } from '../contracts/tracking';
 import { effectiveConfig } from '../contracts/effective-config';
-import { HEARTBEAT_TIMEOUT } from './activity-proxies';
+import { queueProxy } from './activity-proxies';
 import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
 import { advance } from './loop-state';
@@ -66,10 +64,8 @@ export interface LoopResult {
 }
 
 /** Trackers are a convenience: a tracker that stays down is reported in the loop's details, never fatal. */
-const trackers = proxyActivities<CollabActivities>({
-  taskQueue: TASK_QUEUES.cpu,
+const trackers = queueProxy('cpu', {
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 5, initialInterval: '2s', maximumInterval: '60s', nonRetryableErrorTypes: NON_RETRYABLE_ERRORS },
 });
 

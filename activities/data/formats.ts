@@ -17,7 +17,11 @@ import type { PreferencePair, SftExample } from './examples';
 // verl — fsdp_sft_trainer with data.multiturn: {"messages":[...]} like OpenRLHF's SFT rows (converted to parquet
 //   by the adapter's prepare step); verl trains SFT only. It has no per-message loss mask, so its loss also covers
 //   the speaker's earlier (assistant) turns in a row — see adapters/verl.ts.
-export type TrainingDataFormat = 'fairseq2' | 'openrlhf' | 'trl' | 'verl';
+//
+// A format is named after the tool whose rows it is; each trainer adapter says which it reads (its dataFormat), a
+// `command` trainer says it in the config.
+export const TRAINING_DATA_FORMATS = ['fairseq2', 'trl', 'openrlhf', 'verl'] as const;
+export type TrainingDataFormat = (typeof TRAINING_DATA_FORMATS)[number];
 
 const exampleId = (e: { taskId: string; sampleIndex: number; turn: number }) => `${e.taskId}/s${e.sampleIndex}/t${e.turn}`;
 const assistant = (content: string) => [{ role: 'assistant' as const, content }];

@@ -1,17 +1,17 @@
 // The plan stage: an iteration's generation shards (over the config's recipe's tasks, `generation.shardSize` tasks
 // each) and what its recipe needs besides generation. `planShards` alone is what iterations recorded before recipes
 // declared their needs scheduled.
-import type { CollabActivities } from '../../contracts/activities';
+import type { ActivitySignatures } from '../../contracts/activities';
 import { planShards as shardsOf } from '../generation/plan-shards';
 import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
 
-type PlanInput = Parameters<CollabActivities['planIteration']>[0];
+type PlanInput = Parameters<ActivitySignatures['planIteration']>[0];
 
 const shards = ({ config, evalOnly }: PlanInput) => shardsOf(recipeRuntime(config), config.generation.shardSize, evalOnly);
 
-export const planShards: CollabActivities['planShards'] = async (input) => shards(input);
+export const planShards: ActivitySignatures['planShards'] = async (input) => shards(input);
 
-export const planIteration: CollabActivities['planIteration'] = async (input) => ({
+export const planIteration: ActivitySignatures['planIteration'] = async (input) => ({
   shards: shards(input),
   needs: recipeNeeds(input.config),
 });

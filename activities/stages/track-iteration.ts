@@ -6,7 +6,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../artifacts/store';
 import { localStateDir } from '../storage/run-storage';
 import { reportHtml } from '../report/report-html';
-import type { CollabActivities } from '../../contracts/activities';
+import type { ActivitySignatures } from '../../contracts/activities';
 import type { TrackerOutcome } from '../../contracts/tracking';
 import { recipeRuntime } from '../recipes/runtime';
 import { writeWithin } from '../tracking/bounded-write';
@@ -14,7 +14,7 @@ import { logToMlflow, mlflowRunPage } from '../tracking/mlflow';
 import { trackingPayload } from '../tracking/payload';
 import { logToWandb } from '../tracking/wandb';
 
-type Input = Parameters<CollabActivities['trackIteration']>[0];
+type Input = Parameters<ActivitySignatures['trackIteration']>[0];
 
 export async function trackIteration({ runName, config, iterations, final }: Input): Promise<TrackerOutcome[]> {
   const t = config.tracking;

@@ -5,14 +5,14 @@
 // with which inputs; a test overrides any activity (fail twice then succeed, fail for good, hold until released).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
-import type { CollabActivities } from '../../contracts/activities';
+import type { ActivitySignatures } from '../../contracts/activities';
 import { SERVED_ENDPOINT_GONE } from '../../contracts/errors';
 import type { ArtifactRef, EndpointRef, ShardSpec, Stage } from '../../contracts/run';
 import { STAGES, shardKey } from '../../contracts/run';
 
-export type ActivityName = keyof CollabActivities;
-type InputOf<N extends ActivityName> = Parameters<CollabActivities[N]>[0];
-type ResultOf<N extends ActivityName> = Awaited<ReturnType<CollabActivities[N]>>;
+export type ActivityName = keyof ActivitySignatures;
+type InputOf<N extends ActivityName> = Parameters<ActivitySignatures[N]>[0];
+type ResultOf<N extends ActivityName> = Awaited<ReturnType<ActivitySignatures[N]>>;
 
 export interface ActivityCall<N extends ActivityName = ActivityName> {
   name: N;
@@ -162,7 +162,7 @@ export function mockActivities(overrides: MockOverrides = {}) {
         return (mocks[name] as MockFn<ActivityName>)(input, { n, attempt });
       },
     ]),
-  ) as unknown as CollabActivities;
+  ) as unknown as ActivitySignatures;
   return {
     activities,
     calls,

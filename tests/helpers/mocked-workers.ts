@@ -5,7 +5,7 @@
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { CollabActivities } from '../../contracts/activities';
+import { type ActivitySignatures, QUEUE_ACTIVITIES } from '../../contracts/activities';
 import type { LoopConfig } from '../../contracts/config';
 import { iterationWorkflowId, loopWorkflowId } from '../../contracts/messages';
 import { TASK_QUEUES } from '../../contracts/run';
@@ -24,15 +24,23 @@ export async function startServerAndBundle(): Promise<TestWorkflowEnvironment> {
 /** The runs started since the workers last stopped (each test file runs its tests one after another). */
 const started = new Set<WorkflowHandle>();
 
-/** Runs `work` with the workflows and `activities` polling every task queue, then stops what `work` left running. */
-export async function withMockedWorkers<T>(env: TestWorkflowEnvironment, activities: CollabActivities, work: () => Promise<T>): Promise<T> {
+/** Runs `work` with the workflows and `activities` polling every task queue (each queue registering its own
+ *  activities only, contracts/activities.ts QUEUE_ACTIVITIES, as workers/run-worker.ts does), then stops what `work`
+ *  left running. */
+export async function withMockedWorkers<T>(
+  env: TestWorkflowEnvironment,
+  activities: ActivitySignatures,
+  work: () => Promise<T>,
+): Promise<T> {
   const workflowsBundle = await workflowBundle();
   const workers = await Promise.all(
     ALL_QUEUES.map((q) =>
       Worker.create({
         connection: env.nativeConnection,
         taskQueue: TASK_QUEUES[q],
-        ...(q === 'workflows' ? { workflowBundle: workflowsBundle } : { activities }),
+        ...(q === 'workflows'
+          ? { workflowBundle: workflowsBundle }
+          : { activities: Object.fromEntries(QUEUE_ACTIVITIES[q].map((name) => [name, activities[name]])) }),
         shutdownGraceTime: '1s',
         maxHeartbeatThrottleInterval: '1s',
       }),

@@ -182,7 +182,6 @@ function parseLine(line: string): TrainerProgress {
 }
 
 export const fairseq2Adapter: TrainerAdapter<Fairseq2Options> = {
-  kind: 'fairseq2',
   dataFormat: 'fairseq2',
   methods: ['sft', 'dpo'],
   findResumePoint,

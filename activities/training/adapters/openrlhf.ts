@@ -154,7 +154,6 @@ function parseLine(line: string): TrainerProgress {
 }
 
 export const openrlhfAdapter: TrainerAdapter<OpenRlhfOptions> = {
-  kind: 'openrlhf',
   dataFormat: 'openrlhf',
   methods: ['sft', 'dpo'],
   findResumePoint,

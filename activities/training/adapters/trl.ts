@@ -166,7 +166,6 @@ function parseLine(line: string): TrainerProgress {
 }
 
 export const trlAdapter: TrainerAdapter<TrlOptions> = {
-  kind: 'trl',
   dataFormat: 'trl',
   methods: ['sft', 'dpo', 'online_dpo'],
   findResumePoint,

@@ -99,9 +99,9 @@ export interface ResumePoint {
   step: number;
 }
 
+/** One trainer kind's tool; its kind is its key in the adapter map (./index.ts). */
 export interface TrainerAdapter<O extends CommonTrainOptions = CommonTrainOptions> {
-  kind: 'trl' | 'fairseq2' | 'openrlhf' | 'verl';
-  /** The JSONL row format this tool reads (see recipes' formats.ts). */
+  /** The JSONL row format this tool reads (data/formats.ts): what the data stage writes for it. */
   dataFormat: TrainingDataFormat;
   methods: readonly TrainMethod[];
   /** Latest COMPLETE checkpoint in workDir: ignores `*.tmp` and half-written directories. */

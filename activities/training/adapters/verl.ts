@@ -149,7 +149,6 @@ function parseLine(line: string): TrainerProgress {
 }
 
 export const verlAdapter: TrainerAdapter<VerlOptions> = {
-  kind: 'verl',
   dataFormat: 'verl',
   methods: ['sft', 'grpo', 'ppo'],
   findResumePoint,
