@@ -18,6 +18,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { PATCHES } from './patches';
 import { versioningBehavior } from './versioning';
 import type { CollabActivities } from '../contracts/activities';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
@@ -122,7 +123,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   await condition(() => !run.state.paused || run.stopped);
   if (run.stopped) return result(run);
   try {
-    advance(run.state, await runIteration(run), patched('retry-config-v1'));
+    advance(run.state, await runIteration(run), patched(PATCHES.retryConfig.id));
   } catch (err) {
     if (run.stopped && isCancellation(err)) {
       publish(run);
@@ -177,7 +178,7 @@ async function runIteration(run: LoopRun): Promise<IterationSummary> {
       taskQueue: TASK_QUEUES.workflows,
       args: [iterationInput(run)],
       // Iterations started before every role's checkpoint was named were started with the primary role's only.
-      ...(patched('iteration-roles-summary-v1')
+      ...(patched(PATCHES.rolesInIterationSummary.id)
         ? iterationStartSummary(input.runName, state.iteration, state.checkpoint, state.checkpoints)
         : { staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}` }),
       typedSearchAttributes: [
@@ -214,7 +215,7 @@ function iterationInput(run: LoopRun): IterationInput {
 /** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
 async function track(run: LoopRun, final: boolean): Promise<void> {
   const { input, state } = run;
-  if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
+  if (!input.config.tracking || !state.done.length || !patched(PATCHES.tracking.id)) return;
   try {
     // Histories recorded before the activity returned outcomes carry no result: nothing to read, as then.
     const outcomes =
