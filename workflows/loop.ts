@@ -5,6 +5,7 @@ import {
   allHandlersFinished,
   CancellationScope,
   condition,
+  deprecatePatch,
   continueAsNew,
   startChild,
   type ChildWorkflowHandle,
@@ -172,15 +173,14 @@ function handleMessages(run: LoopRun): void {
 /** Starts the iteration as a child workflow and waits for its summary. */
 async function runIteration(run: LoopRun): Promise<IterationSummary> {
   const { input, state } = run;
+  // Iterations started before every role's checkpoint was named in their summary carry no marker (patches.ts).
+  deprecatePatch(PATCHES.rolesInIterationSummary.id);
   const child = await run.childScope.run(() =>
     startChild(iterationWorkflow, {
       workflowId: iterationWorkflowId(input.runName, state.iteration),
       taskQueue: TASK_QUEUES.workflows,
       args: [iterationInput(run)],
-      // Iterations started before every role's checkpoint was named were started with the primary role's only.
-      ...(patched(PATCHES.rolesInIterationSummary.id)
-        ? iterationStartSummary(input.runName, state.iteration, state.checkpoint, state.checkpoints)
-        : { staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}` }),
+      ...iterationStartSummary(input.runName, state.iteration, state.checkpoint, state.checkpoints),
       typedSearchAttributes: [
         { key: RunNameKey, value: input.runName },
         { key: RecipeKey, value: input.config.recipe.name },
