@@ -1,10 +1,11 @@
 // Activity factory: every side effect of the project, wrapped so that user mistakes (a bad task file, a bad
 // template) become one non-retryable failure with a clear message instead of a retry storm of stack traces; and every
-// activity heartbeats while it runs (heartbeat.ts).
+// activity heartbeats while it runs (heartbeat.ts); and every activity reads its input's config in the current format.
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
 import { USER_INPUT_ERRORS } from '../contracts/errors';
 import { QUEUE_ACTIVITIES, type ActivitiesByQueue, type ActivitySignatures } from '../contracts/activities';
+import { upgradeConfig } from '../configs/upgrade';
 import { buildScorerData } from './stages/build-scorer-data';
 import { buildTrainingData } from './stages/build-training-data';
 import { deployCheckpoint } from './stages/deploy-checkpoint';
@@ -28,6 +29,16 @@ function userErrorsAreFinal<A extends unknown[], R>(fn: (...a: A) => Promise<R>)
       if (err instanceof Error && USER_ERRORS.has(err.name)) throw ApplicationFailure.nonRetryable(err.message, err.name);
       throw err;
     }
+  };
+}
+
+/** The input's `config` is the one its run started with, as the workflow history recorded it: perhaps written by
+ *  earlier code, so it is upgraded here, once, for every activity (configs/upgrade.ts). */
+function currentConfig<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
+  return async (...args: A) => {
+    const [input, ...rest] = args;
+    if (!input || typeof input !== 'object' || !('config' in input)) return fn(...args);
+    return fn(...([{ ...input, config: upgradeConfig(input.config) }, ...rest] as A));
   };
 }
 
@@ -57,7 +68,7 @@ export function createActivities(deps: ActivityDeps = {}): ActivitiesByQueue {
   const wrapped = Object.fromEntries(
     Object.entries(acts).map(([name, fn]) => [
       name,
-      wrap(name, keepAlive(userErrorsAreFinal(fn as (...a: unknown[]) => Promise<unknown>))),
+      wrap(name, keepAlive(userErrorsAreFinal(currentConfig(fn as (...a: unknown[]) => Promise<unknown>)))),
     ]),
   ) as unknown as ActivitySignatures;
   const only = (names: ReadonlyArray<keyof ActivitySignatures>) => Object.fromEntries(names.map((n) => [n, wrapped[n]]));

@@ -9,6 +9,7 @@ import {
 import { defaultPayloadConverter } from '@temporalio/common';
 import { blameOverride, ConfigError, loadConfig, type LoadedConfig } from '../configs/load';
 import { missingPath, readsCheckpoints } from '../configs/path-check';
+import { upgradeConfig } from '../configs/upgrade';
 import { recipeRuntime } from '../activities/recipes/runtime';
 import {
   iterationStatusQuery,
@@ -300,8 +301,9 @@ export async function lastStart(client: Client, runName: string): Promise<{ inpu
 }
 
 /** The config the run goes on with: its own plus the `retry --set` changes carried so far (the current loop
- *  execution's start input: LoopInput, then the LoopState continue-as-new carried). */
+ *  execution's start input: LoopInput, then the LoopState continue-as-new carried), in the current format (an
+ *  older run recorded it in its own: configs/upgrade.ts). */
 export async function runConfig(client: Client, runName: string): Promise<LoopConfig | undefined> {
   const { input, state } = await lastStart(client, runName);
-  return effectiveConfig(input.config, state ?? undefined);
+  return upgradeConfig(effectiveConfig(input.config, state ?? undefined));
 }

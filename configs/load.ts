@@ -10,7 +10,8 @@ import { PromptFileError, readPromptFile } from '../activities/recipes/prompt-fi
 import { kindsTraining, unsupportedMethod } from '../activities/training/adapters';
 import { isOnlineMethod } from '../contracts/train-methods';
 import { modelRoles, rolesOfKind } from '../activities/llm/roles';
-import { loopConfigSchema } from './schema';
+import { CONFIG_VERSION, loopConfigSchema } from './schema';
+import { NewerConfigError, upgradeRaw } from './upgrade';
 import { refusedFixedField, refusedRebase } from './retry-changes';
 import { knownKeys } from './schema-walk';
 import { nearestName } from './nearest-name';
@@ -80,11 +81,19 @@ function formatIssue(issue: z.core.$ZodIssue, raw: unknown): { field: string; de
   return { field: at(issue.path), detail: `unknown fields ${issue.keys.map(named).join(', ')}` };
 }
 
-/** `raw` validated; else its first schema problem as a ConfigError (with how many more there are). */
-function validated(raw: unknown, file: string): LoopConfig {
-  const result = loopConfigSchema.safeParse(raw);
+/** `raw` upgraded (upgrade.ts; `absent`: the version of a config that names none) and validated; else its first
+ *  problem as a ConfigError (with how many more there are). */
+function validated(raw: Record<string, unknown>, file: string, absent: number): LoopConfig {
+  let current: Record<string, unknown>;
+  try {
+    current = upgradeRaw(raw, absent);
+  } catch (err) {
+    if (err instanceof NewerConfigError) throw new ConfigError(file, 'configVersion', err.detail);
+    throw err;
+  }
+  const result = loopConfigSchema.safeParse(current);
   if (result.success) return result.data;
-  const { field, detail } = formatIssue(result.error.issues[0], raw);
+  const { field, detail } = formatIssue(result.error.issues[0], current);
   const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
   throw new ConfigError(file, field, detail + more);
 }
@@ -101,7 +110,7 @@ export function parseConfigText(text: string, file: string, overrides: string[] 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new ConfigError(file, undefined, 'must be a YAML mapping of fields (see configs/demo.yaml)');
   for (const o of overrides) applyOverride(raw as Record<string, unknown>, o);
-  return validated(raw, file);
+  return validated(raw as Record<string, unknown>, file, CONFIG_VERSION);
 }
 
 /** Makes every path in the config absolute (relative paths are relative to the config file) and checks inputs exist. */
@@ -235,7 +244,7 @@ export function applyOverridesToConfig(config: LoopConfig, overrides: string[], 
     for (const o of overrides) applyOverride(raw, o);
     const fixed = refusedFixedField(config, raw);
     if (fixed) throw new ConfigError(where, fixed.field, fixed.why);
-    const data = validated(raw, where);
+    const data = validated(raw, where, 0); // a running loop's config, as its run recorded it
     const refused = refusedRebase(config, data, o);
     if (refused) throw new ConfigError(where, refused.field, refused.why);
     return resolveConfigPaths(data, where); // relative paths: relative to the working directory

@@ -248,7 +248,14 @@ export const trainerSchema = z.discriminatedUnion('kind', [
     .meta({ description: 'Any trainer from a command template; it must write the Hugging Face model to `{output}`.' }),
 ]);
 
+/** The config format's version. Raise it (and add the step from the version before) when older configs cannot
+ *  simply be re-parsed into the current format: configs/upgrade.ts says when. */
+export const CONFIG_VERSION = 1;
+
 export const loopConfigSchema = z.strictObject({
+  /** Which format the config is written in: files need not say (they are read as the current one); configs that
+   *  runs recorded before versions have none (version 0) and are upgraded where an activity receives them. */
+  configVersion: z.literal(CONFIG_VERSION).default(CONFIG_VERSION),
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/, 'letters, digits, ".", "_" and "-" only')

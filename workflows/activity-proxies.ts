@@ -8,6 +8,7 @@ import {
   type ActivityFunctionWithOptions,
   type ActivityOptions,
 } from '@temporalio/workflow';
+import { PATCHES } from './patches';
 import type { ActivityQueue, QueueActivities } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
@@ -39,7 +40,7 @@ export function stageActivities(config: LoopConfig) {
   // Gpu work goes to a class's queue (contracts/placement.ts) only in histories that carry the patch: an iteration
   // scheduled on the generic queue before keeps doing so on replay. Asked only when the config places something, so
   // histories of configs without placement carry no marker.
-  const placed = placesGpuWork(config) && patched('gpu-placement-v1');
+  const placed = placesGpuWork(config) && patched(PATCHES.gpuPlacement.id);
   const gpu = (gpuClass: string | undefined) => ({ taskQueue: gpuQueue(placed ? gpuClass : undefined) });
   const train = (role: string | undefined) =>
     queueProxy('gpu', {

@@ -2,6 +2,7 @@
 // redoes finished work), the config in effect, and the status the UI, `status` and the loop read.
 import { runDataName } from '../contracts/run-data-name';
 import { patched } from '@temporalio/workflow';
+import { PATCHES } from './patches';
 import type { RecipeNeeds } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
 import type { WorkProgress } from '../contracts/progress';
@@ -19,26 +20,16 @@ import type {
 } from '../contracts/run';
 import { shardKey } from '../contracts/run';
 
-/** Patches that changed which commands an iteration issues: each is true in iterations started after it shipped. */
+/** The patches an iteration asks at its start, by their names in PATCHES (patches.ts says what each changed): each is
+ *  true in iterations started after it shipped. */
 export interface IterationPatches {
-  /** Several served checkpoints, one trained model per trained role; before it, one model served and trained. */
   modelRoles: boolean;
-  /** Activity summaries and stage reports to the loop (visible in the Temporal UI). */
   visible: boolean;
-  /** The recipe's needs come from the planning activity; before it they were decided by name (legacy-needs.ts). */
   declaresNeeds: boolean;
-  /** The run's `budget` (spend per stage and role, a stop at the next shard boundary). */
   budgets: boolean;
-  /** A retry's config holds for the later iterations too, and a changed baseCheckpoint is served while nothing
-   *  trained; before it, a retry's config held for the retried iteration only. */
   retryConfig: boolean;
-  /** Every LLM call is checked against the run's `budget` before it is sent (activities/llm/budget-ledger.ts), and
-   *  generate shows the spend from its start; before it, the budget was checked at shard boundaries only. */
   exactBudgets: boolean;
-  /** The loop hears of each finished shard (live-progress.ts), not only of stage changes. */
   liveProgress: boolean;
-  /** The loop hears of generate's plan as soon as it is made, so its page shows "N of TOTAL" before the first shard
-   *  ends; before it, the loop learned the total with the first finished shard. */
   planToLoop: boolean;
 }
 
@@ -84,14 +75,14 @@ export interface IterationState {
 
 /** The patches are asked in the order iterations always asked them. */
 export function newIterationState(input: IterationInput): IterationState {
-  const modelRoles = patched('model-roles-v1');
-  const visible = patched('ui-visibility-v1');
-  const declaresNeeds = patched('recipe-needs-v1');
-  const budgets = patched('budget-v1');
-  const retryConfig = patched('retry-config-v1');
-  const exactBudgets = patched('exact-budget-v1');
-  const liveProgress = patched('live-progress-v1');
-  const planToLoop = patched('plan-to-loop-v1');
+  const modelRoles = patched(PATCHES.modelRoles.id);
+  const visible = patched(PATCHES.visible.id);
+  const declaresNeeds = patched(PATCHES.declaresNeeds.id);
+  const budgets = patched(PATCHES.budgets.id);
+  const retryConfig = patched(PATCHES.retryConfig.id);
+  const exactBudgets = patched(PATCHES.exactBudgets.id);
+  const liveProgress = patched(PATCHES.liveProgress.id);
+  const planToLoop = patched(PATCHES.planToLoop.id);
   return {
     input,
     config: input.config,

@@ -12,6 +12,7 @@ import {
   setWorkflowOptions,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { PATCHES } from './patches';
 import { versioningBehavior } from './versioning';
 import {
   iterationConfigQuery,
@@ -180,7 +181,7 @@ const needsServers = (s: IterationState, stage: Stage) =>
 /** A paused iteration holds no GPU: its model servers stop, and the next stage that needs them deploys again
  *  (iterations started before this patch kept them up while paused). */
 async function releaseServers(s: IterationState): Promise<void> {
-  if (!s.deployed || s.undeployed || !patched('pause-releases-servers-v1')) return;
+  if (!s.deployed || s.undeployed || !patched(PATCHES.pauseReleasesServers.id)) return;
   try {
     await stopServers(s);
     s.undeployed = true;

@@ -5,6 +5,7 @@ import {
   allHandlersFinished,
   CancellationScope,
   condition,
+  deprecatePatch,
   continueAsNew,
   startChild,
   type ChildWorkflowHandle,
@@ -17,6 +18,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { PATCHES } from './patches';
 import { versioningBehavior } from './versioning';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
 import {
@@ -118,7 +120,7 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
   await condition(() => !run.state.paused || run.stopped);
   if (run.stopped) return result(run);
   try {
-    advance(run.state, await runIteration(run), patched('retry-config-v1'));
+    advance(run.state, await runIteration(run), patched(PATCHES.retryConfig.id));
   } catch (err) {
     if (run.stopped && isCancellation(err)) {
       publish(run);
@@ -167,15 +169,14 @@ function handleMessages(run: LoopRun): void {
 /** Starts the iteration as a child workflow and waits for its summary. */
 async function runIteration(run: LoopRun): Promise<IterationSummary> {
   const { input, state } = run;
+  // Iterations started before every role's checkpoint was named in their summary carry no marker (patches.ts).
+  deprecatePatch(PATCHES.rolesInIterationSummary.id);
   const child = await run.childScope.run(() =>
     startChild(iterationWorkflow, {
       workflowId: iterationWorkflowId(input.runName, state.iteration),
       taskQueue: TASK_QUEUES.workflows,
       args: [iterationInput(run)],
-      // Iterations started before every role's checkpoint was named were started with the primary role's only.
-      ...(patched('iteration-roles-summary-v1')
-        ? iterationStartSummary(input.runName, state.iteration, state.checkpoint, state.checkpoints)
-        : { staticSummary: `${input.runName} · iteration ${state.iteration} · checkpoint ${state.checkpoint}` }),
+      ...iterationStartSummary(input.runName, state.iteration, state.checkpoint, state.checkpoints),
       typedSearchAttributes: [
         { key: RunNameKey, value: input.runName },
         { key: RecipeKey, value: input.config.recipe.name },
@@ -210,7 +211,7 @@ function iterationInput(run: LoopRun): IterationInput {
 /** Logs the finished iterations to the configured trackers (MLflow, W&B); absent section: nothing is sent. */
 async function track(run: LoopRun, final: boolean): Promise<void> {
   const { input, state } = run;
-  if (!input.config.tracking || !state.done.length || !patched('tracking-v1')) return;
+  if (!input.config.tracking || !state.done.length || !patched(PATCHES.tracking.id)) return;
   try {
     // Histories recorded before the activity returned outcomes carry no result: nothing to read, as then.
     const outcomes =

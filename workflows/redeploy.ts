@@ -7,6 +7,7 @@
 // undeploy at the end stops whatever runs then. A server that keeps dying goes to "needs attention" after
 // MAX_REDEPLOYS, where the user's retry deploys again too.
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
+import { PATCHES } from './patches';
 import { SERVED_ENDPOINT_GONE } from '../contracts/errors';
 import type { IterationState } from './iteration-state';
 import { describeFailure } from './stage-failure';
@@ -18,7 +19,7 @@ export const MAX_REDEPLOYS = 3;
  *  marked for a new deploy), else the failure to show the user. */
 export function afterLostServers(s: IterationState, err: unknown): 'redeploy' | { failure: unknown } {
   const { type, message } = describeFailure(err);
-  if (type !== SERVED_ENDPOINT_GONE || !s.deployed || !patched('redeploy-lost-servers-v1')) return { failure: err };
+  if (type !== SERVED_ENDPOINT_GONE || !s.deployed || !patched(PATCHES.redeployLostServers.id)) return { failure: err };
   s.released = true;
   s.redeploys = (s.redeploys ?? 0) + 1;
   if (s.redeploys <= MAX_REDEPLOYS) {

@@ -156,8 +156,7 @@ export function createChat(opts: ChatClientOptions): Chat {
   const sdk = api === 'chat' ? openaiClient(endpoint.baseUrl, apiKey) : undefined;
   const limiter = endpointLimiter(endpoint, llm.sharedLimits);
   const labels = { role: opts.role ?? '', endpoint: endpointLabel(endpoint, opts.role) };
-  // Runs started before the field existed carry llm configs without it.
-  const outageMs = (llm.outageToleranceSeconds ?? 600) * 1000;
+  const outageMs = llm.outageToleranceSeconds * 1000;
   /** A failed request: given up (the call fails) or sent again; counted for the metrics and the progress model. */
   const tally = (givenUp: boolean, kind: string) => {
     count(givenUp ? 'llmFailures' : 'llmRetries', 1, { ...labels, kind });

@@ -7,7 +7,7 @@ import type { ListOptions, ObjectStore, PutOptions } from './object-store';
 import type { S3StorageConfig, StorageConfig } from './storage-config';
 import { STATE_DIR_ENV } from '../host-env';
 
-/** What stages need of a config; `storage` is absent in runs started before it existed (they are local). */
+/** What stages need of a config; without `storage` (callers that name only a state dir), the local store. */
 export type StorageOf = { stateDir: string; storage?: StorageConfig };
 
 /** This host's state dir: the worker's --state-dir, else the config's (the starting machine's, for one-machine runs). */
@@ -15,7 +15,7 @@ export function localStateDir(config: StorageOf): string {
   return path.resolve(process.env[STATE_DIR_ENV] || config.stateDir);
 }
 
-/** One machine's directory (the default, and every run started before storage: existed) rather than a shared store. */
+/** One machine's directory (the default) rather than a shared store. */
 export const isLocalStorage = (config: StorageOf): boolean => (config.storage?.kind ?? 'local') === 'local';
 
 const opened = new Map<string, ObjectStore>();

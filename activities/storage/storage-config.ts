@@ -38,5 +38,4 @@ export const storageSchema = z.discriminatedUnion('kind', [
 export type StorageConfig = z.infer<typeof storageSchema>;
 export type S3StorageConfig = z.infer<typeof s3StorageSchema>;
 
-/** Runs started before the field existed carry s3 configs without it: they get the default. */
-export const outageToleranceMs = (c: S3StorageConfig): number => (c.outageToleranceSeconds ?? 600) * 1000;
+export const outageToleranceMs = (c: S3StorageConfig): number => c.outageToleranceSeconds * 1000;

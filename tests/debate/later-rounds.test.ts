@@ -11,9 +11,11 @@ import { DEBATE_PROMPTS, DEFAULT_DEBATE_PROMPTS, listedReplies, runDebate, type 
 import { recipePrompts } from '../../activities/recipes/prompt-file';
 import type { Prompts } from '../../activities/recipes/prompt-texts';
 import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
-import { debateRecipeSchema, type DebateRecipeConfig } from '../../activities/recipes/debate/config';
+import type { DebateRecipeConfig } from '../../activities/recipes/debate/config';
 import { debateRuntime } from '../../activities/recipes/debate/runtime';
 import { CONFIGS } from '../helpers/config';
+import { loadConfig } from '../../configs/load';
+import { upgradeConfig } from '../../configs/upgrade';
 import { scripted } from '../helpers/debate';
 
 const TASK: DebateTask = { id: 't1', dataset: 'math', problem: 'What is $2+3$?', gold: '5' };
@@ -85,13 +87,13 @@ describe("the other agents a later round shows (original_gen.py's shuffle and ca
 
 describe('a run started before `others` existed', () => {
   it('shows every other agent in agent order, as it did then', async () => {
-    const cfg = debateRecipeSchema.parse({
-      name: 'debate',
-      dataset: 'math',
-      evalTasks: path.join(CONFIGS, 'tasks/debate/math.jsonl'),
-      agents: 7,
-    });
-    const { others: _, ...old } = cfg; // the parsed section such a run carries
+    // The config such a run recorded: parsed by code without `others` (nor configVersion); its activities get it
+    // upgraded (configs/upgrade.ts).
+    const { configVersion: _v, ...parsed } = loadConfig(path.join(CONFIGS, 'debate.dry-run.yaml'), {
+      overrides: ['recipe.agents=7'],
+    }).config;
+    const { others: _o, ...recipe } = parsed.recipe as DebateRecipeConfig;
+    const old = upgradeConfig({ ...parsed, recipe }).recipe;
     const calls: Calls = [];
     const script = Object.fromEntries(
       Array.from({ length: 7 }, (_, i) => [

@@ -2,6 +2,7 @@
 // README "SWEET-RL") are trained on this iteration's records first, then served, and the data builder ranks with them. A retry
 // redoes these steps cheaply: same rows, a finished trainer returns at once, a healthy server is reused.
 import { patched } from '@temporalio/workflow';
+import { PATCHES } from '../patches';
 import type { RecipeNeeds } from '../../contracts/activities';
 import type { ScorerModel, ShardResult, StageStats } from '../../contracts/run';
 import { scheduled, stageActivities } from '../activity-proxies';
@@ -53,7 +54,7 @@ async function trainedScorers(
 ): Promise<Record<string, ScorerModel> | undefined> {
   const deployed = s.deployed;
   const roles = needs.scorers?.length && s.config.trainer && deployed?.roles ? needs.scorers : [];
-  if (!deployed || !roles.length || !patched('trained-scorers-v1')) return undefined;
+  if (!deployed || !roles.length || !patched(PATCHES.trainedScorers.id)) return undefined;
   const { cpu, train, deploy } = stageActivities(s.config);
   const rows = await scheduled(cpu.buildScorerData, summary(s, scorerDataSummary(roles, conversationsIn(shards))), {
     ...stageContext(s),

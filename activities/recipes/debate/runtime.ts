@@ -32,9 +32,8 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
   const tasksFor = (split: Split): DebateTask[] => readSplit(cfg, split, cfg.dataset);
   const { agents, rounds } = shape(cfg);
   const prompts = recipePrompts(DEBATE_PROMPTS, cfg);
-  // Runs started before the field existed have no `diversity` section.
   // The client is made on first use: stages that never embed (metrics, data) need no key.
-  const embedding = cfg.diversity?.embeddings;
+  const embedding = cfg.diversity.embeddings;
   let client: Embed | undefined;
   const embed: Embed | undefined = embedding && ((texts) => (client ??= embeddingsClient(embedding))(texts));
   return {
@@ -48,8 +47,7 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
         agents,
         rounds,
         summarize: cfg.summarize,
-        // Runs started before the field existed show every other agent in agent order, as they did.
-        others: cfg.others ?? { shuffle: false, max: Number.MAX_SAFE_INTEGER },
+        others: cfg.others,
         oneModel: oneModel(cfg),
         chats,
         decoding: { temperature: cfg.temperature, topP: cfg.topP, maxTokens: cfg.maxTokens },

@@ -1,0 +1,65 @@
+// Old configs in the current shape, in one place. A run hands each activity the config it started with, as its
+// workflow history recorded it, so a worker of today reads configs that earlier code wrote. Every activity input's
+// config passes through upgradeConfig (activities/index.ts) and every config file through upgradeRaw (load.ts), so
+// no code below reads a field the schema requires and finds it missing.
+//
+// How the format changes: a field whose absence means its schema default needs nothing here (re-parsing through
+// the schema fills it). A field whose absence in older configs meant something else than its default, or a renamed
+// or removed field, raises CONFIG_VERSION (schema.ts) and adds the step from the version before it to STEPS.
+import type { LoopConfig } from '../contracts/config';
+import { CONFIG_VERSION, loopConfigSchema } from './schema';
+
+type Raw = Record<string, unknown>;
+type Step = (config: Raw) => Raw;
+
+const section = (o: unknown): Raw => (o && typeof o === 'object' && !Array.isArray(o) ? (o as Raw) : {});
+
+/** STEPS[v] turns a config of version v into version v + 1 (the schema's defaults then fill the rest). */
+const STEPS: readonly Step[] = [
+  // 0, configs from before versions: two fields came with defaults other than what their absence did before.
+  (c) => {
+    const recipe = section(c.recipe);
+    // debate's `others`: later rounds showed every other agent, in agent order (multiagent-ft ft_gen.py).
+    if (recipe.name === 'debate' && !('others' in recipe))
+      return { ...c, recipe: { ...recipe, others: { shuffle: false, max: Number.MAX_SAFE_INTEGER } } };
+    // ColBench's `data.critic` (SWEET-RL's learned critic, the default since it came): before it, the judge ranked.
+    const data = section(recipe.data);
+    if ((recipe.name === 'colbench-code' || recipe.name === 'colbench-html') && !('critic' in data))
+      return { ...c, recipe: { ...recipe, data: { ...data, critic: 'judge' } } };
+    return c;
+  },
+];
+if (STEPS.length !== CONFIG_VERSION)
+  throw new Error(`internal: configs/upgrade.ts has ${STEPS.length} steps for version ${CONFIG_VERSION}`);
+
+/** A config of a version this code does not know yet (a newer collab-loop wrote it). */
+export class NewerConfigError extends Error {
+  readonly detail: string;
+  constructor(readonly version: number) {
+    const detail = `is ${version}, newer than the ${CONFIG_VERSION} this collab-loop knows: use a collab-loop as new as the one that wrote it`;
+    super(`configVersion ${detail}`);
+    this.detail = detail;
+    this.name = 'NewerConfigError';
+  }
+}
+
+/**
+ * `config` of any version up to CONFIG_VERSION in the current version's shape, not yet validated (the schema does
+ * that). `absent`: the version a config without `configVersion` has — 0 for a recorded one, which earlier code
+ * wrote; CONFIG_VERSION for a file a user writes today. A version that is not a whole number is left to the schema.
+ */
+export function upgradeRaw(config: Raw, absent: number): Raw {
+  const v = config.configVersion ?? absent;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return config;
+  if (v > CONFIG_VERSION) throw new NewerConfigError(v);
+  if (v === CONFIG_VERSION) return config;
+  return { ...STEPS.slice(v).reduce((c, step) => step(c), config), configVersion: CONFIG_VERSION };
+}
+
+/** A config an earlier run recorded (version 0 when it has none), in the current shape with the schema's defaults. */
+export function upgradeConfig(config: unknown): LoopConfig {
+  const parsed = loopConfigSchema.safeParse(upgradeRaw(section(config), 0));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(`a recorded config does not upgrade to the current format: ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+}
