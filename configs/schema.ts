@@ -255,7 +255,10 @@ export const CONFIG_VERSION = 1;
 export const loopConfigSchema = z.strictObject({
   /** Which format the config is written in: files need not say (they are read as the current one); configs that
    *  runs recorded before versions have none (version 0) and are upgraded where an activity receives them. */
-  configVersion: z.literal(CONFIG_VERSION).default(CONFIG_VERSION),
+  configVersion: z.literal(CONFIG_VERSION).default(CONFIG_VERSION).meta({
+    description:
+      "The config format's version. Leave it out: a file is read as the current version, and a run's recorded config is upgraded where activities receive it (configs/upgrade.ts).",
+  }),
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$/, 'letters, digits, ".", "_" and "-" only')
