@@ -1,5 +1,5 @@
 // Writes docs/fidelity.md from every registered recipe's fidelity.ts: `npx tsx scripts/write-fidelity-doc.ts`.
-// tests/docs/fidelity-doc.test.ts fails while the committed page differs from what this writes.
+// tests/unit/scripts/write-fidelity-doc.test.ts fails while the committed page differs from what this writes.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderFidelityDoc } from '../activities/recipes/fidelity';
