@@ -24,7 +24,7 @@ import { buildSequence, setCurrentVersion, taskBuildsByRun, temporalCommand } fr
 const require = createRequire(import.meta.url);
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startDevServer({ own: true }); // its second host's workers and the deployment it reads are in "default"
 });
 afterAll(async () => {
   await env?.teardown();

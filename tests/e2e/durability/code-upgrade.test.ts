@@ -9,7 +9,7 @@ import { trainingLoop } from '../../../workflows/loop';
 import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId } from '../../../contracts/messages';
 import { TASK_QUEUES } from '../../../contracts/run';
 import { createWorkers, runWorkers } from '../../../workers/run-worker';
-import { bundleWorkflowsAt, startDevServer, workflowBundle } from '../../helpers/temporal';
+import { bundleWorkflowsAt, namespaceOf, startDevServer, workflowBundle } from '../../helpers/temporal';
 import { tempStateDir, testConfig } from '../../helpers/config';
 import { waitUntil } from '../../helpers/wait';
 
@@ -39,6 +39,7 @@ describe('new workflow code during a long run', () => {
     // `worker --keep-servers`).
     const oldWorkers = await createWorkers({
       connection: env.nativeConnection,
+      namespace: namespaceOf(env),
       workflowBundle: await workflowBundle(),
       shutdownGraceTime: '1s',
     });
@@ -61,7 +62,12 @@ describe('new workflow code during a long run', () => {
 
     // Build 2: the shipped fix.
     const fixedBundle = await bundleWorkflowsAt(require.resolve('../../fixtures/workflow-fix/index.ts'));
-    const newWorkers = await createWorkers({ connection: env.nativeConnection, workflowBundle: fixedBundle, shutdownGraceTime: '1s' });
+    const newWorkers = await createWorkers({
+      connection: env.nativeConnection,
+      namespace: namespaceOf(env),
+      workflowBundle: fixedBundle,
+      shutdownGraceTime: '1s',
+    });
     const ids = [loopWorkflowId(runName), iterationWorkflowId(runName, 0), iterationWorkflowId(runName, 1)];
     const failedTasks = async (id: string) => {
       const history = await env.client.workflow

@@ -14,7 +14,7 @@ import { cli } from '../../helpers/cli';
 import { tempStateDir, testConfigRaw } from '../../helpers/config';
 import { externalDeploy, startCountingEndpoint } from '../../helpers/endpoint';
 import { waitQuiescent } from '../../helpers/quiescent';
-import { startDevServer } from '../../helpers/temporal';
+import { namespaceOf, startDevServer } from '../../helpers/temporal';
 import { waitUntil } from '../../helpers/wait';
 import { recordHistoriesIfAsked } from '../../helpers/run-loop';
 import { withWorkers } from '../../helpers/workers';
@@ -185,7 +185,7 @@ describe('run names', () => {
   it('continue of a name never used is one clear line', async () => {
     const r = await cli(['continue', 'never-started'], cliEnv());
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim()).toBe('collab-loop: no run named "never-started" in namespace default (see collab-loop list)');
+    expect(r.stderr.trim()).toBe(`collab-loop: no run named "never-started" in namespace ${namespaceOf(env)} (see collab-loop list)`);
   });
 
   it('start --restart begins anew in its own folder and leaves the first run’s checkpoints byte-identical', async () => {

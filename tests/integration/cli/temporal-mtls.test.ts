@@ -19,7 +19,7 @@ let terminator: TlsTerminator;
 let vars: Record<string, string>;
 let runConfig: string;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startDevServer({ own: true }); // its CLI profile names the "default" namespace
   pki = makeTestPki();
   terminator = await startTlsTerminator(pki, env.address);
   const stateDir = tempStateDir();

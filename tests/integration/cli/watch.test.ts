@@ -12,6 +12,7 @@ import { loopWorkflowId } from '../../../contracts/messages';
 import { cli, cliInTerminal, cliProcess, collectOutput } from '../../helpers/cli';
 import { STAND_IN_TRAINER, tempStateDir, testConfigRaw } from '../../helpers/config';
 import { cliDevServer } from '../../helpers/cli-server';
+import { namespaceOf } from '../../helpers/temporal';
 import { withWorkers } from '../../helpers/workers';
 import { waitForAttention, waitUntil } from '../../helpers/wait';
 
@@ -182,6 +183,8 @@ describe('the live display', () => {
   it('watch of a name never used is one clear line', async () => {
     const r = await cli(['watch', 'never-started'], cliEnv());
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim()).toBe('collab-loop: no run named "never-started" in namespace default (see collab-loop list)');
+    expect(r.stderr.trim()).toBe(
+      `collab-loop: no run named "never-started" in namespace ${namespaceOf(server.env())} (see collab-loop list)`,
+    );
   });
 });

@@ -8,7 +8,7 @@ import { waitUntil } from '../../helpers/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await startDevServer();
+  env = await startDevServer({ own: true }); // the startup line it reads is the one of the "default" namespace
 });
 afterAll(async () => {
   await env?.teardown();
