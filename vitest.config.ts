@@ -25,7 +25,9 @@ export default defineConfig({
     // One TMPDIR for the whole run, whichever tiers it runs.
     globalSetup: ['tests/global-tmp.ts'],
     projects: [
-      tier('unit', {}),
+      // One module graph per worker instead of one per file: the pure tests share nothing but imports, and importing
+      // took most of their time (53 files: 48 s instead of 221 s wall, measured at load 16-18 on 2 cores).
+      tier('unit', { isolate: false }),
       tier('workflows', { setupFiles: TEMPORAL_SETUP }),
       tier('integration', { setupFiles: TEMPORAL_SETUP, globalSetup: SHARED_TEMPORAL }),
       tier('e2e', { setupFiles: TEMPORAL_SETUP, globalSetup: SHARED_TEMPORAL }),
