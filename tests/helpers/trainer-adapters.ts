@@ -3,13 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type {
-  CommonTrainOptions,
-  TrainerAdapter,
-  TrainerProgress,
-  TrainJob,
-  TrainMethod,
-} from '../../activities/training/adapters/types';
+import type { CommonTrainOptions, TrainerAdapter, TrainerProgress, TrainJob, TrainMethod } from '../../activities/training/adapters/types';
 
 export const job = (method: TrainMethod): TrainJob => ({
   method,

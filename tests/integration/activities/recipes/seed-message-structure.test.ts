@@ -17,7 +17,11 @@ import { requestCacheFor } from '../../../../activities/llm/cache';
 import { createChat, externalEndpointRef, newUsageCounter } from '../../../../activities/llm/client';
 import { roleChats, roleEndpoints } from '../../../../activities/llm/roles';
 import { recipeOf, recipeRuntime } from '../../../../activities/recipes/runtime';
-import { startOpenAICompatibleServer, type PolicyRequest, type RunningServer } from '../../../../activities/serving/openai-compatible-server';
+import {
+  startOpenAICompatibleServer,
+  type PolicyRequest,
+  type RunningServer,
+} from '../../../../activities/serving/openai-compatible-server';
 import { loadCoralTasks, optionLines } from '../../../../activities/recipes/coral';
 import { loadColbenchTasks } from '../../../../activities/recipes/colbench';
 import { PROJECT_ROOT } from '../../../../activities/subprocess/node-script';

@@ -4,7 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCodeTests, SEED_BLOCKLIST, seedFenceStrip, stripPythonFence, type CodeTestsInput } from '../../../../activities/sandbox/code-tests';
+import {
+  runCodeTests,
+  SEED_BLOCKLIST,
+  seedFenceStrip,
+  stripPythonFence,
+  type CodeTestsInput,
+} from '../../../../activities/sandbox/code-tests';
 import { processesOfSlot } from '../../../../activities/sandbox/python-sandbox';
 import { seekerModule } from '../../../helpers/sandbox-seeker';
 

@@ -14,7 +14,11 @@ import { requestCacheFor } from '../../../../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../../../../activities/llm/client';
 import type { Chat } from '../../../../../activities/llm/types';
 import { json, startServer, type TestServer } from '../../../../helpers/recording-server';
-import { type PolicyRequest, type RunningServer, startOpenAICompatibleServer } from '../../../../../activities/serving/openai-compatible-server';
+import {
+  type PolicyRequest,
+  type RunningServer,
+  startOpenAICompatibleServer,
+} from '../../../../../activities/serving/openai-compatible-server';
 import { toaRecipeSchema } from '../../../../../activities/recipes/toa/config';
 import type { ToaEvalRecord } from '../../../../../activities/recipes/toa/records';
 import { toaRuntime } from '../../../../../activities/recipes/toa/runtime';

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fairseq2Adapter, fairseq2OptionsSchema, yamlFloat, type Fairseq2Options } from '../../../../../activities/training/adapters/fairseq2';
+import {
+  fairseq2Adapter,
+  fairseq2OptionsSchema,
+  yamlFloat,
+  type Fairseq2Options,
+} from '../../../../../activities/training/adapters/fairseq2';
 import { PROJECT_ROOT } from '../../../../../activities/subprocess/node-script';
 import { tinyModel, VENV_PYTHON } from '../../../../helpers/tiny-model';
 import { common, job, parseFixture, tmpDir } from '../../../../helpers/trainer-adapters';

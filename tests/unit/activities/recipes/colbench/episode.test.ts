@@ -18,7 +18,16 @@ import {
 import { recipePrompts } from '../../../../../activities/recipes/prompt-file';
 import { colbenchCodeRecipeSchema } from '../../../../../activities/recipes/colbench/config';
 import { colbenchDecoding } from '../../../../../activities/recipes/colbench/decoding';
-import { badRequest, codeDecoding, fakeRender, humanDecoding, memoryImages, rateLimited, scriptedChat, unauthorized } from '../../../../helpers/colbench';
+import {
+  badRequest,
+  codeDecoding,
+  fakeRender,
+  humanDecoding,
+  memoryImages,
+  rateLimited,
+  scriptedChat,
+  unauthorized,
+} from '../../../../helpers/colbench';
 
 const task: ColbenchCodeTask = {
   id: 'fee',

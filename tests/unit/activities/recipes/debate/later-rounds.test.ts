@@ -7,7 +7,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChatCall } from '../../../../../activities/llm/types';
-import { DEBATE_PROMPTS, DEFAULT_DEBATE_PROMPTS, listedReplies, runDebate, type DebateTask } from '../../../../../activities/recipes/debate';
+import {
+  DEBATE_PROMPTS,
+  DEFAULT_DEBATE_PROMPTS,
+  listedReplies,
+  runDebate,
+  type DebateTask,
+} from '../../../../../activities/recipes/debate';
 import { recipePrompts } from '../../../../../activities/recipes/prompt-file';
 import type { Prompts } from '../../../../../activities/recipes/prompt-texts';
 import { PROJECT_ROOT } from '../../../../../activities/subprocess/node-script';
