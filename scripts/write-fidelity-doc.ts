@@ -1,5 +1,5 @@
 // Writes docs/fidelity.md from every registered recipe's fidelity.ts: `npx tsx scripts/write-fidelity-doc.ts`
-// (`--check`, run by `npm run lint`: fails while the committed page differs, as tests/docs/fidelity-doc.test.ts does).
+// (`--check`, run by `npm run lint`: fails while the committed page differs, as tests/unit/scripts/write-fidelity-doc.test.ts does).
 import path from 'node:path';
 import { renderFidelityDoc } from '../activities/recipes/fidelity';
 import { RECIPES } from '../activities/recipes/registry';

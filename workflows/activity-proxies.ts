@@ -18,7 +18,7 @@ import { TASK_QUEUES } from '../contracts/run';
 /** Every activity heartbeats every few seconds while it runs (activities/heartbeat.ts), so a result lost to a
  *  server outage, or a dead worker, costs this long rather than the activity's whole startToClose timeout. A
  *  SIGKILLed worker's activity is retried only once this passes: shorter than a worker restart (≥ 30 s), the retry
- *  already waits in the queue when the replacement starts polling (tests/durability.replacement-worker.e2e.test.ts).
+ *  already waits in the queue when the replacement starts polling (tests/e2e/durability/replacement-worker.test.ts).
  *  Changing activity options changes no command a replay compares. */
 export const HEARTBEAT_TIMEOUT = '20s';
 

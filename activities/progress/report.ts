@@ -2,7 +2,7 @@
 // and Temporal UI Current Details are never more than a few seconds old. Each report is an update the workflow
 // rejects after noting it (workflows/live-progress.ts): a rejected update leaves no event in the history, so a
 // train stage reporting for two days costs its history nothing (a signal would add an event per report), nor its
-// run's quota of 2000 updates (`history.maxTotalUpdates` counts accepted ones only: tests/ui/live-progress.test.ts).
+// run's quota of 2000 updates (`history.maxTotalUpdates` counts accepted ones only: tests/integration/ui/live-progress.test.ts).
 import { Context } from '@temporalio/activity';
 import type { WorkProgress } from '../../contracts/progress';
 import { loopIdOfIteration, progressUpdate } from '../../contracts/messages';

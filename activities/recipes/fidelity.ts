@@ -1,5 +1,5 @@
 // How faithful each recipe is to its seed: declared once, in the recipe's own `fidelity.ts`, and rendered into
-// docs/fidelity.md (scripts/write-fidelity-doc.ts; tests/docs/fidelity-doc.test.ts keeps the page current and checks
+// docs/fidelity.md (scripts/write-fidelity-doc.ts; tests/unit/scripts/write-fidelity-doc.test.ts keeps the page current and checks
 // that every file a row names exists).
 
 /** One place where `compat: fixed` and `compat: seed` differ. `where`: a file of the recipe's folder, or a path from

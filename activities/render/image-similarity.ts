@@ -19,7 +19,7 @@
 //     Grayscale SSIM is blind to hue (a red and a blue button of similar luminance look the same to it) and, with
 //     the weights, to the fill of flat areas; the palette is blind to position. Together layout AND colour matter.
 //   The weights favour structure (layout is what a design brief mostly specifies) but keep a recolouring clearly
-//   below an identical page. Measured on crafted pages (tests/render/image-similarity.test.ts): identical 1.00,
+//   below an identical page. Measured on crafted pages (tests/integration/activities/render/image-similarity.test.ts): identical 1.00,
 //   a changed headline 0.98, accent colour changed 0.94, accent + background tint 0.88, same page with an extra
 //   section (taller) 0.77, blank page 0.32, unrelated dark design 0.02.
 //

@@ -5,7 +5,7 @@ import { PROJECT_ROOT } from '../../activities/subprocess/node-script';
 
 const BIN = path.join(PROJECT_ROOT, 'bin', 'collab-loop.js');
 
-/** `node`: another Node binary than this one (tests/cli/node-versions.test.ts). */
+/** `node`: another Node binary than this one (tests/integration/cli/node-versions.test.ts). */
 export function cli(args: string[], env: Record<string, string> = {}, node = process.execPath) {
   return execa(node, [BIN, ...args], { reject: false, env, cwd: PROJECT_ROOT, all: true });
 }

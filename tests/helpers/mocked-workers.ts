@@ -13,7 +13,7 @@ import { ALL_QUEUES, runWorkers } from '../../workers/run-worker';
 import type { iterationWorkflow } from '../../workflows/iteration';
 import type { trainingLoop } from '../../workflows/loop';
 import { tempStateDir, testConfig } from './config';
-import { startDevServer, workflowBundle } from './temporal';
+import { namespaceOf, startDevServer, workflowBundle } from './temporal';
 
 /** The file's dev server, the workflow bundle built meanwhile (each takes seconds). */
 export async function startServerAndBundle(): Promise<TestWorkflowEnvironment> {
@@ -37,6 +37,7 @@ export async function withMockedWorkers<T>(
     ALL_QUEUES.map((q) =>
       Worker.create({
         connection: env.nativeConnection,
+        namespace: namespaceOf(env),
         taskQueue: TASK_QUEUES[q],
         ...(q === 'workflows'
           ? { workflowBundle: workflowsBundle }

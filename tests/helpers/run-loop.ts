@@ -1,4 +1,4 @@
-// Runs a loop to its end with in-process workers, and saves its histories for tests/replay.test.ts when asked.
+// Runs a loop to its end with in-process workers, and saves its histories for tests/workflows/replay.test.ts when asked.
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
