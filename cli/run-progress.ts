@@ -1,6 +1,6 @@
 // What a run's running stage has done, for `status`, `watch`, `start --wait` and `demo`: the iteration's own
-// progress (contracts/progress.ts, summed by the workflow), and the iteration's ETA from the last finished
-// iteration's stage times.
+// progress (its finished work plus the running pieces' heartbeat details: cli/running-work.ts), and the
+// iteration's ETA from the last finished iteration's stage times.
 import { iterationEtaSeconds, type StageProgress } from '../contracts/progress';
 import { STAGES } from '../contracts/stages';
 import type { RunStatus } from './runs';

@@ -28,6 +28,7 @@ import { isLocalStorage, objectStoreFor } from '../activities/storage/run-storag
 import { StorageError } from '../activities/storage/storage-error';
 import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
 import { activityWaits, type ActivityWait } from './activity-waits';
+import { runningWork, withRunningWork } from './running-work';
 
 /** Checks inputs that activities would otherwise reject later (task files parse, checkpoints exist, etc.) — before
  *  anything starts, and before any connection to Temporal: a user mistake is reported as such even when no server
@@ -236,16 +237,20 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
       iteration = await child.query(iterationStatusQuery);
       const cd = await child.describe();
       waits = activityWaits(cd.raw.pendingActivities ?? [], Date.now());
+      const details: unknown[] = [];
       for (const pa of cd.raw.pendingActivities ?? []) {
         const p = pa.heartbeatDetails?.payloads?.[0];
         if (!p) continue;
         const d = defaultPayloadConverter.fromPayload<Partial<ShardInFlight & TrainerInFlight>>(p as never);
+        details.push(d);
         if (typeof d?.done === 'number' && typeof d.total === 'number') inFlight.push({ done: d.done, total: d.total });
         if (typeof d?.step === 'number' && iteration) {
           iteration.train = { step: d.step, loss: d.loss };
           training.push({ role: d.role, step: d.step, loss: d.loss });
         }
       }
+      const progress = iteration && withRunningWork(iteration, runningWork(details));
+      if (iteration && progress) iteration.progress = progress;
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err; // between iterations: no child yet
     }

@@ -1,6 +1,5 @@
 // Queries, updates and search attributes: the public control surface of a run (CLI and Temporal UI).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { WorkProgress } from './progress';
 import type { IterationProgress, IterationStatus, LoopStatus, Stage, LoopConfig } from './run';
 
 export const loopStatusQuery = defineQuery<LoopStatus>('loopStatus');
@@ -25,10 +24,6 @@ export const retryStageUpdate = defineUpdate<string, [RetryRequest]>('retryStage
 
 /** Iteration → its loop at each stage change (and when a stage needs attention), for the loop's UI details. */
 export const iterationProgressSignal = defineSignal<[IterationProgress]>('iterationProgress');
-
-/** A running activity's progress (activities/progress/report.ts). Always rejected once noted: a rejected update is
- *  not written to the history (workflows/live-progress.ts). */
-export const progressUpdate = defineUpdate<void, [WorkProgress]>('reportProgress');
 
 /** Graceful stop: the loop cancels the running stage (killing its subprocesses), cleans up and completes. */
 export const stopSignal = defineSignal<[string]>('stop');

@@ -10,11 +10,14 @@ export const usdText = (usd: number | undefined) => (usd === undefined ? 'no pri
 
 const callsText = (c: CallCounts) => `${c.ok} ok, ${c.cached} cached, ${c.failed} failed, ${c.retried} retried`;
 
+/** "34 of 96 conversations" (or "34 conversations" while the total is unknown). */
+export const countText = (p: Pick<StageProgress, 'done' | 'total' | 'unit'>) =>
+  `${p.total !== undefined ? `${p.done} of ${p.total}` : p.done} ${p.unit}`;
+
 /** "34 of 96 conversations · 0.8/s · ETA 1 min 17 s" */
 export function countLine(p: StageProgress): string {
-  const of = p.total !== undefined ? `${p.done} of ${p.total}` : String(p.done);
   return [
-    `${of} ${p.unit}`,
+    countText(p),
     ...(p.perSecond !== undefined ? [`${rate(p.perSecond)}/s`] : []),
     `ETA ${p.etaSeconds !== undefined ? durationOfSeconds(p.etaSeconds) : 'not yet known'}`,
   ].join(' · ');

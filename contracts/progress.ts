@@ -1,7 +1,7 @@
-// The one progress model of a stage at work: measured by the activity doing the work (activities/progress/), sent to
-// its iteration every few seconds (a rejected update: workflows/live-progress.ts), summed there over the stage's
-// finished and running activities, and read from the iteration's status query by `status`, `watch`, `start --wait`,
-// `demo` and the Temporal UI's Current Details. Plain data and arithmetic, so workflows and the CLI share it.
+// The one progress model of a stage at work: measured by the activity doing the work (activities/progress/) into its
+// heartbeat details; the iteration sums what its finished activities did (workflows/live-progress.ts) for its status
+// query and the Temporal UI's Current Details, and `status`, `watch`, `start --wait` and `demo` add the running
+// activities' details to it (cli/running-work.ts). Plain data and arithmetic, so workflows and the CLI share it.
 import type { Stage } from './stages';
 
 /** What a stage counts. */
@@ -37,6 +37,21 @@ export interface WorkProgress {
   role?: string;
   /** When it was measured (ms since the epoch). */
   at: number;
+}
+
+/** Heartbeat details of an activity doing a piece of a stage: its latest measurement, beside what the details carry
+ *  for a later attempt (activities/progress/report.ts). */
+export interface DetailsWithWork {
+  work?: WorkProgress;
+}
+
+/** The measurement in an activity's heartbeat details (absent in details without one: other activities, and pieces
+ *  run by builds that sent it as an update). */
+export function workInDetails(details: unknown): WorkProgress | undefined {
+  const w = (details as DetailsWithWork | null | undefined)?.work;
+  return w && typeof w === 'object' && typeof w.done === 'number' && typeof w.stage === 'string' && typeof w.unit === 'string'
+    ? w
+    : undefined;
 }
 
 /** What the stage's finished activities did (the workflow knows it from their results). */
@@ -97,6 +112,9 @@ export const sumWork = (works: readonly FinishedWork[]): FinishedWork =>
       clean({ done: a.done + w.done, calls: addCalls(a.calls, w.calls), tokens: addTokens(a.tokens, w.tokens), usd: addOpt(a.usd, w.usd) }),
     { done: 0 },
   );
+
+/** The finished work in a stage's progress (all of it, when the progress was summed without running pieces). */
+export const finishedOf = (p: StageProgress): FinishedWork => clean({ done: p.done, calls: p.calls, tokens: p.tokens, usd: p.usd });
 
 /** Seconds to do what is left at `perSecond` (absent without a rate or a total). */
 export const etaSeconds = (done: number, total: number | undefined, perSecond: number | undefined): number | undefined =>

@@ -155,8 +155,10 @@ export interface IterationStatus {
   spend?: SpendReport;
   /** Every `retry --set` change the run's config has had so far, oldest first. */
   configChanges?: string[];
-  /** The running stage's work, at most a few seconds old (contracts/progress.ts); absent between stages, in
-   *  stages that report none (deploy, undeploy) and in iterations started before live progress. */
+  /** The running stage's work (contracts/progress.ts): in the status query, what its finished activities did
+   *  (workflows/live-progress.ts); from getRunStatus (`status --json`), that plus the running pieces' measurements,
+   *  at most a few seconds old (cli/running-work.ts). Absent between stages, in stages that count none (deploy,
+   *  undeploy) and in iterations started before live progress. */
   progress?: StageProgress;
 }
 
@@ -169,9 +171,10 @@ export interface IterationProgress {
   conversations: number;
   tokens: number;
   metrics?: Record<string, number>;
-  /** The stage's finished work; the loop adds the running pieces' own reports (workflows/live-progress.ts). */
+  /** The stage's finished work (the running pieces' progress is in their activities' heartbeat details). */
   work?: { unit: ProgressUnit; total?: number; finished: FinishedWork };
-  /** The piece whose finishing this message tells (a shard key): its reports are in `work` from now on. */
+  /** The piece whose finishing this message tells (a shard key): iterations since live-progress-v1 send it (their
+   *  signal is a command replays must repeat); the loop no longer reads it, as it holds no running pieces. */
   finishedKey?: string;
 }
 
@@ -242,6 +245,8 @@ export interface ShardResult {
   spend?: Record<string, Spend>;
   /** The shard's work in the progress model's terms (absent in shards run before live progress). */
   work?: FinishedWork;
+  /** What the recipe's generate counts (absent in shards run before it was returned: then conversations). */
+  unit?: ProgressUnit;
 }
 
 /** LLM spend: tokens (prompt + completion) and what they cost in US dollars at the endpoints' `price` (0 without). */

@@ -3,8 +3,8 @@
 import { duration } from '../contracts/duration';
 import { iterationLabel } from '../contracts/iteration-label';
 import { metricsTable } from '../contracts/metrics-table';
-import { iterationEtaSeconds, type StageProgress } from '../contracts/progress';
-import { progressLines } from '../contracts/progress-text';
+import type { StageProgress } from '../contracts/progress';
+import { countText, llmLine } from '../contracts/progress-text';
 import {
   STAGES,
   type Attention,
@@ -41,13 +41,19 @@ const configChangeLines = (changes: string[] | undefined): string[] =>
 /** `deploy 2.1 s · generate 14 s (120 calls, 30 cached) · …` for the stages that ran. */
 export function stageTimesLine(
   stages: Partial<Record<string, StageStats>> | undefined,
-  /** The stage at work (not waiting for the user) and the time now: it shows how long since it started. */
-  running?: { stage: string; now: number },
+  /** The stage at work (not waiting for the user) and the time now: it shows how long since it started. Without
+   *  `now` (the UI's details, set only as the workflow wakes: they would not move), when it started. */
+  running?: { stage: string; now?: number },
 ): string | undefined {
   const parts = STAGES.flatMap((name) => {
     const s = stages?.[name];
     if (!s) return [];
-    if (name === running?.stage) return [`${name} running for ${duration(running.now - Date.parse(s.startedAt))}`];
+    if (name === running?.stage)
+      return [
+        running.now === undefined
+          ? `${name} started ${s.startedAt}`
+          : `${name} running for ${duration(running.now - Date.parse(s.startedAt))}`,
+      ];
     const calls = s.calls ? ` (${s.calls} calls${s.cachedCalls ? `, ${s.cachedCalls} cached` : ''})` : '';
     return [`${name} ${duration(s.ms)}${calls}`];
   });
@@ -97,16 +103,17 @@ export function renderIterationDetails(runName: string, s: IterationStatus, role
   const lines = [`**${runName}** · iteration ${s.iteration} · stage **${s.stage}**${s.paused ? ' · ⏸ paused' : ''}`];
   if (s.attention) lines.push(...attentionLines(runName, s.attention, 12));
   // "4 of 6", not "4/6": the UI renders details as markdown with typography, which would print a fraction slash.
-  // With live progress the counts are in its lines; the shards' line says only how many have finished.
+  // With the finished work in progress terms, the counts are in its lines; the shards' line says only how many
+  // have finished.
   if (s.shards.total)
     lines.push(
       '',
       `shards ${s.shards.done} of ${s.shards.total}${s.progress ? ' finished' : ` · conversations ${s.conversations.done} · tokens ${s.tokens}`}`,
     );
-  if (s.progress) lines.push(...liveLines(s.progress));
-  else if (s.train?.step !== undefined)
+  if (!s.attention) lines.push(...finishedLines(s.stage, s.progress, 'Pending Activities'));
+  if (!s.progress && s.train?.step !== undefined)
     lines.push(`train step ${s.train.step}${s.train.loss !== undefined ? ` · loss ${fmt(s.train.loss)}` : ''}`);
-  const times = stageTimesLine(s.stages, s.attention || s.stage === 'done' ? undefined : { stage: s.stage, now: Date.now() });
+  const times = stageTimesLine(s.stages, s.attention || s.stage === 'done' ? undefined : { stage: s.stage });
   if (times) lines.push('', `stages: ${times}`);
   lines.push(...roleLines(roles));
   lines.push(...configChangeLines(s.configChanges));
@@ -114,9 +121,18 @@ export function renderIterationDetails(runName: string, s: IterationStatus, role
   return lines.join('\n');
 }
 
-/** The stage's live progress as a list, with how old it is (the UI shows details as they were when the page loaded). */
-function liveLines(p: StageProgress, iterationEta?: number): string[] {
-  return ['', ...progressLines(p, iterationEta).map((l) => `- ${l}`), '', `measured ${new Date(p.at).toISOString()}`];
+/** The stages whose running activities measure their work into their heartbeat details (activities/progress/). */
+const MEASURED_STAGES: readonly string[] = ['generate', 'train'];
+
+/** The stage's finished work as a list, and where its running pieces' progress is: their activities' heartbeat
+ *  details, which the workflow never sees (workflows/live-progress.ts). */
+function finishedLines(stage: string, p: StageProgress | undefined, pending: string): string[] {
+  if (!MEASURED_STAGES.includes(stage)) return [];
+  const pieces = stage === 'train' ? 'trainers' : 'shards';
+  const llm = p && llmLine(p);
+  const finished = p ? [`- ${p.stage}: ${countText(p)} finished`] : [];
+  if (llm) finished.push(`- ${llm}`);
+  return ['', ...finished, `- running ${pieces}: their progress is in the heartbeat details under ${pending}`];
 }
 
 export interface LoopView {
@@ -130,7 +146,7 @@ export interface LoopView {
   done: IterationSummary[];
   /** What the running iteration last reported (absent before its first stage, and in older iterations). */
   current?: IterationProgress;
-  /** The running stage's live progress (live-progress.ts). */
+  /** The running stage's finished work (live-progress.ts). */
   progress?: StageProgress;
   /** A tracker that could not be written (the loop goes on; the user should know). */
   trackingError?: string;
@@ -169,8 +185,7 @@ export function renderLoopDetails(v: LoopView): string {
   if (c && c.iteration === v.iteration && c.stage !== 'done' && !v.stopped) {
     const counts = v.progress ? '' : ` · conversations ${c.conversations} · tokens ${c.tokens}`;
     lines.push('', `iteration ${c.iteration}: stage **${c.stage}**${counts}`);
-    if (v.progress)
-      lines.push(...liveLines(v.progress, iterationEtaSeconds(STAGES, v.progress.stage, v.progress.etaSeconds, v.done.at(-1)?.stages)));
+    if (!c.attention) lines.push(...finishedLines(c.stage, v.progress, `Pending Activities on the page of iteration ${c.iteration}`));
     // The first line says what failed; the iteration's own page has the log tail.
     if (c.attention) lines.push(...attentionLines(v.runName, c.attention, 1));
     if (c.metrics)

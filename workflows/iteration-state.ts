@@ -5,7 +5,6 @@ import { patched } from '@temporalio/workflow';
 import { PATCHES } from './patches';
 import type { RecipeNeeds } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
-import type { WorkProgress } from '../contracts/progress';
 import type { RetryRequest } from '../contracts/messages';
 import type {
   ArtifactRef,
@@ -68,9 +67,6 @@ export interface IterationState {
   readonly trainedRoles: Map<string, TrainResult>;
   /** The budget ledger's generation (BudgetLedgerInput.epoch): bumped when a retry restarts generation. */
   budgetEpoch: number;
-  /** The latest progress report of each running piece (live-progress.ts): for the status query and the details
-   *  only — no command depends on it, as a replay does not see the reports. */
-  readonly live: Map<string, WorkProgress>;
 }
 
 /** The patches are asked in the order iterations always asked them. */
@@ -103,7 +99,6 @@ export function newIterationState(input: IterationInput): IterationState {
     shardResults: new Map(),
     trainedRoles: new Map(),
     budgetEpoch: 0,
-    live: new Map(),
   };
 }
 

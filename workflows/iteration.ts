@@ -26,7 +26,6 @@ import {
 import type { LoopConfig } from '../contracts/config';
 import { STAGES, type IterationInput, type IterationSummary, type Stage, type StageStats } from '../contracts/run';
 import { publish, statusView, tellLoop } from './iteration-progress';
-import { noteProgressReports, stillRunning } from './live-progress';
 import { newIterationState, wantsTrainData, type IterationState } from './iteration-state';
 import { iterationSummary } from './iteration-summary';
 import { runSpent } from './budget';
@@ -66,11 +65,10 @@ export async function iterationWorkflow(input: IterationInput): Promise<Iteratio
   return iterationSummary(s);
 }
 
-/** Status and config queries, progress reports, pause, and the retry update (accepted only while a stage needs
+/** Status and config queries, pause, and the retry update (accepted only while a stage needs
  *  attention). */
 function handleMessages(s: IterationState): void {
   setHandler(iterationStatusQuery, () => statusView(s));
-  noteProgressReports(s.live, stillRunning(s), () => publish(s));
   setHandler(iterationConfigQuery, () => s.config);
   setHandler(pauseSignal, (p) => {
     s.status.paused = p;
@@ -106,7 +104,6 @@ async function runStages(s: IterationState): Promise<void> {
       if (from <= STAGES.indexOf('generate')) {
         s.plan = undefined;
         s.shardResults.clear();
-        s.live.clear();
         s.status.conversations.done = 0;
         s.status.tokens = 0;
         s.budgetEpoch++;

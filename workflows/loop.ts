@@ -43,7 +43,6 @@ import {
   type LoopStatus,
 } from '../contracts/run';
 import type { LoopConfig } from '../contracts/config';
-import type { WorkProgress } from '../contracts/progress';
 import { sumSpend } from '../contracts/spend';
 import { type TrackerOutcome, trackingFailure } from '../contracts/tracking';
 import { effectiveConfig } from '../contracts/effective-config';
@@ -51,7 +50,7 @@ import { queueProxy } from './activity-proxies';
 import { renderLoopDetails } from './details';
 import { iterationWorkflow } from './iteration';
 import { advance } from './loop-state';
-import { loopStageProgress, noteProgressReports } from './live-progress';
+import { loopStageProgress } from './live-progress';
 import { iterationStartSummary, trackSummary } from './stage-summaries';
 
 export interface LoopResult {
@@ -81,10 +80,6 @@ interface LoopRun {
   trackingError?: string;
   /** What the last tracking call did with each tracker. */
   tracking?: TrackerOutcome[];
-  /** The running pieces' progress reports and the shards the iteration said finished (live-progress.ts): for the
-   *  details only, as a replay does not see the reports. */
-  readonly live: Map<string, WorkProgress>;
-  readonly finishedKeys: Set<string>;
   child?: ChildWorkflowHandle<typeof iterationWorkflow>;
   /** Cancelled by `stop`: the running iteration cleans up (kills its subprocesses) and ends. */
   readonly childScope: CancellationScope;
@@ -105,8 +100,6 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
       startedAt: workflowInfo().startTime.toISOString(),
     },
     stopped: false,
-    live: new Map(),
-    finishedKeys: new Set(),
     childScope: new CancellationScope(),
   };
   handleMessages(run);
@@ -141,19 +134,9 @@ export async function trainingLoop(input: LoopInput, resumed?: LoopState & { pau
 function handleMessages(run: LoopRun): void {
   setHandler(loopStatusQuery, () => status(run));
   setHandler(iterationProgressSignal, (p) => {
-    if (p.iteration !== run.current?.iteration || p.stage !== run.current.stage) {
-      run.live.clear();
-      run.finishedKeys.clear();
-    }
-    if (p.finishedKey) run.finishedKeys.add(p.finishedKey);
     run.current = p;
     publish(run);
   });
-  noteProgressReports(
-    run.live,
-    (p) => p.stage === run.current?.stage && !run.finishedKeys.has(p.key),
-    () => publish(run),
-  );
   setHandler(pauseSignal, async (p) => {
     run.state.paused = p;
     publish(run);
@@ -267,7 +250,7 @@ function publish(run: LoopRun): void {
       stopped,
       done: state.done,
       current,
-      progress: loopStageProgress(current, run.live, run.finishedKeys),
+      progress: loopStageProgress(current),
       trackingError,
       configChanges: state.configChanges,
       startedAt: state.startedAt,

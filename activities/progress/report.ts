@@ -1,50 +1,19 @@
-// Sends a running activity's progress to its iteration and loop workflows every few seconds, so their status query
-// and Temporal UI Current Details are never more than a few seconds old. Each report is an update the workflow
-// rejects after noting it (workflows/live-progress.ts): a rejected update leaves no event in the history, so a
-// train stage reporting for two days costs its history nothing (a signal would add an event per report), nor its
-// run's quota of 2000 updates (`history.maxTotalUpdates` counts accepted ones only: tests/integration/ui/live-progress.test.ts).
-import { Context } from '@temporalio/activity';
+// A running piece's progress rides in its activity's heartbeat details (`work`, beside what the details carry for a
+// later attempt: cursors, checkpoint paths). The server keeps each pending activity's last details and returns them
+// with the workflow's description, where `status`, `watch` and the Temporal UI's Pending Activities read them
+// (cli/running-work.ts); the workflow never sees them, so measuring every few seconds for days costs its history
+// nothing. Builds before this sent each measurement as a `reportProgress` update, which the workflows no longer
+// handle: the SDK rejects an update without a handler, and a rejected update leaves no event in the history.
 import type { WorkProgress } from '../../contracts/progress';
-import { loopIdOfIteration, progressUpdate } from '../../contracts/messages';
 
-/** How often progress is sent: readers see it at most this old, plus the send. */
+/** How often a piece is measured: readers see it at most this old, plus a heartbeat's interval. */
 export const PROGRESS_REPORT_MS = 4_000;
 
-export interface ProgressReport {
-  /** Measures and sends now (a piece finishing its work), skipped while a send is in flight. */
-  now(): void;
-  stop(): void;
-}
-
-/** Reports `measure()` every PROGRESS_REPORT_MS while the activity runs (nothing outside a worker's activity). */
-export function reportProgress(measure: () => WorkProgress): ProgressReport {
-  let ctx: Context;
-  try {
-    ctx = Context.current();
-    void ctx.client; // absent outside a worker (a test calling the activity as a function)
-  } catch {
-    return { now() {}, stop() {} };
-  }
-  const workflowId = ctx.info.workflowExecution?.workflowId;
-  if (!workflowId) return { now() {}, stop() {} };
-  const targets = [workflowId, loopIdOfIteration(workflowId)].filter((id): id is string => !!id);
-  let sending = false;
-  let stopped = false;
-  const send = () => {
-    if (sending || stopped) return;
-    sending = true;
-    const p = measure();
-    Promise.allSettled(targets.map((id) => ctx.client.workflow.getHandle(id).executeUpdate(progressUpdate, { args: [p] }))).finally(() => {
-      sending = false;
-    });
-  };
-  send();
-  const timer = setInterval(send, PROGRESS_REPORT_MS);
-  return {
-    now: send,
-    stop() {
-      stopped = true;
-      clearInterval(timer);
-    },
-  };
+/** Measures now and every PROGRESS_REPORT_MS, handing each measurement to `put` (which puts it in the details the
+ *  activity's heartbeats carry), until stop(). */
+export function reportProgress(measure: () => WorkProgress, put: (work: WorkProgress) => void): { stop(): void } {
+  const take = () => put(measure());
+  take();
+  const timer = setInterval(take, PROGRESS_REPORT_MS);
+  return { stop: () => clearInterval(timer) };
 }

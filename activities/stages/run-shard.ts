@@ -3,6 +3,7 @@
 // retried shard (after a crash, a kill or a flaky endpoint) re-sends only the calls that never succeeded.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { setMaxListeners } from 'node:events';
+import type { DetailsWithWork } from '../../contracts/progress';
 import { shardKey, type ShardInput, type ShardResult } from '../../contracts/run';
 import { generationServices } from '../generation/services';
 import { storeFor } from '../artifacts/store';
@@ -17,7 +18,8 @@ import { llmCounts } from '../progress/llm-counts';
 import { progressMeter } from '../progress/meter';
 import { reportProgress } from '../progress/report';
 
-export interface ShardProgress {
+/** The shard's heartbeat details: its counts, and its measurement for the progress model (`work`). */
+export interface ShardProgress extends DetailsWithWork {
   done: number;
   total: number;
   calls: number;
@@ -50,11 +52,13 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const progress: ShardProgress = { done: 0, total: jobs.length, calls: 0, cachedCalls: 0 };
   // The beats carry this very object, so its counts are current at every beat without a heartbeat per
   // conversation (each one is encoded and handed to the Temporal core: a tenth of a millisecond per LLM call at
-  // 512 in flight, `npm run bench` llm-cpu); the counts are only shown by `collab-loop status`.
+  // 512 in flight, `npm run bench` llm-cpu); the counts and `work` are read by `collab-loop status` and the UI.
   const hb = startHeartbeat(progress);
   const counts = () => ({ done: progress.done, total: jobs.length, ...llmCounts(byRole, prices) });
   const unit = runtime.progressUnit ?? 'conversations';
-  const report = reportProgress(progressMeter({ key: shardKey(shard), stage: 'generate', unit }, counts));
+  const report = reportProgress(progressMeter({ key: shardKey(shard), stage: 'generate', unit }, counts), (work) => {
+    progress.work = work;
+  });
   const errors: unknown[] = [];
   let next = 0;
   const lane = async () => {
@@ -96,5 +100,6 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
     tokens: records.reduce<number>((sum, r) => sum + runtime.recordTokens(r), 0),
     spend: spendByRole(byRole, config, declared),
     work: counts(),
+    unit,
   };
 }

@@ -4,6 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TrainerConfig } from '../../contracts/config';
+import type { DetailsWithWork, WorkProgress } from '../../contracts/progress';
 import { writeFileAtomic } from '../artifacts/store';
 import { startHeartbeat } from '../heartbeat';
 import { progressMeter } from '../progress/meter';
@@ -48,7 +49,10 @@ export async function runTrainer(
   },
 ): Promise<void> {
   const ctx = Context.current();
-  const hb = startHeartbeat(progress);
+  const hb = startHeartbeat<TrainProgress & DetailsWithWork>(progress);
+  // The details carry a copy of the progress (the next attempt's resume point) and the latest measurement.
+  let work: WorkProgress | undefined;
+  const beat = () => hb.update({ ...progress, ...(work ? { work } : {}) });
   const report = reportProgress(
     progressMeter(
       { key: input.role ? `train:${input.role}` : 'train', stage: 'train', unit: 'steps', ...(input.role ? { role: input.role } : {}) },
@@ -58,6 +62,10 @@ export async function runTrainer(
         ...(progress.loss !== undefined ? { loss: progress.loss } : {}),
       }),
     ),
+    (w) => {
+      work = w;
+      beat();
+    },
   );
   const trainedRole = input.role ?? primaryRole(modelRoles(input.config, roles, input.checkpoint)) ?? '';
   const log = createWriteStream(logFile, { flags: 'a' });
@@ -69,7 +77,7 @@ export async function runTrainer(
     log: (l) => log.write(`--- ${l}\n`),
     onPublished: (p) => {
       progress.published = { step: p.step, uri: p.uri };
-      hb.update({ ...progress });
+      beat();
     },
   });
   let announced: SavedStep | undefined;
@@ -104,7 +112,7 @@ export async function runTrainer(
               announced = savedDir(parsed.checkpoint, progress.step ?? 0);
               publisher.offer(newestSaved());
             }
-            hb.update({ ...progress });
+            beat();
           }
         },
       });

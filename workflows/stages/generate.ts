@@ -37,6 +37,7 @@ export async function generate(s: IterationState, stats: StageStats): Promise<vo
   const pending = shards.filter((x) => !s.shardResults.has(shardKey(x)));
   s.status.shards = { done: shards.length - pending.length, total: shards.length };
   if (s.patches.exactBudgets) s.status.spend = spendReport(s); // shown even when the first shard stops for the budget
+  publish(s); // the details say how many shards of how many conversations, before the first one finishes
   const perSplit = (shard: ShardSpec) => shards.filter((x) => x.split === shard.split).length;
   const { llm, sandbox } = stageActivities(s.config);
   let next = 0;
