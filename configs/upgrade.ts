@@ -7,6 +7,7 @@
 // the schema fills it). A field whose absence in older configs meant something else than its default, or a renamed
 // or removed field, raises CONFIG_VERSION (schema.ts) and adds the step from the version before it to STEPS.
 import type { LoopConfig } from '../contracts/config';
+import { RECIPES } from '../activities/recipes/registry';
 import { CONFIG_VERSION, loopConfigSchema } from './schema';
 
 type Raw = Record<string, unknown>;
@@ -16,17 +17,12 @@ const section = (o: unknown): Raw => (o && typeof o === 'object' && !Array.isArr
 
 /** STEPS[v] turns a config of version v into version v + 1 (the schema's defaults then fill the rest). */
 const STEPS: readonly Step[] = [
-  // 0, configs from before versions: two fields came with defaults other than what their absence did before.
+  // 0, configs from before versions: fields came with defaults other than what their absence did before; each recipe
+  // says how its own section then behaved (RecipeDefinition.fromUnversioned, in its folder).
   (c) => {
     const recipe = section(c.recipe);
-    // debate's `others`: later rounds showed every other agent, in agent order (multiagent-ft ft_gen.py).
-    if (recipe.name === 'debate' && !('others' in recipe))
-      return { ...c, recipe: { ...recipe, others: { shuffle: false, max: Number.MAX_SAFE_INTEGER } } };
-    // ColBench's `data.critic` (SWEET-RL's learned critic, the default since it came): before it, the judge ranked.
-    const data = section(recipe.data);
-    if ((recipe.name === 'colbench-code' || recipe.name === 'colbench-html') && !('critic' in data))
-      return { ...c, recipe: { ...recipe, data: { ...data, critic: 'judge' } } };
-    return c;
+    const upgrade = RECIPES.find((r) => r.name === recipe.name)?.fromUnversioned;
+    return upgrade ? { ...c, recipe: upgrade(recipe) } : c;
   },
 ];
 if (STEPS.length !== CONFIG_VERSION)

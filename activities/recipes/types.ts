@@ -135,6 +135,9 @@ export interface RecipeDefinition<C extends { name: string } = { name: string },
   /** Local paths in the recipe's section besides the task files, made absolute by the config loader (`abs`: relative
    *  to the config file) before `check`; changes the section it is given (the loader's copy). */
   resolvePaths?(cfg: C, abs: (p: string) => string): void;
+  /** The recipe's section of a config from before `configVersion` (configs/upgrade.ts, version 0 → 1), where a field
+   *  added later has a default other than what its absence meant then: the section as it then behaved. */
+  fromUnversioned?(section: Record<string, unknown>): Record<string, unknown>;
   /** A check across sections, after the schema: the field to fix and why (e.g. DPO needs tree width ≥ 2). */
   check?(cfg: C, o: { trainerMethod?: TrainMethod }): { field: string; message: string } | undefined;
   /** The dry-run SIMULATOR: how its task files are named (`--tasks <file>:<kind>`), and the seeded policy over them. */

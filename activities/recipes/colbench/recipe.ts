@@ -32,6 +32,11 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
     }),
     // Backend: all hidden tests pass; frontend: similarity of the final render to the reference.
     fidelity: colbenchFidelity,
+    // `data.critic` came with SWEET-RL's learned critic (the default since): before it, the judge ranked.
+    fromUnversioned: (s) => {
+      const data = (s.data ?? {}) as Record<string, unknown>;
+      return 'critic' in data ? s : { ...s, data: { ...data, critic: 'judge' } };
+    },
     headlineMetric: kind === 'code' ? 'success_rate' : 'mean_similarity',
     metricKinds: COLBENCH_METRIC_KINDS,
     needs: (cfg) => ({

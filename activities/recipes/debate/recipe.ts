@@ -29,6 +29,8 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = 
     return roles;
   },
   fidelity: debateFidelity,
+  // `others` came later: before it, later rounds showed every other agent, in agent order (multiagent-ft ft_gen.py).
+  fromUnversioned: (s) => ('others' in s ? s : { ...s, others: { shuffle: false, max: Number.MAX_SAFE_INTEGER } }),
   headlineMetric: 'accuracy',
   metricKinds: DEBATE_METRIC_KINDS,
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),

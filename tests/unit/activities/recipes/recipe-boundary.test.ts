@@ -27,6 +27,9 @@ const MAY_NAME_A_RECIPE = [
   // Iterations recorded before recipes declared their needs decided them by the recipe's name; replaying their
   // histories must schedule what they did, so this frozen rule keeps the names it had.
   'workflows/legacy-needs.ts',
+  // The bench's section names (`npm run bench -- coral`): the CoRal and debate benches are named after the recipes
+  // they run; a list of names to choose from, which no code branches on by recipe.
+  'scripts/bench-sections.ts',
 ];
 
 /**
