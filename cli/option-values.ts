@@ -1,0 +1,11 @@
+// Parsers commander calls on option values, shared by several commands (cli/commands/).
+import { UserError } from './user-error';
+
+/** A repeatable option (`--set k=v --set k2=v2`): each value appended to the list. */
+export const collect = (v: string, prev: string[]) => [...prev, v];
+
+export const port = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new UserError(`"${v}" is not a port number`);
+  return n;
+};
