@@ -3,7 +3,7 @@
 // `models.<role>.gpuClass: a100` trains there, and the deploy stage (one activity that starts all of an iteration's
 // servers on one host) goes to `server.gpuClass`, else to the one class the pinned roles name. Pure: the workflow
 // computes its activities' queues with it (workflows/activity-proxies.ts); the CLI names the queues a worker polls
-// (cli/main.ts) and which classes a one-machine run serves (cli/one-shot.ts) with it.
+// (cli/commands/worker.ts) and which classes a one-machine run serves (cli/one-shot.ts) with it.
 import type { LoopConfig } from './config';
 import { TASK_QUEUES } from './run';
 

@@ -2,7 +2,7 @@
 // only `apiKeyRef` (the run's name), and every host derives the key from it with the cluster's shared secret
 // (COLLAB_LOOP_SERVE_SECRET) as HMAC-SHA256(secret, "served-model-key:" + ref) — the deploying host to start the
 // server with it, the llm hosts to send it. A host without the secret serves without a key (loopback only: a worker
-// with --serve-host refuses to start without it, cli/main.ts).
+// with --serve-host refuses to start without it, cli/commands/worker.ts).
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { SERVE_SECRET_ENV } from '../host-env';
