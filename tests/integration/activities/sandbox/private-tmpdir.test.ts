@@ -26,7 +26,7 @@ describe('the sandbox under a TMPDIR other users cannot enter', () => {
   it('a run says which directory and what to do, in one line', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'private-tmp-')); // 0700, as mkdtemp makes it
     const script = `
-      import { runSandboxedPython } from '../../../sandbox/activities/sandbox/python-sandbox.ts';
+      import { runSandboxedPython } from './activities/sandbox/python-sandbox.ts';
       try { await runSandboxedPython({ files: { 'main.py': 'print(1)' }, script: 'main.py' }); console.log('ran'); }
       catch (e) { console.log(e.name + ': ' + e.message); }`;
     const r = await execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
