@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
 import { USER_INPUT_ERRORS } from '../contracts/errors';
-import { QUEUE_ACTIVITIES, type ActivitiesByQueue, type ActivitySignatures } from '../contracts/activities';
+import { byQueue, type ActivitiesByQueue, type ActivitySignatures } from '../contracts/activities';
 import { upgradeConfig } from '../configs/upgrade';
 import { buildScorerData } from './stages/build-scorer-data';
 import { buildTrainingData } from './stages/build-training-data';
@@ -71,6 +71,5 @@ export function createActivities(deps: ActivityDeps = {}): ActivitiesByQueue {
       wrap(name, keepAlive(userErrorsAreFinal(currentConfig(fn as (...a: unknown[]) => Promise<unknown>)))),
     ]),
   ) as unknown as ActivitySignatures;
-  const only = (names: ReadonlyArray<keyof ActivitySignatures>) => Object.fromEntries(names.map((n) => [n, wrapped[n]]));
-  return Object.fromEntries(Object.entries(QUEUE_ACTIVITIES).map(([q, names]) => [q, only(names)])) as ActivitiesByQueue;
+  return byQueue(wrapped);
 }

@@ -91,6 +91,13 @@ export type SandboxActivities = QueueActivities<'sandbox'>;
 /** Each queue class's activities (what the activity factory builds, activities/index.ts). */
 export type ActivitiesByQueue = { [Q in ActivityQueue]: QueueActivities<Q> };
 
+/** Every queue's share of one set of activities (the worker's real ones, the tests' mocks): an activity on two queues
+ *  is the same function on both. */
+export const byQueue = (all: ActivitySignatures): ActivitiesByQueue =>
+  Object.fromEntries(
+    Object.entries(QUEUE_ACTIVITIES).map(([q, names]) => [q, Object.fromEntries(names.map((n) => [n, all[n]]))]),
+  ) as ActivitiesByQueue;
+
 /** What an iteration must do for a recipe, beyond generating and evaluating (the workflow reads it from planIteration). */
 export interface RecipeNeeds {
   /** Records are scored on the sandbox queue before metrics (agent code runs, pages render). */

@@ -5,7 +5,7 @@
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { type ActivitySignatures, QUEUE_ACTIVITIES } from '../../contracts/activities';
+import { type ActivitySignatures, byQueue } from '../../contracts/activities';
 import type { LoopConfig } from '../../contracts/config';
 import { iterationWorkflowId, loopWorkflowId } from '../../contracts/messages';
 import { TASK_QUEUES } from '../../contracts/run';
@@ -33,15 +33,14 @@ export async function withMockedWorkers<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const workflowsBundle = await workflowBundle();
+  const perQueue = byQueue(activities);
   const workers = await Promise.all(
     ALL_QUEUES.map((q) =>
       Worker.create({
         connection: env.nativeConnection,
         namespace: namespaceOf(env),
         taskQueue: TASK_QUEUES[q],
-        ...(q === 'workflows'
-          ? { workflowBundle: workflowsBundle }
-          : { activities: Object.fromEntries(QUEUE_ACTIVITIES[q].map((name) => [name, activities[name]])) }),
+        ...(q === 'workflows' ? { workflowBundle: workflowsBundle } : { activities: perQueue[q as keyof typeof perQueue] }),
         shutdownGraceTime: '1s',
         maxHeartbeatThrottleInterval: '1s',
       }),
