@@ -61,6 +61,9 @@ export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Pro
   });
 }
 
+/** The server process ended before its port opened: most often a port it binds was taken (its log says which). */
+export class DevServerExited extends Error {}
+
 export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
@@ -69,7 +72,7 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
   });
   while (Date.now() < deadline) {
     if (await portOpen(port)) return;
-    if (exited) throw new Error(`the Temporal dev server exited before listening on ${port} (see its log)`);
+    if (exited) throw new DevServerExited(`the Temporal dev server exited before listening on ${port}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`the Temporal dev server did not listen on 127.0.0.1:${port} within ${timeoutMs / 1000}s`);

@@ -7,8 +7,9 @@
 //            the model server is still started, health-checked and probed, so trained weights really are served.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execa } from 'execa';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { logTail } from '../subprocess/log-tail';
 import type { ProbeResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
 import type { EndpointRef } from '../../contracts/endpoint';
@@ -73,8 +74,6 @@ async function listsModel(baseUrl: string, model: string, apiKey: string | undef
     return false;
   }
 }
-
-const logTail = (file: string, n = 15) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n') : '');
 
 async function waitReady(launch: ServerLaunch, pid: number, timeoutS: number, logFile: string): Promise<void> {
   const deadline = Date.now() + timeoutS * 1000;

@@ -1,7 +1,7 @@
 // Runs a planned training job's steps as subprocesses, heartbeating progress, while each new complete checkpoint is
 // published beside them (./published-steps.ts); a failed step fails the attempt with the last lines of its log.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import type { TrainerConfig } from '../../contracts/config';
 import type { DetailsWithWork, WorkProgress } from '../../contracts/progress';
@@ -12,6 +12,7 @@ import { reportProgress } from '../progress/report';
 import { modelRoles, primaryRole, type DeclaredRoles } from '../llm/roles';
 import { count } from '../metrics';
 import { localStateDir } from '../storage/run-storage';
+import { logTail } from '../subprocess/log-tail';
 import { PROJECT_ROOT } from '../subprocess/node-script';
 import { TRAINER_ADAPTERS } from './adapters';
 import type { TrainJob } from './adapters/types';
@@ -21,9 +22,6 @@ import { runTrainerStep } from './run-step';
 import { checkpointName, type TrainInput } from './train-input';
 import type { Planned } from './train-plan';
 import type { TrainProgress } from './train-progress';
-
-export const logTail = (file: string, lines = 20) =>
-  existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '';
 
 /** Runs the planned steps, heartbeating progress, while each new complete checkpoint is published beside them. */
 export async function runTrainer(

@@ -6,10 +6,11 @@
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stablePort } from '../../activities/serving/free-port';
+import { logTail } from '../../activities/subprocess/log-tail';
 import { spawnLogged } from '../../activities/subprocess/spawn-logged';
 import { venvExecutable } from '../../activities/subprocess/venv';
 
@@ -201,7 +202,7 @@ export async function untilWritable(
   try {
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(`SeaweedFS exited (${child.exitCode ?? child.signalCode}) before it was ready: ${logTail(dir)}`);
+        throw new Error(`SeaweedFS exited (${child.exitCode ?? child.signalCode}) before it was ready: ${weedLogTail(dir)}`);
       // A request that hangs (weed growing its volumes) is cut at the deadline, so a stuck start gets its retry.
       const o = { abortSignal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) };
       try {
@@ -219,19 +220,13 @@ export async function untilWritable(
         await new Promise((r) => setTimeout(r, 300));
       }
     }
-    throw new Error(`SeaweedFS at ${endpoint} was not writable within ${timeoutMs / 1000}s (last: ${last}): ${logTail(dir)}`);
+    throw new Error(`SeaweedFS at ${endpoint} was not writable within ${timeoutMs / 1000}s (last: ${last}): ${weedLogTail(dir)}`);
   } finally {
     client.destroy();
   }
 }
 
-function logTail(dir: string): string {
-  try {
-    return readFileSync(path.join(dir, 'weed.log'), 'utf8').trim().split('\n').slice(-5).join(' | ');
-  } catch {
-    return '(no log)';
-  }
-}
+const weedLogTail = (dir: string): string => logTail(path.join(dir, 'weed.log'), 5).split('\n').join(' | ') || '(no log)';
 
 function killGroup(child: ChildProcess): void {
   try {
