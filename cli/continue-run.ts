@@ -10,7 +10,7 @@ import type { LoopInput, LoopState } from '../contracts/run';
 import type { LoopResult, trainingLoop } from '../workflows/loop';
 import { advance } from '../workflows/loop-state';
 import { runStart } from './list-runs';
-import { describeRun, lastStart, noSuchRun, runState, startExecution } from './runs';
+import { describeRun, lastStart, noSuchRun, runState, startExecution } from './loop-workflow';
 import { UserError } from './user-error';
 
 export interface Continued {

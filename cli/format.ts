@@ -7,7 +7,7 @@ import { roleChainLines } from '../contracts/role-chains';
 import type { Attention, IterationSummary, Spend, SpendReport, Stage } from '../contracts/run';
 import { progressLines } from '../contracts/progress-text';
 import { runIterationEta, runProgress } from './run-progress';
-import type { RunStatus } from './runs';
+import type { RunStatus } from './loop-workflow';
 import { trimmedText, type ProbeAnswer } from '../activities/report/probe-text';
 import { writtenTrackerLines } from './tracking-lines';
 

@@ -13,7 +13,7 @@ import {
   RunNameKey,
   StageKey,
 } from '../contracts/messages';
-import { runState, type LoopMemo } from './runs';
+import { runState, type LoopMemo } from './loop-workflow';
 
 export interface RunRow {
   run: string;

@@ -8,7 +8,7 @@ import type { StageStats } from '../contracts/run';
 import { STAGES, type Stage } from '../contracts/stages';
 import { attentionLines, metricsLine, runIterationLabel, runStateWord } from './format';
 import { runIterationEta, runProgress } from './run-progress';
-import type { RunStatus } from './runs';
+import type { RunStatus } from './loop-workflow';
 
 export interface LiveFrame {
   /** Lines to print once, in order (on a terminal: above the live rows). */

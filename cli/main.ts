@@ -1,46 +1,19 @@
 // collab-loop: start, watch and steer durable self-improvement loops. One module per command under cli/commands/;
-// each loads what only it needs (the workers, one-shot runs, the HTML report) inside its action, so `--help`
-// and the quick commands stay light.
+// each loads what only it needs (the workers, one-shot runs, the HTML report) inside its action. Only the module of
+// the command asked for is loaded: a status or a pause does not load the config schema and every recipe behind it
+// (the CLI is a fresh process per command, so its start-up is most of a quick command's time).
 import { Command } from 'commander';
-import { continueCommand } from './commands/continue';
-import { demoCommand } from './commands/demo';
-import { devStackCommand } from './commands/dev-stack';
-import { evalCommand } from './commands/eval';
-import { listCommand } from './commands/list';
-import { pauseResumeCommands } from './commands/pause-resume';
-import { reportCommand } from './commands/report';
-import { retryCommand } from './commands/retry';
-import { scoreCommand } from './commands/score';
-import { serverCommand } from './commands/server';
-import { startCommand } from './commands/start';
-import { statusCommand } from './commands/status';
-import { stopCommand } from './commands/stop';
-import { watchCommand } from './commands/watch';
-import { workerCommand } from './commands/worker';
+import { COMMANDS } from './commands';
 
 const program = new Command('collab-loop')
   .description('Durable self-improvement loops for collaborative and multi-agent LLMs (Temporal workflows)')
   .showHelpAfterError();
 
-// In the order `--help` lists them.
-for (const register of [
-  serverCommand,
-  devStackCommand,
-  workerCommand,
-  startCommand,
-  continueCommand,
-  statusCommand,
-  watchCommand,
-  listCommand,
-  pauseResumeCommands,
-  stopCommand,
-  retryCommand,
-  reportCommand,
-  evalCommand,
-  demoCommand,
-  scoreCommand,
-])
-  register(program);
+// A known command name registers its own module; anything else (--help, no command, a typo to suggest a fix for)
+// registers them all. A module registering two commands (pause, resume) is registered once.
+const asked = COMMANDS.filter(([name]) => name === process.argv[2]);
+const registers = await Promise.all((asked.length ? asked : COMMANDS).map(([, load]) => load()));
+for (const register of new Set(registers)) register(program);
 
 // A command's user mistakes are caught in its action (cliAction: one line, exit 2). Temporal's native runtime and a
 // detached dev server's pipes can keep the event loop alive after a one-shot command has finished; the command's

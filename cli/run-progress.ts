@@ -3,7 +3,7 @@
 // iteration's ETA from the last finished iteration's stage times.
 import { iterationEtaSeconds, type StageProgress } from '../contracts/progress';
 import { STAGES } from '../contracts/stages';
-import type { RunStatus } from './runs';
+import type { RunStatus } from './loop-workflow';
 
 /** The running stage's progress. Iterations started before live progress have none: then what the running
  *  activities' heartbeat details say — conversations of the running generate shards on top of the finished ones,

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { renderStatus } from './format';
 import { liveDisplay, type LiveDisplay } from './live-display';
 import { LiveView } from './live-view';
-import { type RunStatus, waitForRun } from './runs';
+import { type RunStatus, waitForRun } from './loop-workflow';
 
 /** The run's status once it has closed (or, with `returnOnAttention`, once a stage needs attention); undefined when
  *  the user pressed Ctrl-C with `detachOnInterrupt`: watching stops, the run goes on. */

@@ -1,6 +1,6 @@
 // Starts one Worker per task-queue class in this process. Deployments split them across machines with
 // `collab-loop worker --queues gpu` (trainers, model servers) and `--queues workflows,llm,cpu` elsewhere.
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import { type NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { ActivitiesByQueue, ActivityQueue } from '../contracts/activities';
@@ -9,6 +9,7 @@ import { reapOrphans, registryDir, stopOwnGroups, type GroupRecord } from '../ac
 import { gpuQueue } from '../contracts/placement';
 import { TASK_QUEUES, type QueueClass } from '../contracts/run';
 import { bundlerLogger } from './logging';
+import { keptWorkflowBundle } from './workflow-bundle';
 import { DEFAULT_SERVER_OUTAGE_TOLERANCE_SECONDS, holdResultInterceptor } from './hold-result';
 import { failLeftBehind, runningActivitiesInterceptor } from './lost-activities';
 import { runLabelInterceptor } from './metric-labels';
@@ -86,8 +87,7 @@ export async function createWorkers(opts: WorkerSetOptions): Promise<Worker[]> {
   // versioned host without the workflows queue whose build ID is derived from the bundle.
   const bundleNeeded = queues.includes('workflows') || (opts.deployment && !opts.deployment.buildId);
   const workflowBundle = bundleNeeded
-    ? (opts.workflowBundle ??
-      (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts'), logger: bundlerLogger() })))
+    ? (opts.workflowBundle ?? (await keptWorkflowBundle(require.resolve('../workflows/index.ts'), bundlerLogger())))
     : undefined;
   const deployment: WorkerDeployment | undefined = opts.deployment && {
     deploymentName: opts.deployment.deploymentName,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { loopWorkflowId, pauseSignal } from '../../contracts/messages';
 import { connectClient } from '../connection';
-import { requireRunning } from '../runs';
+import { requireRunning } from '../loop-workflow';
 import { cliAction } from '../user-error';
 
 export function pauseResumeCommands(program: Command): void {

@@ -1,11 +1,10 @@
 // `collab-loop retry <name>`: re-run the stage that needs attention, through the iteration's update, with --set changes.
 import { type Command, Option } from 'commander';
-import { applyOverridesToConfig } from '../../configs/load';
 import { iterationConfigQuery, iterationWorkflowId, retryStageUpdate } from '../../contracts/messages';
 import { STAGES, type Stage } from '../../contracts/run';
 import { trainedCheckpoint } from '../format';
 import { collect } from '../option-values';
-import { getRunStatusRetrying } from '../runs';
+import { getRunStatusRetrying } from '../loop-workflow';
 import { connectClientRetrying } from '../server-retry';
 import { cliAction, UserError } from '../user-error';
 
@@ -25,7 +24,9 @@ export function retryCommand(program: Command): void {
           );
         const child = client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration));
         const trainedFrom = trainedCheckpoint(s.loop.done);
-        const config = o.set.length ? applyOverridesToConfig(await child.query(iterationConfigQuery), o.set, { trainedFrom }) : undefined;
+        // The config schema (every recipe) is loaded only for a --set.
+        const { applyOverridesToConfig } = o.set.length ? await import('../../configs/load') : { applyOverridesToConfig: undefined };
+        const config = applyOverridesToConfig?.(await child.query(iterationConfigQuery), o.set, { trainedFrom });
         try {
           const msg = await child.executeUpdate(retryStageUpdate, {
             args: [{ stage: o.stage, config, ...(config ? { changes: o.set } : {}) }],

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { stringify as stringifyYaml } from 'yaml';
 import { iterationConfigQuery, iterationWorkflowId } from '../../contracts/messages';
 import { renderStatus } from '../format';
-import { getRunStatusRetrying, runConfig } from '../runs';
+import { getRunStatusRetrying, runConfig } from '../loop-workflow';
 import { connectClientRetrying } from '../server-retry';
 import { cliAction } from '../user-error';
 

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { loopWorkflowId, stopSignal } from '../../contracts/messages';
 import { connectClient } from '../connection';
-import { requireRunning } from '../runs';
+import { requireRunning } from '../loop-workflow';
 import { isTransientServerError, serverRetryMs, withServerRetry } from '../server-retry';
 import { cliAction } from '../user-error';
 

@@ -1,13 +1,13 @@
 // A real Temporal dev server for a test file (the `temporal` CLI installed by bin/setup.js), plus one workflow
 // bundle per file so workers start fast.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { temporalCliPath } from '../../cli/temporal-cli';
 import { SEARCH_ATTRIBUTES } from '../../contracts/messages';
+import { keptWorkflowBundle } from '../../workers/workflow-bundle';
 
 const require = createRequire(import.meta.url);
 
@@ -53,15 +53,13 @@ export const launchDevServer = (namespaces: string[]): Promise<TestWorkflowEnvir
 /** The namespace the env's client works in. */
 export const namespaceOf = (env: TestWorkflowEnvironment): string => env.namespace ?? 'default';
 
-/** The workflows of one entry file, bundled quietly (a test that swaps in another build bundles its own). */
+/** The workflows of one entry file, bundled quietly (a test that swaps in another build bundles its own), kept as a
+ *  worker keeps it (workers/workflow-bundle.ts): the suite's files and workers bundle each set of sources once. */
 export const bundleWorkflowsAt = (workflowsPath: string) =>
-  bundleWorkflowCode({
-    workflowsPath,
-    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
-  });
+  keptWorkflowBundle(workflowsPath, { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never);
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+let bundle: Promise<{ code: string }> | undefined;
+export function workflowBundle(): Promise<{ code: string }> {
   bundle ??= bundleWorkflowsAt(require.resolve('../../workflows/index.ts'));
   return bundle;
 }

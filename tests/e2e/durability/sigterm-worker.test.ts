@@ -7,7 +7,7 @@ import { trainingLoop } from '../../../workflows/loop';
 import { loopWorkflowId } from '../../../contracts/messages';
 import { TASK_QUEUES } from '../../../contracts/run';
 import type { LoopConfig } from '../../../contracts/config';
-import { getRunStatus } from '../../../cli/runs';
+import { getRunStatus } from '../../../cli/loop-workflow';
 import { isAlive } from '../../../activities/subprocess/process-group';
 import { startDevServer } from '../../helpers/temporal';
 import { STAND_IN_TRAINER, tempStateDir, testConfig } from '../../helpers/config';

@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startLoop } from '../../../cli/runs';
-import type { RunStatus } from '../../../cli/runs';
+import type { RunStatus } from '../../../cli/loop-workflow';
 import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId } from '../../../contracts/messages';
 import type { StageProgress } from '../../../contracts/progress';
 import type { LoopResult } from '../../../workflows/loop';

@@ -9,7 +9,7 @@ import type { IterationStatus, IterationSummary } from '../../../contracts/run';
 import { renderStatus } from '../../../cli/format';
 import { liveDisplay, liveRows } from '../../../cli/live-display';
 import { LiveView } from '../../../cli/live-view';
-import type { RunStatus } from '../../../cli/runs';
+import type { RunStatus } from '../../../cli/loop-workflow';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 

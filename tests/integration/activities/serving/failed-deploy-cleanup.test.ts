@@ -11,7 +11,7 @@ import { trainingLoop } from '../../../../workflows/loop';
 import { loopWorkflowId, stopSignal } from '../../../../contracts/messages';
 import { TASK_QUEUES } from '../../../../contracts/run';
 import { simulatorCommand } from '../../../helpers/simulator-command';
-import { getRunStatus } from '../../../../cli/runs';
+import { getRunStatus } from '../../../../cli/loop-workflow';
 import { startDevServer } from '../../../helpers/temporal';
 import { withWorkers } from '../../../helpers/workers';
 import { tempStateDir, testConfig } from '../../../helpers/config';
