@@ -1,5 +1,5 @@
 // Pins the argv and request dialect of each server kind (a GPU host's vLLM command line is checked here; vLLM's CPU
-// build runs for real in tests/engines/, transformers serve in tests/e2e/cpu/).
+// build runs for real in tests/engines/, transformers serve in tests/engines/cpu/).
 import { describe, expect, it } from 'vitest';
 import { serverSchema } from '../../../../configs/schema';
 import { modelServerLaunch } from '../../../../activities/serving/server-launch';
