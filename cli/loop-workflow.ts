@@ -113,6 +113,10 @@ export interface RunStatus {
 export const noSuchRun = (client: Client, runName: string) =>
   new UserError(`no run named "${runName}" in namespace ${client.options.namespace} (see collab-loop list)`);
 
+/** Tries at a consistent look at a running iteration; the last one is taken as it is (a piece finished between its
+ *  reads is missing from that one look). Pieces finish seconds apart, a look takes milliseconds. */
+const CONSISTENT_LOOKS = 3;
+
 export async function getRunStatus(client: Client, runName: string): Promise<RunStatus> {
   const handle = client.workflow.getHandle(loopWorkflowId(runName));
   let desc: Awaited<ReturnType<typeof handle.describe>>;
@@ -151,8 +155,18 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
   if (workflowStatus === 'RUNNING') {
     const child = client.workflow.getHandle(iterationWorkflowId(runName, loop.iteration));
     try {
-      iteration = await child.query(iterationStatusQuery);
-      const cd = await child.describe();
+      let cd: Awaited<ReturnType<typeof child.describe>>;
+      // A consistent look: the finished work (the query) and the running pieces (the description) from one moment.
+      // A piece finishing between the two reads would be in neither; so the query is read again after the
+      // description, and the pair is taken once no piece finished meanwhile (else a count could go back down).
+      for (let look = 1; ; look++) {
+        iteration = await child.query(iterationStatusQuery);
+        cd = await child.describe();
+        if (look === CONSISTENT_LOOKS) break;
+        const again = await child.query(iterationStatusQuery);
+        const same = again.stage === iteration.stage && again.progress?.done === iteration.progress?.done;
+        if (same && again.conversations.done === iteration.conversations.done) break;
+      }
       waits = activityWaits(cd.raw.pendingActivities ?? [], Date.now());
       const details: unknown[] = [];
       for (const pa of cd.raw.pendingActivities ?? []) {

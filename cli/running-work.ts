@@ -2,8 +2,8 @@
 // iteration's finished work (its status query, from its activities' results: workflows/live-progress.ts) plus each
 // running piece's latest measurement, which rides in its activity's heartbeat details (activities/progress/report.ts)
 // and comes back with the iteration's description. The workflow never sees the measurements, so they cost its
-// history nothing; the query is read before the description, so a piece that finishes between the two is missed
-// for one look rather than counted twice.
+// history nothing. The query is read before the description and again after it (cli/loop-workflow.ts
+// getRunStatus), so that a piece finishing between them is neither missed nor counted twice.
 import { finishedOf, stageProgress, type StageProgress, type WorkProgress, workInDetails } from '../contracts/progress';
 import type { IterationStatus } from '../contracts/run';
 

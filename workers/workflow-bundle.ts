@@ -45,7 +45,10 @@ export async function keptWorkflowBundle(
   const key = `${workflowsPath}\n${bundlerVersion()}`;
   const file = path.join(cacheDir, `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`);
   const kept = readKept(file, key);
-  if (kept) return { code: kept.code };
+  if (kept) {
+    logger?.debug(`workflow bundle reused: ${file} (${Object.keys(kept.files).length} source files unchanged since it was built)`);
+    return { code: kept.code };
+  }
 
   let read: { files: string[]; missing: string[] } = { files: [], missing: [] };
   const bundle: WorkflowBundleWithSourceMap = await bundleWorkflowCode({
