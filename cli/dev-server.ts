@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../contracts/messages';
+import { logTail } from '../activities/subprocess/log-tail';
 import { spawnLogged } from '../activities/subprocess/spawn-logged';
 import { DEFAULT_NAMESPACE } from './temporal-config';
 import { temporalCliPath } from './temporal-cli';
@@ -64,7 +65,8 @@ export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Pro
 /** The server process ended before its port opened: most often a port it binds was taken (its log says which). */
 export class DevServerExited extends Error {}
 
-export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
+/** `log`: the server's log file, whose last lines an exit before listening quotes (usually the port it could not bind). */
+export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess, log?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   child?.once?.('exit', () => {
@@ -72,7 +74,10 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
   });
   while (Date.now() < deadline) {
     if (await portOpen(port)) return;
-    if (exited) throw new DevServerExited(`the Temporal dev server exited before listening on ${port}`);
+    if (exited)
+      throw new DevServerExited(
+        `the Temporal dev server exited before listening on ${port}${log ? `. Last lines of ${log}:\n${logTail(log)}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`the Temporal dev server did not listen on 127.0.0.1:${port} within ${timeoutMs / 1000}s`);

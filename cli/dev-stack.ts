@@ -149,11 +149,12 @@ export async function startDevStack(o: {
   };
   try {
     const tDir = where(stateDir).dir('temporal');
+    const tLog = path.join(tDir, 'temporal.log');
     const temporal = started(
       'temporal',
       startDevServer({
         stateDir: tDir,
-        log: path.join(tDir, 'temporal.log'),
+        log: tLog,
         detached: true,
         port: o.ports.temporal,
         uiPort: o.ports.ui,
@@ -165,8 +166,8 @@ export async function startDevStack(o: {
     const weed = started('seaweedfs', spawnWeed(wDir, writeIdentities(wDir, s3), o.ports.s3, weedPorts, { outlive: true }));
     const redis = started('redis', spawnRedis(where(stateDir).dir('redis'), o.ports.redis, vars[REDIS_PASSWORD_ENV]));
     await untilRedisAnswers(o.ports.redis, () => redis.exitCode !== null);
-    await waitForPort(o.ports.temporal, 60_000, temporal);
-    await waitForPort(o.ports.ui, 60_000, temporal);
+    await waitForPort(o.ports.temporal, 60_000, temporal, tLog);
+    await waitForPort(o.ports.ui, 60_000, temporal, tLog);
     await untilWritable(weed, `http://127.0.0.1:${o.ports.s3}`, o.bucket, s3, wDir);
   } catch (e) {
     await stopDevStack(stateDir);

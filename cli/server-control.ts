@@ -1,8 +1,7 @@
 // Finds or starts the Temporal dev server for one-shot commands (demo, eval, bench) and `server --detach`.
 import { once } from 'node:events';
 import path from 'node:path';
-import { logTail } from '../activities/subprocess/log-tail';
-import { DevServerExited, extraNamespaces, portOpen, startDevServer, waitForPort } from './dev-server';
+import { extraNamespaces, portOpen, startDevServer, waitForPort } from './dev-server';
 import { temporalTarget } from './temporal-config';
 
 export interface EnsuredServer {
@@ -30,13 +29,8 @@ export async function ensureDevServer(stateDir: string, ports: DevServerPorts = 
   const namespaces = extraNamespaces(target.namespace);
   const child = startDevServer({ stateDir, log, detached: true, port, uiPort: ports.uiPort, namespaces });
   child.unref();
-  try {
-    await waitForPort(port, 30_000, child);
-    if (ports.uiPort !== 0) await waitForPort(ports.uiPort ?? 8233, 30_000, child); // the link printed next must open
-  } catch (e) {
-    if (!(e instanceof DevServerExited)) throw e;
-    throw new DevServerExited(`${e.message}. Last lines of ${log}:\n${logTail(log)}`);
-  }
+  await waitForPort(port, 30_000, child, log);
+  if (ports.uiPort !== 0) await waitForPort(ports.uiPort ?? 8233, 30_000, child, log); // the link printed next must open
   return { address: `127.0.0.1:${port}`, started: true, uiUrl, pid: child.pid, log };
 }
 

@@ -25,8 +25,9 @@ export function retryCommand(program: Command): void {
         const child = client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration));
         const trainedFrom = trainedCheckpoint(s.loop.done);
         // The config schema (every recipe) is loaded only for a --set.
-        const { applyOverridesToConfig } = o.set.length ? await import('../../configs/load') : { applyOverridesToConfig: undefined };
-        const config = applyOverridesToConfig?.(await child.query(iterationConfigQuery), o.set, { trainedFrom });
+        const config = o.set.length
+          ? (await import('../../configs/load')).applyOverridesToConfig(await child.query(iterationConfigQuery), o.set, { trainedFrom })
+          : undefined;
         try {
           const msg = await child.executeUpdate(retryStageUpdate, {
             args: [{ stage: o.stage, config, ...(config ? { changes: o.set } : {}) }],
