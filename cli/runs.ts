@@ -14,10 +14,10 @@ import { describeRun, lastStart, runState, startExecution } from './loop-workflo
 /** Checks inputs that activities would otherwise reject later (task files parse, checkpoints exist, etc.) — before
  *  anything starts, and before any connection to Temporal: a user mistake is reported as such even when no server
  *  is up. `evalOnly`: the run trains nothing, so a checkpoint only a trainer would read need not be here. */
-export function preflight(loaded: LoadedConfig, o: { evalOnly?: boolean } = {}): void {
+export async function preflight(loaded: LoadedConfig, o: { evalOnly?: boolean } = {}): Promise<void> {
   const missing = readsCheckpoints(loaded.config, o) ? missingPath(loaded.config, ['checkpoint']) : undefined;
   if (missing) throw blameOverride(new ConfigError(loaded.file, missing.field, missing.detail), loaded.file, loaded.overrides ?? []);
-  const rt = recipeRuntime(loaded.config);
+  const rt = await recipeRuntime(loaded.config);
   if (rt.taskCount('eval') === 0) throw new UserError(`${loaded.file}: recipe.evalTasks: the task file has no tasks`);
   if (loaded.config.recipe.trainTasks) rt.taskCount('train');
 }
@@ -28,7 +28,7 @@ export async function loadRunConfig(
   opts: { overrides?: string[]; name?: string; evalOnly?: boolean } = {},
 ): Promise<LoadedConfig> {
   const loaded = loadConfig(file, opts);
-  preflight(loaded, opts);
+  await preflight(loaded, opts);
   await checkStorage(loaded);
   return loaded;
 }

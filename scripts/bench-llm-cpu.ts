@@ -130,7 +130,7 @@ function iterationConfig(url: string, stateDir: string, samples: number) {
 async function benchWorker(env: TestWorkflowEnvironment, url: string, dir: string, requestFile: string): Promise<Side> {
   const config = iterationConfig(url, path.join(dir, 'state'), SAMPLES);
   // The plain client sends what this worker sends: the first problem's prompt with the recipe's decoding.
-  const [messages] = recipeRuntime(config).probePrompts(1);
+  const [messages] = (await recipeRuntime(config)).probePrompts(1);
   writeFileSync(requestFile, JSON.stringify({ model: 'bench-model', messages, temperature: 1, top_p: 0.9, max_tokens: 2048, n: 1 }));
 
   const metricsPort = await freePort();

@@ -107,7 +107,7 @@ async function benchGeneration(env: TestWorkflowEnvironment, b: GenerationBench)
     const wall = (performance.now() - t0) / 1000;
     const genSeconds = (last - first) / 1000;
     const stats = server.stats();
-    const runtime = recipeRuntime(config);
+    const runtime = await recipeRuntime(config);
     const splits = b.build ? (['eval', 'train'] as const) : (['eval'] as const);
     const conversations = splits.reduce((a, split) => a + runtime.taskCount(split) * runtime.samplesPerTask(split), 0);
     const ideal = CAPACITY / (LATENCY_MS / 1000);

@@ -12,7 +12,7 @@ export function recipeOf(config: Pick<LoopConfig, 'recipe'>): LoopRecipe {
   return recipeDefinition(config.recipe.name);
 }
 
-export function recipeRuntime(config: LoopConfig): RecipeRuntime {
+export function recipeRuntime(config: LoopConfig): Promise<RecipeRuntime> {
   return recipeOf(config).runtime(config.recipe, { seed: config.seed, format: trainingDataFormat(config) });
 }
 

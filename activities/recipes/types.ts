@@ -131,7 +131,9 @@ export interface RecipeDefinition<C extends { name: string } = { name: string },
   /** The metric keys `runtime().metrics` computes (the same declarations as `runtime().metricKinds`), known without a
    *  runtime: the config loader checks a `paper:` figure's metric against them. */
   metricKinds: readonly MetricSpec[];
-  runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): RecipeRuntime<Eval, Build, Raw>;
+  /** Loaded when a stage first needs it (a dynamic import of the recipe's runtime.ts): the definition stays light for
+   *  what reads only the config side of a recipe (the schema, the CLI, the dry-run simulator). */
+  runtime(cfg: C, o: { seed: number; format: TrainingDataFormat }): Promise<RecipeRuntime<Eval, Build, Raw>>;
   /** Local paths in the recipe's section besides the task files, made absolute by the config loader (`abs`: relative
    *  to the config file) before `check`; changes the section it is given (the loader's copy). */
   resolvePaths?(cfg: C, abs: (p: string) => string): void;
@@ -171,7 +173,7 @@ export interface OnlineRl<C> {
   rollout(cfg: C): OnlineRlRollout;
   /** The service's handlers, given a chat per role that is not trained (all external: nothing is served while a
    *  trainer holds the GPUs). A request the handlers cannot use throws BadRequest (activities/serving/json-service.ts). */
-  rewardService(cfg: C, o: { chats: Record<string, Chat>; services: GenerationServices; seed: number }): OnlineRewardHandlers;
+  rewardService(cfg: C, o: { chats: Record<string, Chat>; services: GenerationServices; seed: number }): Promise<OnlineRewardHandlers>;
 }
 
 /** The protocol of activities/training/adapters/verl_collab_loop.py (its docstring shows the bodies). */

@@ -27,7 +27,7 @@ export type ReportOptions = {
       config: LoopConfig;
       /** The config's recipe at run time, which reads the records; made only when the page has an iteration to show
        *  (it reads the recipe's prompts file). */
-      recipe: () => RecipeRuntime;
+      recipe: () => Promise<RecipeRuntime>;
     }
   /** Without the config the conversation browser and the recipe's figures are left out. */
   | { config?: undefined; recipe?: undefined }
@@ -80,9 +80,9 @@ function metricPlotsHtml(rows: IterationSummary[], specs: readonly MetricSpec[])
 }
 
 /** The recipe's metric declarations; none (every metric its own range) when the run's recipe is unknown. */
-function metricSpecs(opts: ReportOptions): readonly MetricSpec[] {
+async function metricSpecs(opts: ReportOptions): Promise<readonly MetricSpec[]> {
   try {
-    return opts.recipe?.().metricKinds ?? [];
+    return (await opts.recipe?.())?.metricKinds ?? [];
   } catch {
     return [];
   }
@@ -213,7 +213,7 @@ async function pngDataUris(views: ConversationView[], reader: ArtifactStore): Pr
 
 async function conversations(rows: IterationSummary[], opts: ReportOptions, reader: ArtifactStore): Promise<{ html: string; css: string }> {
   if (!opts.recipe) return { html: note("Not available: the run's config is unknown, so no recipe can read its records."), css: '' };
-  const runtime = opts.recipe();
+  const runtime = await opts.recipe();
   const n = opts.samplesPerIteration ?? 12;
   let css = '';
   const parts = [];
@@ -233,7 +233,7 @@ async function conversations(rows: IterationSummary[], opts: ReportOptions, read
 /** The recipe's own figures (RecipeRuntime.reportFigures), per iteration. */
 async function recipeFigures(rows: IterationSummary[], opts: ReportOptions, reader: ArtifactStore): Promise<string | undefined> {
   if (!opts.recipe) return undefined;
-  const runtime = opts.recipe();
+  const runtime = await opts.recipe();
   if (!runtime.reportFigures) return undefined;
   const parts = [];
   for (const r of rows) {
@@ -262,7 +262,7 @@ export async function reportHtml(runName: string, rows: IterationSummary[], opts
   const figures = await recipeFigures(rows, opts, reader);
   const body = [
     head,
-    section('metrics', 'Metrics per iteration', await guarded(() => metricPlotsHtml(rows, metricSpecs(opts)))),
+    section('metrics', 'Metrics per iteration', await guarded(async () => metricPlotsHtml(rows, await metricSpecs(opts)))),
     ...paper,
     section('loss', 'Training loss per step', await guarded(() => lossPlot(rows, reader))),
     section('llm-usage', 'LLM calls and tokens per stage', await guarded(() => llmUsageTable(rows))),

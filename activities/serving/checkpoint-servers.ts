@@ -48,7 +48,7 @@ export interface ServedRecipe {
   /** How the recipe's simulator names its task files (RecipeDefinition.simulator.taskKind). */
   simulatorTaskKind: string;
   /** The first `n` evaluation prompts (RecipeRuntime.probePrompts); asked for only when a served model is probed. */
-  probePrompts(n: number): ChatMessage[][];
+  probePrompts(n: number): Promise<ChatMessage[][]>;
 }
 
 /** Where an iteration's servers leave their pid files (one per role: `iter-<k>.<role>.json`). */
@@ -261,7 +261,7 @@ export async function serveCheckpoint(input: StageContext, published: string, ke
   );
   const probe =
     s.kind !== 'simulator' && s.probe
-      ? await probeServedModel(input, model.endpoint, { prompts: recipe.probePrompts(s.probe.prompts), maxTokens: s.probe.maxTokens })
+      ? await probeServedModel(input, model.endpoint, { prompts: await recipe.probePrompts(s.probe.prompts), maxTokens: s.probe.maxTokens })
       : undefined;
   let agents = model;
   if (config.agents && s.kind !== 'simulator') {

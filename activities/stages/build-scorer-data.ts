@@ -12,7 +12,7 @@ export async function buildScorerData(
 ): Promise<{ roles: Record<string, RoleDatasets>; counts: Record<string, number> }> {
   const store = storeFor(input.config);
   const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
-  const runtime = recipeRuntime(input.config);
+  const runtime = await recipeRuntime(input.config);
   if (!runtime.buildScorerData) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} trains no scorer`, 'ConfigError');
   const data = runtime.buildScorerData(records);
   const toRef = (lines: string[]) => datasetRef(store, lines);

@@ -28,7 +28,7 @@ const NOTHING_TO_TRAIN: Record<keyof RoleDatasets, (n: number, method: TrainMeth
 export async function buildTrainingData(input: BuildDataInput): Promise<BuiltData> {
   const store = storeFor(input.config);
   const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
-  const runtime = recipeRuntime(input.config);
+  const runtime = await recipeRuntime(input.config);
   const declared = recipeOf(input.config).roles(input.config.recipe);
   const agent = input.agent;
   const byRole: Record<string, UsageCounter> = {};

@@ -10,7 +10,7 @@ export async function evaluateIteration(
 ): Promise<{ metrics: Record<string, number>; manifest: ArtifactRef }> {
   const store = storeFor(input.config);
   const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
-  const metrics = recipeRuntime(input.config).metrics(records);
+  const metrics = (await recipeRuntime(input.config)).metrics(records);
   const metricsRef = await store.putJson(metrics);
   const calls = input.shards.reduce((a, s) => a + s.calls, 0);
   const manifest = await writeStageManifest(input.config, {

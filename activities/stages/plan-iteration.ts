@@ -7,11 +7,11 @@ import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
 
 type PlanInput = Parameters<ActivitySignatures['planIteration']>[0];
 
-const shards = ({ config, evalOnly }: PlanInput) => shardsOf(recipeRuntime(config), config.generation.shardSize, evalOnly);
+const shards = async ({ config, evalOnly }: PlanInput) => shardsOf(await recipeRuntime(config), config.generation.shardSize, evalOnly);
 
 export const planShards: ActivitySignatures['planShards'] = async (input) => shards(input);
 
 export const planIteration: ActivitySignatures['planIteration'] = async (input) => ({
-  shards: shards(input),
+  shards: await shards(input),
   needs: recipeNeeds(input.config),
 });

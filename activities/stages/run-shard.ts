@@ -31,7 +31,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const ctx = Context.current();
   const signal = ctx.cancellationSignal;
   setMaxListeners(0, signal); // every in-flight request listens for cancellation
-  const runtime = recipeRuntime(config);
+  const runtime = await recipeRuntime(config);
   const declared = recipeOf(config).roles(config.recipe);
   const cache = requestCacheFor(config);
   const chatOpts = { cache, llm: config.llm, signal };

@@ -10,7 +10,7 @@ import { scoringServices } from '../generation/services';
 import { startHeartbeat } from '../heartbeat';
 
 export async function scoreShard(input: StageContext & { split: ShardSpec['split']; shard: ShardResult }): Promise<ShardResult> {
-  const runtime = recipeRuntime(input.config);
+  const runtime = await recipeRuntime(input.config);
   if (!runtime.scoreRecords)
     throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} has nothing to score`, 'ConfigError');
   const store = storeFor(input.config);

@@ -6,5 +6,5 @@ import type { ServedRecipe } from '../serving/checkpoint-servers';
 
 export const servedRecipe = (config: LoopConfig): ServedRecipe => ({
   simulatorTaskKind: recipeOf(config).simulator.taskKind(config.recipe),
-  probePrompts: (n) => recipeRuntime(config).probePrompts(n),
+  probePrompts: async (n) => (await recipeRuntime(config)).probePrompts(n),
 });

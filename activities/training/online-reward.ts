@@ -38,7 +38,7 @@ export async function startOnlineReward(
   const chats: Record<string, Chat> = {};
   for (const [role, r] of Object.entries(modelRoles(input.config, recipe.roles(input.config.recipe), input.checkpoint)))
     if (r.kind === 'external') chats[role] = createChat({ ...opts, role, endpoint: externalEndpointRef(r.endpoint) });
-  const handlers = recipe.onlineRl.rewardService(input.config.recipe, {
+  const handlers = await recipe.onlineRl.rewardService(input.config.recipe, {
     chats,
     services: generationServices(storeFor(input.config), {
       rendering: false,

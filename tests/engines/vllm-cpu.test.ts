@@ -170,7 +170,7 @@ describe('vLLM on CPU, deployed by the deploy stage', () => {
         'recipe.data.fraction=1',
       ],
     });
-    const runtime = recipeRuntime(cfg);
+    const runtime = await recipeRuntime(cfg);
     const chat = chatFor(endpoint);
     // The agent and the human both played by the served tiny model (their texts mean nothing; the path is real).
     const record = await runtime.runTask({
@@ -195,7 +195,7 @@ describe('vLLM on CPU, deployed by the deploy stage', () => {
     const { config: cfg } = loadConfig(path.join(CONFIGS, 'toa.dry-run.yaml'), {
       overrides: [`stateDir=${config.stateDir}`, 'recipe.limit=1', 'recipe.samples=2', 'recipe.search.width=4', 'recipe.maxTokens=12'],
     });
-    const runtime = recipeRuntime(cfg);
+    const runtime = await recipeRuntime(cfg);
     const policy = chatFor(endpoint);
     const chats = { policy_0: policy, policy_1: policy, policy_2: policy, policy_3: policy, reward: chatFor(rewardEndpoint) };
     const record = (await runtime.runTask({ split: 'train', taskIndex: 0, sampleIndex: 0, chats, services: {} })) as ToaBuildRecord;

@@ -4,7 +4,7 @@ import { clipCheckpointProblem } from '../../render/clip-checkpoint';
 import { AGENT_ROLE, type RecipeDefinition } from '../types';
 import { colbenchCodeRecipeSchema, colbenchHtmlRecipeSchema, type ColbenchRecipeConfig } from './config';
 import { COLBENCH_CODE_PROMPTS, COLBENCH_HTML_PROMPTS } from './prompts';
-import { colbenchRuntime, type ScoredTrajectory, type TrainTrajectory } from './runtime';
+import type { ScoredTrajectory, TrainTrajectory } from './runtime';
 import type { ColbenchTrajectory } from './episode';
 import { createColbenchSimulatedPolicy } from './simulated-policy';
 import { loadColbenchTasks, type ColbenchKind } from './tasks';
@@ -52,7 +52,7 @@ function colbenchRecipe<C extends ColbenchRecipeConfig>(
             message: `learned trains the critic with DPO beside a DPO-trained policy (the seed's SWEET-RL); with trainer.method ${o.trainerMethod} use critic: judge, or trainer.method: dpo`,
           }
         : undefined,
-    runtime: (cfg, o) => colbenchRuntime(cfg, o.seed, o.format),
+    runtime: async (cfg, o) => (await import('./runtime')).colbenchRuntime(cfg, o.seed, o.format),
     simulator: {
       taskKind: () => kind,
       policy: (files, p) => {

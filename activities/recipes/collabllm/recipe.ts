@@ -3,8 +3,6 @@
 import type { RecipeDefinition } from '../types';
 import { collabllmRecipeSchema, weightsOf, type CollabllmRecipeConfig } from './config';
 import { COLLABLLM_PROMPTS } from './prompts';
-import { collabRewardHandlers } from './reward-service';
-import { collabRuntime, collabSettings, taskTestRunner } from './runtime';
 import { createCollabSimulatedPolicy } from './simulated-policy';
 import { isCollabTaskKind, loadCollabTasks, COLLAB_TASK_KINDS } from './tasks';
 import { collabllmFidelity } from './fidelity';
@@ -26,7 +24,7 @@ export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig, CollabEval
   headlineMetric: 'task_success',
   metricKinds: COLLAB_METRIC_KINDS,
   needs: (cfg) => ({ sandboxScoring: false, modelsForData: false, rendering: false, unitTests: cfg.task === 'code' }),
-  runtime: (cfg, o) => collabRuntime(cfg, o.seed, o.format),
+  runtime: async (cfg, o) => (await import('./runtime')).collabRuntime(cfg, o.seed, o.format),
   check: (cfg) => {
     for (const [metric, kind] of Object.entries(ONLY_FOR))
       if (metric in weightsOf(cfg) && cfg.task !== kind)
@@ -37,13 +35,18 @@ export const collabllmRecipe: RecipeDefinition<CollabllmRecipeConfig, CollabEval
   // futures verl plays with our user simulator (reward-service.ts).
   onlineRl: {
     rollout: collabVerlRollout,
-    rewardService: (cfg, o) =>
-      collabRewardHandlers({
+    rewardService: async (cfg, o) => {
+      const [{ collabRewardHandlers }, { collabSettings, taskTestRunner }] = await Promise.all([
+        import('./reward-service'),
+        import('./runtime'),
+      ]);
+      return collabRewardHandlers({
         kind: cfg.task,
         chats: { user: o.chats.user, judge: o.chats.judge, extractor: o.chats.extractor },
         settings: collabSettings(cfg, o.seed),
         runTests: taskTestRunner(cfg)(o.services),
-      }),
+      });
+    },
   },
   simulator: {
     taskKind: (cfg) => cfg.task,

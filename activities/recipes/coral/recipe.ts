@@ -5,7 +5,6 @@ import { AGENT_ROLE, ScoreInputError, type RecipeDefinition } from '../types';
 import { coralRecipeSchema, type CoralRecipeConfig } from './config';
 import { CORAL_PROMPTS } from './prompts';
 import { checkCoralData } from './data-options';
-import { coralRuntime } from './runtime';
 import { scoreCoralRecord } from './score';
 import { createCoralSimulatedPolicy } from './simulated-policy';
 import { CORAL_DATASETS, isCoralDataset, loadCoralTasks } from './tasks';
@@ -23,7 +22,7 @@ export const coralRecipe: RecipeDefinition<CoralRecipeConfig, CoralConversation>
   headlineMetric: 'agreement_correctness',
   metricKinds: CORAL_METRIC_KINDS,
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
-  runtime: (cfg, o) => coralRuntime(cfg, o.seed, o.format),
+  runtime: async (cfg, o) => (await import('./runtime')).coralRuntime(cfg, o.seed, o.format),
   check: (cfg, o) =>
     o.trainerMethod === 'dpo' && cfg.beamSize < 2
       ? { field: 'recipe.beamSize', message: 'must be at least 2 for DPO: pairs come from sibling candidates' }

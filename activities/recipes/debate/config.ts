@@ -75,3 +75,14 @@ export const debateRecipeSchema = z
   });
 
 export type DebateRecipeConfig = z.infer<typeof debateRecipeSchema>;
+
+/** The single-model finetuning baselines: every agent is the one model `generator_0`. */
+export const oneModel = (cfg: DebateRecipeConfig) => cfg.mode === 'majority_ft' || cfg.mode === 'star';
+
+/** Agents and rounds a mode plays: single = one answer, majority (and the one-model baselines) = N independent
+ *  answers, debate = N × R. */
+export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number } {
+  if (cfg.mode === 'single') return { agents: 1, rounds: 1 };
+  if (cfg.mode === 'majority' || oneModel(cfg)) return { agents: cfg.agents, rounds: 1 };
+  return { agents: cfg.agents, rounds: cfg.rounds };
+}

@@ -2,11 +2,10 @@
 // summariser), its runtime, its simulator and its `score` command. Nothing outside this folder names debate.
 import { jsonlRows } from '../task-file';
 import { ScoreInputError, type RecipeDefinition, type RoleDefault } from '../types';
-import { debateRecipeSchema, type DebateRecipeConfig } from './config';
+import { debateRecipeSchema, oneModel, shape, type DebateRecipeConfig } from './config';
 import { criticRole, generatorRole, SUMMARIZER_ROLE, type DebateRecord } from './debate';
 import { DEBATE_PROMPTS } from './prompts';
 import { parseAnswer, isCorrect } from './answers';
-import { debateRuntime, oneModel, shape } from './runtime';
 import { createDebateSimulatedPolicy } from './simulated-policy';
 import { DEBATE_DATASETS, isDebateDataset, loadDebateTasks } from './tasks';
 import { majorityVote } from './vote';
@@ -34,7 +33,7 @@ export const debateRecipe: RecipeDefinition<DebateRecipeConfig, DebateRecord> = 
   headlineMetric: 'accuracy',
   metricKinds: DEBATE_METRIC_KINDS,
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
-  runtime: (cfg, o) => debateRuntime(cfg, o.seed, o.format),
+  runtime: async (cfg, o) => (await import('./runtime')).debateRuntime(cfg, o.seed, o.format),
   check: (_cfg, o) =>
     o.trainerMethod === 'dpo'
       ? { field: 'trainer.method', message: 'debate trains its agents with SFT (the seed finetunes on consensus answers): use sft' }

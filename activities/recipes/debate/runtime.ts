@@ -2,7 +2,7 @@
 // (task, sample), metrics, and the data every generator and critic role learns from.
 import type { RecipeRuntime, Split } from '../types';
 import { formatSft, type TrainingDataFormat } from '../../data/formats';
-import type { DebateRecipeConfig } from './config';
+import { oneModel, shape, type DebateRecipeConfig } from './config';
 import { baselineTrainingData, debateTrainingData } from './data';
 import { runDebate, type DebateRecord } from './debate';
 import { type Embed, withEmbeddingDissimilarity } from './diversity';
@@ -16,17 +16,6 @@ import { splitTaskReader } from '../task-file';
 import { totalTokens } from '../../llm/usage';
 
 const readSplit = splitTaskReader(loadDebateTasks);
-
-/** The single-model finetuning baselines: every agent is the one model `generator_0`. */
-export const oneModel = (cfg: DebateRecipeConfig) => cfg.mode === 'majority_ft' || cfg.mode === 'star';
-
-/** Agents and rounds a mode plays: single = one answer, majority (and the one-model baselines) = N independent
- *  answers, debate = N × R. */
-export function shape(cfg: DebateRecipeConfig): { agents: number; rounds: number } {
-  if (cfg.mode === 'single') return { agents: 1, rounds: 1 };
-  if (cfg.mode === 'majority' || oneModel(cfg)) return { agents: cfg.agents, rounds: 1 };
-  return { agents: cfg.agents, rounds: cfg.rounds };
-}
 
 export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime<DebateRecord> {
   const tasksFor = (split: Split): DebateTask[] => readSplit(cfg, split, cfg.dataset);

@@ -5,7 +5,6 @@ import { judgesPairs } from './evaluation-config';
 import { JUDGE_ROLE, KIWI_ROLE, policyRoles, REWARD_ROLE, STUDENT_ROLE, toaRecipeSchema, type ToaRecipeConfig } from './config';
 import { loadReferences, missingReference } from './references';
 import { TOA_PROMPTS } from './prompts';
-import { toaRuntime } from './runtime';
 import { createToaSimulatedPolicy } from './simulated-policy';
 import { isToaTaskKind, loadToaTasks, readToaSplit, TaskFileError, TOA_TASK_KINDS } from './tasks';
 import { toaFidelity } from './fidelity';
@@ -30,7 +29,7 @@ export const toaRecipe: RecipeDefinition<ToaRecipeConfig, ToaEvalRecord, ToaBuil
   headlineMetric: 'reward',
   metricKinds: TOA_METRIC_KINDS,
   needs: () => ({ sandboxScoring: false, modelsForData: false, rendering: false }),
-  runtime: (cfg, o) => toaRuntime(cfg, o.seed, o.format),
+  runtime: async (cfg, o) => (await import('./runtime')).toaRuntime(cfg, o.seed, o.format),
   check: (cfg) => {
     if (cfg.singlePolicy >= cfg.policies)
       return { field: 'recipe.singlePolicy', message: `must name one of the ${cfg.policies} policies (0 … ${cfg.policies - 1})` };

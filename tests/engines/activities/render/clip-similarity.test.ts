@@ -81,7 +81,9 @@ describe('CLIP similarity from a local checkpoint (tiny random CLIP): config →
       { taskId: 'dark', answer: await ref(shots.light) },
       { taskId: 'dark', answer: null }, // no page: nothing to compare (compat fixed), no image embedded
     ];
-    const scored = (await recipeRuntime(config).scoreRecords!('eval', records, services)) as Array<{
+    const scored = (await (
+      await recipeRuntime(config)
+    ).scoreRecords!('eval', records, services)) as Array<{
       score: { similarity: number; answered: boolean };
     }>;
     const s = scored.map((r) => r.score.similarity);

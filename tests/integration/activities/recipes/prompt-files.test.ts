@@ -64,20 +64,20 @@ describe('every recipe declares its prompt keys', () => {
 });
 
 describe('a prompts file', () => {
-  it('resolves against the config file, and its texts replace the defaults key by key', () => {
+  it('resolves against the config file, and its texts replace the defaults key by key', async () => {
     const { config } = loadConfig(CORAL);
     expect(config.recipe.prompts).toBe(path.join(PROJECT_ROOT, 'tests/fixtures/prompts/coral-seed-keys.yaml'));
-    const [probe] = recipeRuntime(config).probePrompts(1);
+    const [probe] = (await recipeRuntime(config)).probePrompts(1);
     expect(probe[0].content).toMatch(/^Two of you are solving tricky multiple-choice reasoning questions together\./);
     // A key the file leaves out keeps the project's text.
     const other = coralWith(promptsFile('opening.mmlu_pro: "Help: {question}\\n{options}"\n'));
-    expect(recipeRuntime(other.config).probePrompts(1)[0][0].content).toMatch(/^You are one of two collaborators/);
-    expect(recipeRuntime(other.config).probePrompts(1)[0][1].content).toMatch(/^Help: /);
+    expect((await recipeRuntime(other.config)).probePrompts(1)[0][0].content).toMatch(/^You are one of two collaborators/);
+    expect((await recipeRuntime(other.config)).probePrompts(1)[0][1].content).toMatch(/^Help: /);
   });
 
-  it('may be JSON; {{ and }} are literal braces', () => {
+  it('may be JSON; {{ and }} are literal braces', async () => {
     const file = promptsFile(JSON.stringify({ 'task_specific_inst.mmlu_pro': 'End with \\boxed{{X}} where {{X}} is a letter.' }), 'json');
-    const [probe] = recipeRuntime(coralWith(file).config).probePrompts(1);
+    const [probe] = (await recipeRuntime(coralWith(file).config)).probePrompts(1);
     expect(probe[0].content).toMatch(/End with \\boxed\{X\} where \{X\} is a letter\.$/);
   });
 
@@ -166,7 +166,7 @@ describe('debate, CollabLLM and TOA take a prompts file too', () => {
       'first_round: "Work this out:\\n{problem}\\nFinish with {answer_format}."\nanswer_format.math: "\\\\boxed{{value}}"\n',
     );
     const { config } = loadConfig(path.join(CONFIGS, 'debate.external.yaml'), { overrides: [`recipe.prompts=${file}`] });
-    const runtime = recipeRuntime(config);
+    const runtime = await recipeRuntime(config);
     const generators = recording(() => 'The answer is \\boxed{1}.');
     const chats: Record<string, Chat> = { summarizer: recording(() => 'They agree.') };
     for (const n of [0, 1, 2]) Object.assign(chats, { [`generator_${n}`]: generators, [`critic_${n}`]: recording(() => '\\boxed{1}') });
@@ -186,7 +186,7 @@ describe('debate, CollabLLM and TOA take a prompts file too', () => {
     const none = recording(() => {
       throw new Error('no other role is asked');
     });
-    await recipeRuntime(config).runTask({
+    await (await recipeRuntime(config)).runTask({
       split: 'eval',
       taskIndex: 0,
       sampleIndex: 0,
@@ -198,7 +198,7 @@ describe('debate, CollabLLM and TOA take a prompts file too', () => {
     expect(user.calls[0].messages[1].content).toMatch(/^Goal: [\s\S]+\nSo far: \(silence\)$/);
   });
 
-  it('TOA: a translation prompt is the file’s', () => {
+  it('TOA: a translation prompt is the file’s', async () => {
     const file = promptsFile('generate.translation: "Into English, please ({source_name}):\\n{source}"\n');
     const { config } = loadConfig(path.join(CONFIGS, 'toa.external.yaml'), {
       overrides: [
@@ -208,7 +208,7 @@ describe('debate, CollabLLM and TOA take a prompts file too', () => {
         'recipe.trainTasks=tasks/toa/translation.jsonl',
       ],
     });
-    const [probe] = recipeRuntime(config).probePrompts(1);
+    const [probe] = (await recipeRuntime(config)).probePrompts(1);
     expect(probe).toHaveLength(1);
     expect(probe[0].content).toMatch(/^Into English, please \(\w+ text\):\n\S/);
   });

@@ -51,7 +51,7 @@ async function recordingEndpoint(model: string, reply: (req: PolicyRequest, i: n
 }
 
 /** The fixture config with its endpoints at the recording servers, and a chat per role as a shard builds them. */
-function loadWith(file: string, endpoints: Record<string, RunningServer>, overrides: string[] = []) {
+async function loadWith(file: string, endpoints: Record<string, RunningServer>, overrides: string[] = []) {
   const stateDir = tempStateDir('seed-structure-');
   const { config } = loadConfig(path.join(FIXTURES, file), {
     overrides: [
@@ -68,7 +68,7 @@ function loadWith(file: string, endpoints: Record<string, RunningServer>, overri
     roleEndpoints(config, recipeOf(config).roles(config.recipe), externalEndpointRef(config.server.endpoint)),
     (endpoint) => createChat({ endpoint, cache, llm: config.llm, usage: newUsageCounter() }),
   );
-  return { config, chats, runtime: recipeRuntime(config) };
+  return { config, chats, runtime: await recipeRuntime(config) };
 }
 
 const roles = (req: PolicyRequest) => req.messages.map((m) => m.role);
@@ -89,7 +89,7 @@ describe('CoRal, compat: seed, with a prompts file of the seed shape', () => {
   async function converse(overrides: string[] = []) {
     const agent = await recordingEndpoint('agent-model', (_req, i) => `Step ${i + 1}. The correct answer is (B).`);
     const extractor = await recordingEndpoint('extractor-model', () => '(B)');
-    const { runtime, chats } = loadWith('coral-seed.yaml', { agent: agent.server, extractor: extractor.server }, overrides);
+    const { runtime, chats } = await loadWith('coral-seed.yaml', { agent: agent.server, extractor: extractor.server }, overrides);
     const record = await runtime.runTask({ split: 'eval', taskIndex: 0, sampleIndex: 0, chats, services: {} });
     return { agent: agent.requests, extractor: extractor.requests, record };
   }
@@ -146,7 +146,7 @@ describe('ColBench code, compat: seed, with a prompts file of the seed shape', (
     const agent = await recordingEndpoint('agent-model', (req) => (req.n > 1 ? [ASK, ANSWER] : req.messages.length === 2 ? ASK : ANSWER));
     const human = await recordingEndpoint('human-model', () => 'Yes, to two decimals. Nothing else changes it.');
     const critic = await recordingEndpoint('critic-model', () => 'Candidate 1: 7\nCandidate 2: 2');
-    const run = loadWith('colbench-code-seed.yaml', { agent: agent.server, human: human.server, critic: critic.server });
+    const run = await loadWith('colbench-code-seed.yaml', { agent: agent.server, human: human.server, critic: critic.server });
     const record = await run.runtime.runTask({ split, taskIndex: 0, sampleIndex: 0, chats: run.chats, services: {} });
     return { ...run, record, agent: agent.requests, human: human.requests, critic: critic.requests };
   }
@@ -214,7 +214,7 @@ describe('ColBench html, compat: seed, with a prompts file', () => {
     ];
     const agent = await recordingEndpoint('agent-model', (_req, i) => pages[i]);
     const human = await recordingEndpoint('human-model', () => 'Make the heading larger. Use warmer colours.');
-    const { runtime, chats } = loadWith('colbench-html-seed.yaml', { agent: agent.server, human: human.server });
+    const { runtime, chats } = await loadWith('colbench-html-seed.yaml', { agent: agent.server, human: human.server });
     const images = memoryImages();
     await runtime.runTask({
       split: 'eval',

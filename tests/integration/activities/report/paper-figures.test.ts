@@ -41,7 +41,7 @@ async function debateRows() {
     c.trainer.method = 'sft';
     c.paper = PAPER;
   });
-  const runtime = recipeRuntime(config);
+  const runtime = await recipeRuntime(config);
   const tasks = loadDebateTasks(path.join(CONFIGS, 'tasks/debate/math.jsonl'), 'math');
   const rows: IterationSummary[] = [];
   for (const [k, skill] of [0.1, 0.95, 0.4].entries()) {
@@ -81,7 +81,7 @@ describe('the paper figures beside the run', () => {
     ]);
 
     const page = await browser.newPage();
-    await page.setContent(await reportHtml('paper', rows, { config, recipe: () => runtime }));
+    await page.setContent(await reportHtml('paper', rows, { config, recipe: async () => runtime }));
     const cells = await page.$$eval('#paper table.paper-figures tr[data-figure]', (trs) =>
       trs.map((tr) => [tr.getAttribute('data-metric'), ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]),
     );
@@ -106,12 +106,12 @@ describe('the paper figures beside the run', () => {
   it('before any iteration finished the page still shows the paper figures, none computed; without a paper: no section', async () => {
     const { config, runtime } = await debateRows();
     const page = await browser.newPage();
-    await page.setContent(await reportHtml('early', [], { config, recipe: () => runtime }));
+    await page.setContent(await reportHtml('early', [], { config, recipe: async () => runtime }));
     const runCells = await page.$$eval('#paper td.run-last, #paper td.run-best', (tds) => tds.map((td) => td.textContent));
     expect(runCells).toEqual(Array(6).fill('not computed yet'));
     expect(await page.$$eval('#paper td.paper', (tds) => tds.map((td) => td.textContent))).toEqual(['51.6 %', '0.02', '0.7']);
     const bare = { ...config, paper: undefined };
-    await page.setContent(await reportHtml('bare', [], { config: bare, recipe: () => runtime }));
+    await page.setContent(await reportHtml('bare', [], { config: bare, recipe: async () => runtime }));
     expect(await page.$('#paper')).toBeNull();
     await page.close();
   });

@@ -107,7 +107,7 @@ describe('the HTML report', () => {
     }
 
     // The browser: a sample per iteration, filters that show one outcome at a time.
-    const runtime = recipeRuntime(config);
+    const runtime = await recipeRuntime(config);
     const records = readJsonl<unknown>(readJson<{ inputs: Record<string, never> }>(rows[0].manifests.evaluate).inputs.eval_shard_0);
     expect(records.length).toBeGreaterThan(0);
     const convs = page.locator('#browser-i0 .conv');

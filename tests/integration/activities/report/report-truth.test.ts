@@ -46,7 +46,7 @@ describe('the HTML report tells the truth', () => {
       c.recipe = debateTestRecipe();
       c.trainer.method = 'sft';
     });
-    const runtime = recipeRuntime(config);
+    const runtime = await recipeRuntime(config);
     const tasks = loadDebateTasks(path.join(CONFIGS, 'tasks/debate/math.jsonl'), 'math');
     const store = storeFor(config);
 
@@ -73,7 +73,7 @@ describe('the HTML report tells the truth', () => {
     const rows = its.map((i) => i.row);
     const m = rows[0].metrics;
     expect(m.accuracy_se).toBeGreaterThan(0);
-    const html = await reportHtml('truth', rows, { config, recipe: () => runtime, samplesPerIteration: 8 });
+    const html = await reportHtml('truth', rows, { config, recipe: async () => runtime, samplesPerIteration: 8 });
     if (process.env.DUMP_REPORT) (await import('node:fs')).writeFileSync(process.env.DUMP_REPORT, html);
     const page = await open(html);
 

@@ -68,7 +68,7 @@ const [TASK] = parseCollabTasks(JSON.stringify({ id: 'sq', ...KWARGS }), 'test',
 
 let service: RunningJsonService;
 beforeAll(async () => {
-  const handlers = collabllmRecipe.onlineRl!.rewardService(cfg, { chats: { user, judge, extractor }, services: {}, seed: SEED });
+  const handlers = await collabllmRecipe.onlineRl!.rewardService(cfg, { chats: { user, judge, extractor }, services: {}, seed: SEED });
   service = await startJsonService({ routes: { '/user-turn': handlers.userTurn, '/score': handlers.score } });
 });
 afterAll(async () => {

@@ -24,7 +24,7 @@ import { cli } from '../../../../helpers/cli';
 import { scripted } from '../../../../helpers/debate';
 import { debateRecipeSchema } from '../../../../../activities/recipes/debate/config';
 import { debateRecipe } from '../../../../../activities/recipes/debate/recipe';
-import { shape } from '../../../../../activities/recipes/debate/runtime';
+import { shape } from '../../../../../activities/recipes/debate/config';
 import { tempStateDir } from '../../../../helpers/config';
 import { writeFileSync } from 'node:fs';
 

@@ -33,7 +33,7 @@ function simulatedChats(
 async function dryRun(seed: number): Promise<{ records: DebateRecord[]; m: Record<string, number> }> {
   const { config } = loadConfig(DRY_RUN, { overrides: [`seed=${seed}`] });
   const recipe = recipeDefinition(config.recipe.name);
-  const runtime = recipeRuntime(config);
+  const runtime = await recipeRuntime(config);
   const cfg = config.recipe as { evalTasks: string; dataset: string };
   const odds = JSON.parse(readFileSync(path.join(config.baseCheckpoint, 'simulated-policy.json'), 'utf8'));
   const policy = recipe.simulator.policy([{ file: cfg.evalTasks, kind: cfg.dataset }], odds);
