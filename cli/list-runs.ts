@@ -43,10 +43,29 @@ export async function listRuns(client: Client): Promise<RunRow[]> {
     seen.add(w.workflowId);
     latest.push(w);
   }
-  return Promise.all(latest.map((w) => runRow(client, w)));
+  const polled = new Map<string, Promise<boolean>>();
+  const workerPolls = (taskQueue: string) => {
+    if (!polled.has(taskQueue)) polled.set(taskQueue, workflowPollers(client, taskQueue));
+    return polled.get(taskQueue)!;
+  };
+  return Promise.all(latest.map((w) => runRow(client, w, workerPolls)));
 }
 
-async function runRow(client: Client, w: WorkflowExecutionInfo): Promise<RunRow> {
+/** Whether a worker has polled the run's workflow task queue lately (the server remembers pollers for minutes): with
+ *  none, the status query could only wait out its deadline, so `list` says so at once. Unknown counts as yes. */
+async function workflowPollers(client: Client, taskQueue: string): Promise<boolean> {
+  try {
+    const r = await client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: taskQueue }, // no type: the server describes the workflow pollers
+    });
+    return (r.pollers?.length ?? 0) > 0;
+  } catch {
+    return true;
+  }
+}
+
+async function runRow(client: Client, w: WorkflowExecutionInfo, workerPolls: (taskQueue: string) => Promise<boolean>): Promise<RunRow> {
   const run = w.typedSearchAttributes.get(RunNameKey) ?? w.workflowId;
   const loopIteration = Number(w.typedSearchAttributes.get(IterationKey) ?? 0);
   const memoTotal = (w.memo as Partial<LoopMemo> | undefined)?.iterations;
@@ -65,10 +84,12 @@ async function runRow(client: Client, w: WorkflowExecutionInfo): Promise<RunRow>
   if (w.status.name !== 'RUNNING') row.state = await runState(client, w);
   else if (child?.attention) row.state = 'needs attention';
   else {
-    const paused = await client
-      .withDeadline(Date.now() + QUERY_MS, () => client.workflow.getHandle(w.workflowId, w.runId).query(loopStatusQuery))
-      .then((s) => s.paused)
-      .catch(() => undefined);
+    const paused = !(await workerPolls(w.taskQueue))
+      ? undefined
+      : await client
+          .withDeadline(Date.now() + QUERY_MS, () => client.workflow.getHandle(w.workflowId, w.runId).query(loopStatusQuery))
+          .then((s) => s.paused)
+          .catch(() => undefined);
     row.state = paused ? 'paused' : 'running';
     if (paused === undefined) row.noWorker = true;
   }

@@ -45,6 +45,18 @@ const rowIn = (run: string, state: string) =>
 const trainingStarted = (run: string) => waitUntil(async () => (await listJson())[run]?.stage === 'train', 90_000, `${run} training`);
 
 describe('collab-loop list', () => {
+  // First, on a namespace no worker has polled yet: `list` knows at once that none would answer.
+  it('says so when no worker answers instead of waiting for one', async () => {
+    await start('unserved', (c) => Object.assign(c, { iterations: 2 }));
+    const r = await cli(['list', '--json'], cliEnv());
+    expect(r.exitCode, r.all).toBe(0);
+    const row = (JSON.parse(r.stdout) as RunRow[]).find((x) => x.run === 'unserved');
+    expect(row).toMatchObject({ state: 'running', noWorker: true, iteration: 0, iterations: 2 });
+    const table = await cli(['list'], cliEnv());
+    expect(table.stdout).toMatch(/^unserved\tcoral\trunning \(no worker answered\)\titeration 0 \(of 0–1\)\t\t/m);
+    await server.env().client.workflow.getHandle(loopWorkflowId('unserved')).terminate('list test'); // not run by the next test's workers
+  });
+
   it('shows running, paused, needs attention, stopped, failed and completed runs as such, started at their first segment', async () => {
     await withWorkers(server.env(), async () => {
       await start('done', (c) => Object.assign(c, { iterations: 2 }));
@@ -93,15 +105,5 @@ describe('collab-loop list', () => {
       expect(lines.find((l) => l.startsWith('slow\t'))).toMatch(/^slow\tcoral\tstopped\titeration 0 \(of 0–1\)\ttrain\t/);
       expect(lines.find((l) => l.startsWith('broken\t'))).toMatch(/^broken\tcoral\tfailed\titeration 0 \(of 0–1\)\ttrain\t/);
     });
-  });
-
-  it('says so when no worker answers instead of waiting for one', async () => {
-    await start('unserved', (c) => Object.assign(c, { iterations: 2 }));
-    const r = await cli(['list', '--json'], cliEnv());
-    expect(r.exitCode, r.all).toBe(0);
-    const row = (JSON.parse(r.stdout) as RunRow[]).find((x) => x.run === 'unserved');
-    expect(row).toMatchObject({ state: 'running', noWorker: true, iteration: 0, iterations: 2 });
-    const table = await cli(['list'], cliEnv());
-    expect(table.stdout).toMatch(/^unserved\tcoral\trunning \(no worker answered\)\titeration 0 \(of 0–1\)\t\t/m);
   });
 });
