@@ -84,12 +84,12 @@ async function runRow(client: Client, w: WorkflowExecutionInfo, workerPolls: (ta
   if (w.status.name !== 'RUNNING') row.state = await runState(client, w);
   else if (child?.attention) row.state = 'needs attention';
   else {
-    const paused = !(await workerPolls(w.taskQueue))
-      ? undefined
-      : await client
+    const paused = (await workerPolls(w.taskQueue))
+      ? await client
           .withDeadline(Date.now() + QUERY_MS, () => client.workflow.getHandle(w.workflowId, w.runId).query(loopStatusQuery))
           .then((s) => s.paused)
-          .catch(() => undefined);
+          .catch(() => undefined)
+      : undefined;
     row.state = paused ? 'paused' : 'running';
     if (paused === undefined) row.noWorker = true;
   }

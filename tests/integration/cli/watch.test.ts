@@ -19,21 +19,20 @@ import { waitForAttention, waitUntil } from '../../helpers/wait';
 const server = cliDevServer();
 const { cliEnv } = server;
 
-/** One iteration. By default its generate takes several seconds (a slow simulated endpoint of capacity 2) and its
- *  trainer fails its first attempt, then trains 40 steps of 250 ms: what the live display draws. `quick`: the test
- *  config's endpoint with no latency and its few quick steps, for a test of a run's end; `slowGenerate` keeps the slow
- *  endpoint, for a test that needs the run still generating. */
-function configFile(o: { quick?: boolean; slowGenerate?: boolean } = {}): string {
+/** One iteration. A slow endpoint (200 ms, capacity 2) makes generate last several seconds; a slow trainer fails its
+ *  first attempt, then trains 40 steps of 250 ms (what the live display draws). `quick`: the test config's endpoint
+ *  or trainer, for a test that does not watch that stage. */
+function configFile(o: { endpoint?: 'slow' | 'quick'; trainer?: 'slow' | 'quick' } = {}): string {
   const stateDir = tempStateDir();
   const file = path.join(stateDir, 'run.yaml');
   const raw = testConfigRaw(stateDir, (c) => {
     c.iterations = 1;
     c.recipe.limit = 24;
-    if (!o.quick || o.slowGenerate) {
+    if (o.endpoint !== 'quick') {
       c.server = { kind: 'simulator', latencyMs: 200, capacity: 2 };
       c.generation = { ...c.generation, shardSize: 4, concurrency: 2 };
     }
-    if (o.quick) return;
+    if (o.trainer === 'quick') return;
     c.trainer.command = [
       ...STAND_IN_TRAINER,
       '--steps',
@@ -141,13 +140,13 @@ describe('the live display', () => {
 
   it('watch exits 0 when the run completed, 1 when it was terminated; Ctrl-C detaches and the run goes on', async () => {
     await withWorkers(server.env(), async () => {
-      const start = await cli(['start', configFile({ quick: true }), '--name', 'ended', '--wait'], cliEnv());
+      const start = await cli(['start', configFile({ endpoint: 'quick', trainer: 'quick' }), '--name', 'ended', '--wait'], cliEnv());
       expect(start.exitCode, start.all).toBe(0);
       const watched = await cli(['watch', 'ended'], cliEnv());
       expect(watched.exitCode, watched.all).toBe(0);
       expect(watched.stdout).toMatch(/^run ended \(coral\) · completed · iterations 0–0 done/m);
 
-      const started = await cli(['start', configFile({ quick: true, slowGenerate: true }), '--name', 'terminated'], cliEnv());
+      const started = await cli(['start', configFile({ trainer: 'quick' }), '--name', 'terminated'], cliEnv());
       expect(started.exitCode, started.all).toBe(0);
       const watch = cliProcess(['watch', 'terminated'], cliEnv());
       const out = collectOutput(watch);

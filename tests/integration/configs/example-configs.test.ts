@@ -1,25 +1,18 @@
 // The example configs a new user copies: every recipe has a dry run on the simulator and a template for real
 // endpoints (`server.kind: external`), each documented by its header, and each dry run runs exactly as its header says
 // (`collab-loop demo <file>`). The templates against servers: external-templates.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { loadRunConfig } from '../../../cli/runs';
 import { loadConfig } from '../../../configs/load';
-import { startDevServer } from '../../helpers/temporal';
+import { cliDevServer } from '../../helpers/cli-server';
 import { CONFIGS, tempStateDir } from '../../helpers/config';
 import { cli } from '../../helpers/cli';
 import { exampleConfig as file, headline, RECIPES, rel } from '../../helpers/example-configs';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevServer();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const server = cliDevServer();
 
 describe('every recipe has a documented dry run and a real-endpoint template', () => {
   it.each(RECIPES)('%s', async (recipe) => {
@@ -68,7 +61,7 @@ describe('each dry run runs as its header says', () => {
     const f = file(recipe, 'dry-run');
     const iterations = (parseYaml(readFileSync(f, 'utf8')) as { iterations: number }).iterations;
     const stateDir = tempStateDir();
-    const r = await cli(['demo', rel(f), '--set', `stateDir=${stateDir}`], { TEMPORAL_ADDRESS: env.address });
+    const r = await cli(['demo', rel(f), '--set', `stateDir=${stateDir}`], { TEMPORAL_ADDRESS: server.env().address });
     expect(r.exitCode, r.all).toBe(0);
     expect(r.all).toMatch(/^finished in /m);
     // The metrics table has a column per iteration and the recipe's metrics in it; every iteration trained.

@@ -2,27 +2,20 @@
 // names, ports and key variable it documents. The servers behind the templates are STAND-INS for vLLM: the project's
 // simulator (activities/serving/simulator-main.ts, a seeded simulated policy, no weights) in its own process,
 // requiring the API key.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
 import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
 import { recipeDefinition } from '../../../activities/recipes/registry';
 import { loadRunConfig } from '../../../cli/runs';
 import { PROJECT_ROOT } from '../../../activities/subprocess/node-script';
-import { startDevServer } from '../../helpers/temporal';
+import { cliDevServer } from '../../helpers/cli-server';
 import { tempStateDir } from '../../helpers/config';
 import { cli } from '../../helpers/cli';
 import { waitUntil } from '../../helpers/wait';
 import { freePort } from '../../../activities/serving/free-port';
 import { exampleConfig as file, headline, RECIPES, rel } from '../../helpers/example-configs';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startDevServer();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const server = cliDevServer();
 
 /** A stand-in for `vllm serve <model> --served-model-name <name> --port <port>` that requires VLLM_API_KEY. */
 async function standInServer(name: string, port: number, policy: string, tasks: string, key: string): Promise<{ child: ResultPromise }> {
@@ -80,11 +73,14 @@ describe('each real-endpoint template evaluates against the servers it documents
       // Without the key the evaluation stops at its first call and says which variable the worker lacks (the same
       // code for every recipe: checked with the first).
       if (recipe === RECIPES[0]) {
-        const missing = await cli(['eval', rel(f), ...overrides, '--name', `${recipe}-no-key`], { TEMPORAL_ADDRESS: env.address });
+        const missing = await cli(['eval', rel(f), ...overrides, '--name', `${recipe}-no-key`], { TEMPORAL_ADDRESS: server.env().address });
         expect(missing.exitCode).not.toBe(0);
         expect(missing.all).toContain('VLLM_API_KEY');
       }
-      const r = await cli(['eval', rel(f), ...overrides, '--name', `${recipe}-eval`], { TEMPORAL_ADDRESS: env.address, VLLM_API_KEY: key });
+      const r = await cli(['eval', rel(f), ...overrides, '--name', `${recipe}-eval`], {
+        TEMPORAL_ADDRESS: server.env().address,
+        VLLM_API_KEY: key,
+      });
       expect(r.exitCode, r.all).toBe(0);
       expect(r.all).toMatch(/^metric\s+iter 0$/m);
       expect(r.all).toMatch(headline(recipe));
