@@ -20,11 +20,11 @@ const tier = (name: string, test: Record<string, unknown>) => ({
 
 export default defineConfig({
   test: {
-    // Two workers: this machine class has two cores. A third fills the time much of the suite waits (idle CPU 22 % →
-    // 11 %; `npm test` 1,095 s on a fresh clone), but the extra load breaks a margin: a worker SIGKILLed mid-generation
-    // re-paid 9 calls at maxConcurrency 8 (tests/e2e/collabllm-loop.test.ts), because a call's endpoint slot is freed
-    // when its answer arrives, before the answer is written to the request cache (activities/llm/client.ts send).
-    maxWorkers: 2,
+    // Three workers on this machine class's two cores: much of the suite waits (outages held for their length, a rate
+    // limit's minute, slow simulated endpoints) and a third file fills that time (idle CPU 22 % → 11 %). What the load
+    // may not break is a bound, not a margin: a killed worker re-pays at most maxConcurrency calls, because a call's
+    // endpoint slot is held until its answer is in the request cache (activities/llm/client.ts attemptOnce).
+    maxWorkers: 3,
     // One TMPDIR for the whole run, whichever tiers it runs.
     globalSetup: ['tests/global-tmp.ts'],
     projects: [

@@ -147,6 +147,17 @@ function parseCompletion(body: OpenAI.Chat.Completions.ChatCompletion, where: st
   };
 }
 
+/** Makes an answer durable (the request cache's put). */
+type Keep = (answer: CachedAnswer) => Promise<void>;
+const notYet: Keep = async () => {};
+
+/** The cache could not keep an answer: thrown as its cause, never retried or counted as the endpoint's failure. */
+class NotKept extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the request cache could not keep an answer');
+  }
+}
+
 export function createChat(opts: ChatClientOptions): Chat {
   const { endpoint, cache, llm, usage, signal } = opts;
   const sleep = opts.sleep ?? defaultSleep;
@@ -190,15 +201,22 @@ export function createChat(opts: ChatClientOptions): Chat {
     return body;
   }
 
-  /** One request, once: the chat API, or the endpoint's scoring or log-prob API. */
-  async function attemptOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
+  /** One request, once: the chat API, or the endpoint's scoring or log-prob API. The endpoint's slot is held until
+   *  `keep` has made the answer durable: a worker killed at any moment has at most maxConcurrency answers paid for
+   *  and not yet in the cache (tests/e2e/collabllm-loop.test.ts kills one mid-generation and counts them). */
+  async function attemptOnce(call: ChatCall, key: string, n: number, seed: number | undefined, keep: Keep): Promise<CachedAnswer> {
     const o = {
       signal,
       timeoutMs: llm.requestTimeoutSeconds * 1000,
       key,
       apiKey,
     };
-    const limited = (send: () => Promise<CachedAnswer>) => limiter.run(estimateTokens(call, n), signal, send);
+    const limited = (send: () => Promise<CachedAnswer>) =>
+      limiter.run(estimateTokens(call, n), signal, async () => {
+        const answer = await send();
+        await keep(answer).catch((err) => Promise.reject(new NotKept(err)));
+        return answer;
+      });
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
     if (api !== 'chat') return limited(() => scoreOnce({ ...endpoint, api }, call, o));
     return limited(async () => {
@@ -218,14 +236,15 @@ export function createChat(opts: ChatClientOptions): Chat {
 
   /** The request until it is answered: an endpoint that is down is waited for (rideOut, up to the outage tolerance,
    *  counted from the call's first such failure); any other retryable failure is retried `callRetries` times. */
-  function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined): Promise<CachedAnswer> {
+  function sendOnce(call: ChatCall, key: string, n: number, seed: number | undefined, keep: Keep): Promise<CachedAnswer> {
     let retries = 0;
     const servedGone = servedGoneWatch(endpoint, opts.role);
     const withCallRetries = async (): Promise<CachedAnswer> => {
       for (;;) {
         try {
-          return await attemptOnce(call, key, n, seed);
+          return await attemptOnce(call, key, n, seed, keep);
         } catch (err) {
+          if (err instanceof NotKept) throw err.cause; // the cache failed, not the endpoint: not an LLM failure
           if (signal?.aborted) throw signal.reason ?? err;
           const c = classifyLlmError(err, endpoint.baseUrl);
           const gone = servedGone(c);
@@ -264,14 +283,15 @@ export function createChat(opts: ChatClientOptions): Chat {
 
   /** One answer to the call: n choices, in one request or (transformers serve) one request per choice. */
   async function request(call: ChatCall, key: string, n: number, onePerRequest: boolean): Promise<CachedAnswer> {
-    if (!onePerRequest) return sendOnce(call, key, n, call.decoding.seed);
-    // One choice per request: ask n times, each with its own seed, and merge as if one request answered.
+    if (!onePerRequest) return sendOnce(call, key, n, call.decoding.seed, (answer) => cache.put(key, answer));
+    // One choice per request: ask n times, each with its own seed, and merge as if one request answered; the merged
+    // answer is what the cache keeps (send), so the parts are not kept one by one.
     const parts = await Promise.all(
       Array.from({ length: n }, (_, i) =>
-        sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i),
+        sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i, notYet),
       ),
     );
-    return {
+    const merged: CachedAnswer = {
       texts: parts.flatMap((p) => p.texts),
       finishReasons: parts.flatMap((p) => p.finishReasons),
       usage: {
@@ -279,6 +299,8 @@ export function createChat(opts: ChatClientOptions): Chat {
         completionTokens: parts.reduce((a, p) => a + p.usage.completionTokens, 0),
       },
     };
+    await cache.put(key, merged);
+    return merged;
   }
 
   async function send(call: ChatCall, key: string): Promise<CachedAnswer> {
@@ -291,7 +313,7 @@ export function createChat(opts: ChatClientOptions): Chat {
     } finally {
       if (settle) await settle(answer?.usage); // a failed call costs nothing
     }
-    await cache.put(key, answer); // durable before anyone counts it as done
+    // request() returns the answer once the cache holds it: durable before anyone counts it as done.
     usage.paidPromptTokens += answer.usage.promptTokens;
     usage.paidCompletionTokens += answer.usage.completionTokens;
     count('llmRequests', onePerRequest ? n : 1, labels);

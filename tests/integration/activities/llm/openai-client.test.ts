@@ -9,7 +9,7 @@ import type { LlmConfig } from '../../../../contracts/config';
 import type { EndpointRef } from '../../../../contracts/endpoint';
 import { requestCacheFor } from '../../../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../../../activities/llm/client';
-import type { ChatCall } from '../../../../activities/llm/types';
+import type { ChatCall, RequestCache } from '../../../../activities/llm/types';
 import { json, startServer, type TestServer } from '../../../helpers/recording-server';
 
 /** HTTP statuses to answer the next requests with, before answering 200. */
@@ -41,10 +41,10 @@ const call = (content: string): ChatCall => ({
   sampleKey: content,
 });
 
-function chat(endpoint: Partial<EndpointRef>, llm: Partial<LlmConfig> = {}) {
+function chat(endpoint: Partial<EndpointRef>, llm: Partial<LlmConfig> = {}, cache?: RequestCache) {
   return createChat({
     endpoint: { baseUrl: `${server.url}/v1`, model: 'm', cacheId: 'm', maxConcurrency: 4, ...endpoint },
-    cache: requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'openai-client-')) }),
+    cache: cache ?? requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'openai-client-')) }),
     llm: { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 1, outageToleranceSeconds: 0, ...llm },
     usage: newUsageCounter(),
     sleep: async () => {},
@@ -91,6 +91,37 @@ describe('chat through the openai SDK', () => {
     server.received.length = 0;
     failures = [400];
     await expect(chat({}, { callRetries: 2 })(call('bad'))).rejects.toThrow(/HTTP 400/);
+    expect(server.received).toHaveLength(1);
+  });
+
+  // A worker killed at any moment may lose only answers not yet in the cache; the endpoint's slot is held until the
+  // cache has the answer, so those are at most maxConcurrency (the bound tests/e2e/collabllm-loop.test.ts checks).
+  it("holds the endpoint's slot until the cache has kept the answer", async () => {
+    let release!: () => void;
+    const kept = new Promise<void>((r) => (release = r));
+    const puts: string[] = [];
+    const slowCache: RequestCache = {
+      get: async () => undefined,
+      put: async (key) => {
+        puts.push(key);
+        await kept;
+      },
+    };
+    const send = chat({ maxConcurrency: 1, model: 'slot' }, {}, slowCache);
+    const both = Promise.all([send(call('first')), send(call('second'))]);
+    await expect.poll(() => puts.length).toBe(1);
+    expect(server.received).toHaveLength(1); // answered, not yet kept: the second call waits for the slot
+    release();
+    expect((await both).map((a) => a.texts)).toEqual([['ok'], ['ok']]);
+    expect(server.received).toHaveLength(2);
+  });
+
+  it("fails a call whose answer the cache cannot keep with the cache's error, sending it once", async () => {
+    const fullDisk: RequestCache = {
+      get: async () => undefined,
+      put: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })),
+    };
+    await expect(chat({ model: 'full' }, { callRetries: 2 }, fullDisk)(call('kept?'))).rejects.toThrow(/ENOSPC/);
     expect(server.received).toHaveLength(1);
   });
 });
