@@ -1,4 +1,14 @@
-// Quiet Temporal's worker-state INFO lines in test output; warnings and errors still show.
+// Per test file, in the tiers that run workers. Quiet Temporal's worker-state INFO lines in test output; warnings and
+// errors still show. A file's environment variables end with it: the integration tier's files share a process
+// (vitest.config.ts, isolate: false), and one file's TEMPORAL_NAMESPACE (tests/helpers/temporal.ts) must not point
+// the next file's CLI at a namespace of the wrong server.
+import { afterAll } from 'vitest';
 import { installWorkerLogging } from '../workers/logging';
 
 installWorkerLogging('WARN');
+
+const env = { ...process.env };
+afterAll(() => {
+  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
+  Object.assign(process.env, env);
+});
