@@ -151,9 +151,13 @@ function parseCompletion(body: OpenAI.Chat.Completions.ChatCompletion, where: st
 type Keep = (answer: CachedAnswer) => Promise<void>;
 const notYet: Keep = async () => {};
 
-/** The cache could not keep an answer: thrown as its cause, never retried or counted as the endpoint's failure. */
+/** The cache could not keep an answer the endpoint gave (and was paid for): never retried or counted as the
+ *  endpoint's failure; send() charges the answer to the budget and throws the cache's error. */
 class NotKept extends Error {
-  constructor(override readonly cause: unknown) {
+  constructor(
+    override readonly cause: unknown,
+    readonly answer: CachedAnswer,
+  ) {
     super('the request cache could not keep an answer');
   }
 }
@@ -203,7 +207,8 @@ export function createChat(opts: ChatClientOptions): Chat {
 
   /** One request, once: the chat API, or the endpoint's scoring or log-prob API. The endpoint's slot is held until
    *  `keep` has made the answer durable: a worker killed at any moment has at most maxConcurrency answers paid for
-   *  and not yet in the cache (tests/e2e/collabllm-loop.test.ts kills one mid-generation and counts them). */
+   *  and not yet in the cache (tests/e2e/collabllm-loop.test.ts kills one mid-generation and counts them), but for
+   *  one request per choice (request()). */
   async function attemptOnce(call: ChatCall, key: string, n: number, seed: number | undefined, keep: Keep): Promise<CachedAnswer> {
     const o = {
       signal,
@@ -214,7 +219,7 @@ export function createChat(opts: ChatClientOptions): Chat {
     const limited = (send: () => Promise<CachedAnswer>) =>
       limiter.run(estimateTokens(call, n), signal, async () => {
         const answer = await send();
-        await keep(answer).catch((err) => Promise.reject(new NotKept(err)));
+        await keep(answer).catch((err) => Promise.reject(new NotKept(err, answer)));
         return answer;
       });
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
@@ -244,7 +249,7 @@ export function createChat(opts: ChatClientOptions): Chat {
         try {
           return await attemptOnce(call, key, n, seed, keep);
         } catch (err) {
-          if (err instanceof NotKept) throw err.cause; // the cache failed, not the endpoint: not an LLM failure
+          if (err instanceof NotKept) throw err; // the cache failed, not the endpoint: not an LLM failure
           if (signal?.aborted) throw signal.reason ?? err;
           const c = classifyLlmError(err, endpoint.baseUrl);
           const gone = servedGone(c);
@@ -284,8 +289,9 @@ export function createChat(opts: ChatClientOptions): Chat {
   /** One answer to the call: n choices, in one request or (transformers serve) one request per choice. */
   async function request(call: ChatCall, key: string, n: number, onePerRequest: boolean): Promise<CachedAnswer> {
     if (!onePerRequest) return sendOnce(call, key, n, call.decoding.seed, (answer) => cache.put(key, answer));
-    // One choice per request: ask n times, each with its own seed, and merge as if one request answered; the merged
-    // answer is what the cache keeps (send), so the parts are not kept one by one.
+    // One choice per request: ask n times, each with its own seed, and merge as if one request answered. The merged
+    // answer is what the cache keeps, once every part is in: a part's slot is freed as it arrives, so a worker killed
+    // meanwhile pays again for up to n - 1 parts of each such call beyond the maxConcurrency bound.
     const parts = await Promise.all(
       Array.from({ length: n }, (_, i) =>
         sendOnce(call, `${key}/${i}`, 1, call.decoding.seed === undefined ? undefined : call.decoding.seed + i, notYet),
@@ -299,7 +305,7 @@ export function createChat(opts: ChatClientOptions): Chat {
         completionTokens: parts.reduce((a, p) => a + p.usage.completionTokens, 0),
       },
     };
-    await cache.put(key, merged);
+    await cache.put(key, merged).catch((err) => Promise.reject(new NotKept(err, merged)));
     return merged;
   }
 
@@ -308,10 +314,16 @@ export function createChat(opts: ChatClientOptions): Chat {
     const onePerRequest = n > 1 && endpoint.dialect === 'transformers-serve';
     const settle = opts.budget ? await opts.budget.reserve(estimateUsage(call, n)) : undefined;
     let answer: CachedAnswer | undefined;
+    let paid: CachedAnswer | undefined;
     try {
       answer = await request(call, key, n, onePerRequest);
+    } catch (err) {
+      if (!(err instanceof NotKept)) throw err;
+      paid = err.answer;
+      throw err.cause;
     } finally {
-      if (settle) await settle(answer?.usage); // a failed call costs nothing
+      // A failed call costs nothing; one answered but not kept cost what it used.
+      if (settle) await settle((answer ?? paid)?.usage);
     }
     // request() returns the answer once the cache holds it: durable before anyone counts it as done.
     usage.paidPromptTokens += answer.usage.promptTokens;

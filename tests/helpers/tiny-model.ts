@@ -1,5 +1,5 @@
 // The tiny randomly initialised models (scripts/python/make_tiny_model.py; no download): the Llama of the real CPU
-// loop and the CLIP of the CLIP screenshot scorer. Made once per test file into a temp dir (the Llama copied per
+// loop and the CLIP of the CLIP screenshot scorer. Made once per test process into a temp dir (the Llama copied per
 // test), so tests never touch models/ in the checkout.
 import { execa } from 'execa';
 import { cpSync, existsSync, mkdtempSync } from 'node:fs';
@@ -20,6 +20,8 @@ function make(arch: Arch): Promise<string> {
     if (!existsSync(path.join(out, 'config.json'))) throw new Error(`make_tiny_model.py wrote no config.json in ${out}`);
     return out;
   })();
+  // A failure is not kept: the next test file in this process makes the model again.
+  made[arch].catch(() => delete made[arch]);
   return made[arch];
 }
 

@@ -2,6 +2,7 @@
 // SDK's headers, the bearer key from the endpoint's apiKeyEnv (none for a keyless endpoint), and the project's
 // retries alone — one request per attempt, never the SDK's own. A real HTTP server records every request.
 import { mkdtempSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import type { LlmConfig } from '../../../../contracts/config';
 import type { EndpointRef } from '../../../../contracts/endpoint';
 import { requestCacheFor } from '../../../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../../../activities/llm/client';
-import type { ChatCall, RequestCache } from '../../../../activities/llm/types';
+import type { ChatCall, RequestCache, TokenUsage } from '../../../../activities/llm/types';
 import { json, startServer, type TestServer } from '../../../helpers/recording-server';
 
 /** HTTP statuses to answer the next requests with, before answering 200. */
@@ -99,29 +100,51 @@ describe('chat through the openai SDK', () => {
   it("holds the endpoint's slot until the cache has kept the answer", async () => {
     let release!: () => void;
     const kept = new Promise<void>((r) => (release = r));
-    const puts: string[] = [];
+    let putStarted!: () => void;
+    const firstPut = new Promise<void>((r) => (putStarted = r));
     const slowCache: RequestCache = {
       get: async () => undefined,
-      put: async (key) => {
-        puts.push(key);
+      put: async () => {
+        putStarted();
         await kept;
       },
     };
     const send = chat({ maxConcurrency: 1, model: 'slot' }, {}, slowCache);
     const both = Promise.all([send(call('first')), send(call('second'))]);
-    await expect.poll(() => puts.length).toBe(1);
-    expect(server.received).toHaveLength(1); // answered, not yet kept: the second call waits for the slot
-    release();
+    try {
+      await firstPut;
+      // Answered, not yet kept: the second call waits for the slot. Had the slot been freed, the second request would
+      // reach the server in milliseconds; half a second to show it does is enough, and no wait can fail this test.
+      for (let i = 0; i < 25 && server.received.length < 2; i++) await delay(20);
+      expect(server.received).toHaveLength(1);
+    } finally {
+      release();
+    }
     expect((await both).map((a) => a.texts)).toEqual([['ok'], ['ok']]);
     expect(server.received).toHaveLength(2);
   });
 
-  it("fails a call whose answer the cache cannot keep with the cache's error, sending it once", async () => {
+  it("fails a call whose answer the cache cannot keep with the cache's error, sending it once and charging it", async () => {
     const fullDisk: RequestCache = {
       get: async () => undefined,
       put: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })),
     };
-    await expect(chat({ model: 'full' }, { callRetries: 2 }, fullDisk)(call('kept?'))).rejects.toThrow(/ENOSPC/);
-    expect(server.received).toHaveLength(1);
+    const charged: Array<TokenUsage | undefined> = [];
+    const usage = newUsageCounter();
+    const send = createChat({
+      endpoint: { baseUrl: `${server.url}/v1`, model: 'full', cacheId: 'full', maxConcurrency: 4 },
+      cache: fullDisk,
+      llm: { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 1, outageToleranceSeconds: 0 },
+      usage,
+      sleep: async () => {},
+      budget: {
+        reserve: async () => async (used) => void charged.push(used),
+        record: async () => {},
+      },
+    });
+    await expect(send(call('kept?'))).rejects.toThrow(/ENOSPC/);
+    expect(server.received).toHaveLength(1); // not retried: the endpoint answered
+    expect(usage.failedCalls).toBe(0); // and is not counted as failing
+    expect(charged).toEqual([{ promptTokens: 3, completionTokens: 1 }]); // the budget pays what the answer used
   });
 });

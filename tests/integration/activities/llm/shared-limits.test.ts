@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestCacheFor } from '../../../../activities/llm/cache';
 import { createChat, newUsageCounter } from '../../../../activities/llm/client';
+import { closeSharedLimits } from '../../../../activities/llm/shared-limiter';
 import { freePort } from '../../../../activities/serving/free-port';
 import { ConfigError, loadConfig } from '../../../../configs/load';
 import { llmSchema } from '../../../../configs/schema';
@@ -24,6 +25,7 @@ beforeAll(async () => {
   endpoint = await startLimitsEndpoint(40);
 });
 afterAll(async () => {
+  closeSharedLimits(); // the unreachable-Redis test's clients would otherwise retry for the rest of this test process
   await endpoint?.close();
   await redis?.stop();
 });
