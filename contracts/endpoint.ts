@@ -1,4 +1,5 @@
 // What travels through Temporal to name a model endpoint: its address and identity, never its key.
+import type { ExternalEndpoint } from './config-fields';
 
 /** How an endpoint is asked: chat completions, one of the scoring APIs (activities/llm/scoring-api.ts), or the
  *  mean log-prob of the last message (activities/llm/logprob-api.ts; set by the loop, never by a config). */
@@ -36,3 +37,16 @@ export interface EndpointRef {
    *  itself, so a refused connection means it is gone (activities/llm/served-gone.ts), not that it restarts. */
   served?: boolean;
 }
+
+/** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
+export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
+  baseUrl: e.baseUrl,
+  model: e.model,
+  cacheId: e.model,
+  apiKeyEnv: e.apiKeyEnv,
+  maxConcurrency: e.maxConcurrency,
+  ...(e.tokensPerMinute !== undefined ? { tokensPerMinute: e.tokensPerMinute } : {}),
+  ...(e.api && e.api !== 'chat' ? { api: e.api } : {}),
+  ...(e.path !== undefined ? { path: e.path } : {}),
+  ...structuredOutputsRef(e.structuredOutputs),
+});

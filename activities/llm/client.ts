@@ -15,7 +15,8 @@
 // server the loop deployed that refuses connections is not restarting but gone (served-gone.ts): that call fails
 // for good within seconds, and the iteration deploys again.
 import type OpenAI from 'openai';
-import type { ExternalEndpoint, LlmConfig } from '../../contracts/config';
+import type { LlmConfig } from '../../contracts/config';
+import type { UsageCounter } from './usage';
 import { requestCacheKey } from './cache';
 import { type ClassifiedError, classifyLlmError, LlmBadResponse, toTemporalFailure } from './errors';
 import { endpointLimiter, estimateTokens, estimateUsage } from './limiter';
@@ -31,19 +32,6 @@ import type { CachedAnswer, CallBudget, Chat, ChatCall, ChatOutput, RequestCache
 import { type EndpointRef, structuredOutputsRef } from '../../contracts/endpoint';
 import { servedKey } from './served-key';
 
-/** An endpoint named in the config (not deployed by the loop): its model name is its identity for the cache. */
-export const externalEndpointRef = (e: ExternalEndpoint): EndpointRef => ({
-  baseUrl: e.baseUrl,
-  model: e.model,
-  cacheId: e.model,
-  apiKeyEnv: e.apiKeyEnv,
-  maxConcurrency: e.maxConcurrency,
-  ...(e.tokensPerMinute !== undefined ? { tokensPerMinute: e.tokensPerMinute } : {}),
-  ...(e.api && e.api !== 'chat' ? { api: e.api } : {}),
-  ...(e.path !== undefined ? { path: e.path } : {}),
-  ...structuredOutputsRef(e.structuredOutputs),
-});
-
 /**
  * The `endpoint` label of an endpoint's call metrics: never its URL (a served checkpoint's port changes with every
  * deploy) nor a served model's id (a checkpoint fetched from S3 is served as its 64-hex content hash, a transformers
@@ -55,30 +43,6 @@ export function endpointLabel(endpoint: EndpointRef, role: string | undefined): 
   const iteration = metricIteration();
   return `${role || 'model'}@${iteration === undefined ? 'served' : `iter-${iteration}`}`;
 }
-
-export interface UsageCounter {
-  calls: number;
-  cachedCalls: number;
-  promptTokens: number;
-  completionTokens: number;
-  /** Tokens of calls actually sent (cache hits excluded): what this attempt paid. */
-  paidPromptTokens: number;
-  paidCompletionTokens: number;
-  /** Calls given up (handed to Temporal) and failed requests sent again: the progress model's failed / retried. */
-  failedCalls: number;
-  retriedRequests: number;
-}
-
-export const newUsageCounter = (): UsageCounter => ({
-  calls: 0,
-  cachedCalls: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-  paidPromptTokens: 0,
-  paidCompletionTokens: 0,
-  failedCalls: 0,
-  retriedRequests: 0,
-});
 
 export interface ChatClientOptions {
   endpoint: EndpointRef;

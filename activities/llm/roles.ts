@@ -4,7 +4,8 @@
 import type { LoopConfig } from '../../contracts/config';
 import type { ExternalEndpoint, RoleKind } from '../../contracts/config-fields';
 import type { RoleDefault } from '../recipes/types';
-import { externalEndpointRef, newUsageCounter, type UsageCounter } from './client';
+import { newUsageCounter, type UsageCounter } from './usage';
+import { externalEndpointRef } from '../../contracts/endpoint';
 import type { EndpointRef } from '../../contracts/endpoint';
 import type { Chat } from './types';
 

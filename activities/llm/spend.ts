@@ -4,7 +4,7 @@
 // served roles cost the server endpoint's price. Every call counts, answered from the cache or not: a cached answer
 // is a call of this run's work paid by an earlier attempt.
 import type { LoopConfig, Spend } from '../../contracts/run';
-import type { UsageCounter } from './client';
+import type { UsageCounter } from './usage';
 import { modelRoles, type DeclaredRoles } from './roles';
 import { totalTokens } from './usage';
 

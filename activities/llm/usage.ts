@@ -8,3 +8,28 @@ export function addUsage(into: TokenUsage, u: TokenUsage): void {
 }
 
 export const totalTokens = (u: TokenUsage): number => u.promptTokens + u.completionTokens;
+
+/** What a chat (a role, a call) has used and paid, counted as it goes. */
+export interface UsageCounter {
+  calls: number;
+  cachedCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Tokens of calls actually sent (cache hits excluded): what this attempt paid. */
+  paidPromptTokens: number;
+  paidCompletionTokens: number;
+  /** Calls given up (handed to Temporal) and failed requests sent again: the progress model's failed / retried. */
+  failedCalls: number;
+  retriedRequests: number;
+}
+
+export const newUsageCounter = (): UsageCounter => ({
+  calls: 0,
+  cachedCalls: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  paidPromptTokens: 0,
+  paidCompletionTokens: 0,
+  failedCalls: 0,
+  retriedRequests: 0,
+});

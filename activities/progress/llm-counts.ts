@@ -1,7 +1,7 @@
 // An activity's LLM calls in the progress model's terms (contracts/progress.ts): calls by outcome, tokens, and US
 // dollars where an endpoint has a `price` (activities/llm/spend.ts: cached answers count, as in the budget).
 import type { CallCounts } from '../../contracts/progress';
-import type { UsageCounter } from '../llm/client';
+import type { UsageCounter } from '../llm/usage';
 import { totalUsage } from '../llm/roles';
 import { type Price, spendOf } from '../llm/spend';
 

@@ -6,7 +6,7 @@ import { DATASET_OF } from '../../contracts/train-methods';
 import type { TrainMethod } from '../training/adapters/types';
 import type { BuildDataInput } from '../../contracts/activities';
 import { recipeOf, recipeRuntime } from '../recipes/runtime';
-import type { UsageCounter } from '../llm/client';
+import type { UsageCounter } from '../llm/usage';
 import { modelRoles, primaryRole, rolesOfKind, totalUsage } from '../llm/roles';
 import { spendByRole } from '../llm/spend';
 import { type BudgetSpender, budgetSpender } from '../llm/budget-ledger';

@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { StageContext } from '../../contracts/activities';
 import type { EndpointRef } from '../../contracts/endpoint';
 import type { DeployResult } from '../../contracts/run';
-import { externalEndpointRef } from '../llm/client';
+import { externalEndpointRef } from '../../contracts/endpoint';
 import { modelRoles, primaryRole } from '../llm/roles';
 import { writeStageManifest } from '../manifest';
 import { recipeOf } from '../recipes/runtime';

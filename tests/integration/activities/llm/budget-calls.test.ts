@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builderChats } from '../../../../activities/data/builder-models';
 import { budgetSpender } from '../../../../activities/llm/budget-ledger';
-import { externalEndpointRef } from '../../../../activities/llm/client';
+import { externalEndpointRef } from '../../../../contracts/endpoint';
 import { recipeOf } from '../../../../activities/recipes/runtime';
 import type { RunningServer } from '../../../../activities/serving/openai-compatible-server';
 import type { LoopConfig } from '../../../../contracts/config';

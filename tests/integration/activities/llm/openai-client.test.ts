@@ -9,7 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LlmConfig } from '../../../../contracts/config';
 import type { EndpointRef } from '../../../../contracts/endpoint';
 import { requestCacheFor } from '../../../../activities/llm/cache';
-import { createChat, newUsageCounter } from '../../../../activities/llm/client';
+import { createChat } from '../../../../activities/llm/client';
+import { newUsageCounter } from '../../../../activities/llm/usage';
 import type { ChatCall, RequestCache, TokenUsage } from '../../../../activities/llm/types';
 import { json, startServer, type TestServer } from '../../../helpers/recording-server';
 

@@ -14,7 +14,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../configs/load';
 import { requestCacheFor } from '../../../../activities/llm/cache';
-import { createChat, externalEndpointRef, newUsageCounter } from '../../../../activities/llm/client';
+import { createChat } from '../../../../activities/llm/client';
+import { newUsageCounter } from '../../../../activities/llm/usage';
+import { externalEndpointRef } from '../../../../contracts/endpoint';
 import { roleChats, roleEndpoints } from '../../../../activities/llm/roles';
 import { recipeOf, recipeRuntime } from '../../../../activities/recipes/runtime';
 import {

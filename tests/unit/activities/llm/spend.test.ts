@@ -1,7 +1,7 @@
 // What LLM calls cost per model role (activities/llm/spend.ts): tokens always; dollars at the price of the role's
 // endpoint (an external role's own, the external server's for the roles it plays), nothing for a served role.
 import { describe, expect, it } from 'vitest';
-import { newUsageCounter } from '../../../../activities/llm/client';
+import { newUsageCounter } from '../../../../activities/llm/usage';
 import { rolePrices, spendByRole } from '../../../../activities/llm/spend';
 import { recipeOf } from '../../../../activities/recipes/runtime';
 import { testConfig, tempStateDir } from '../../../helpers/config';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { iterationEtaSeconds, stageProgress, STALE_PROGRESS_MS, type WorkProgress } from '../../../../contracts/progress';
 import { progressLines } from '../../../../contracts/progress-text';
 import { STAGES } from '../../../../contracts/stages';
-import { newUsageCounter } from '../../../../activities/llm/client';
+import { newUsageCounter } from '../../../../activities/llm/usage';
 import { llmCounts } from '../../../../activities/progress/llm-counts';
 import { progressMeter, RATE_WINDOW_MS } from '../../../../activities/progress/meter';
 import { DEFAULT_PROGRESS, parseTrainerLine, DEFAULT_CHECKPOINT } from '../../../../activities/training/train-progress';

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LlmConfig } from '../../../../../contracts/config';
 import { requestCacheFor } from '../../../../../activities/llm/cache';
-import { createChat, newUsageCounter } from '../../../../../activities/llm/client';
+import { createChat } from '../../../../../activities/llm/client';
+import { newUsageCounter } from '../../../../../activities/llm/usage';
 import type { Chat } from '../../../../../activities/llm/types';
 import { json, startServer, type TestServer } from '../../../../helpers/recording-server';
 import {
