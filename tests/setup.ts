@@ -1,5 +1,5 @@
 // Per test file, in the tiers that run workers. Quiet Temporal's worker-state INFO lines in test output; warnings and
-// errors still show. A file's environment variables end with it: the integration tier's files share a process
+// errors still show. A file's environment variables end with it: the integration and e2e tiers' files share a process
 // (vitest.config.ts, isolate: false), and one file's TEMPORAL_NAMESPACE (tests/helpers/temporal.ts) must not point
 // the next file's CLI at a namespace of the wrong server.
 import { afterAll } from 'vitest';

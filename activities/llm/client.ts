@@ -111,7 +111,7 @@ function parseCompletion(body: OpenAI.Chat.Completions.ChatCompletion, where: st
   };
 }
 
-/** Makes an answer durable (the request cache's put). */
+/** Makes an answer durable (the request cache's put); a failure is thrown as NotKept. */
 type Keep = (answer: CachedAnswer) => Promise<void>;
 const notYet: Keep = async () => {};
 
@@ -183,7 +183,7 @@ export function createChat(opts: ChatClientOptions): Chat {
     const limited = (send: () => Promise<CachedAnswer>) =>
       limiter.run(estimateTokens(call, n), signal, async () => {
         const answer = await send();
-        await keep(answer).catch((err) => Promise.reject(new NotKept(err, answer)));
+        await keep(answer);
         return answer;
       });
     if (api === 'logprob') return limited(() => logProbOnce(endpoint, call, o));
@@ -250,9 +250,15 @@ export function createChat(opts: ChatClientOptions): Chat {
     });
   }
 
+  /** Puts the answer under `key` in the request cache. */
+  const keepAs =
+    (key: string): Keep =>
+    (answer) =>
+      cache.put(key, answer).catch((err) => Promise.reject(new NotKept(err, answer)));
+
   /** One answer to the call: n choices, in one request or (transformers serve) one request per choice. */
   async function request(call: ChatCall, key: string, n: number, onePerRequest: boolean): Promise<CachedAnswer> {
-    if (!onePerRequest) return sendOnce(call, key, n, call.decoding.seed, (answer) => cache.put(key, answer));
+    if (!onePerRequest) return sendOnce(call, key, n, call.decoding.seed, keepAs(key));
     // One choice per request: ask n times, each with its own seed, and merge as if one request answered. The merged
     // answer is what the cache keeps, once every part is in: a part's slot is freed as it arrives, so a worker killed
     // meanwhile pays again for up to n - 1 parts of each such call beyond the maxConcurrency bound.
@@ -269,7 +275,7 @@ export function createChat(opts: ChatClientOptions): Chat {
         completionTokens: parts.reduce((a, p) => a + p.usage.completionTokens, 0),
       },
     };
-    await cache.put(key, merged).catch((err) => Promise.reject(new NotKept(err, merged)));
+    await keepAs(key)(merged);
     return merged;
   }
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LlmConfig } from '../../../../contracts/config';
 import type { EndpointRef } from '../../../../contracts/endpoint';
 import { requestCacheFor } from '../../../../activities/llm/cache';
-import { createChat } from '../../../../activities/llm/client';
+import { type ChatClientOptions, createChat } from '../../../../activities/llm/client';
 import { newUsageCounter } from '../../../../activities/llm/usage';
 import type { ChatCall, RequestCache, TokenUsage } from '../../../../activities/llm/types';
 import { json, startServer, type TestServer } from '../../../helpers/recording-server';
@@ -43,13 +43,15 @@ const call = (content: string): ChatCall => ({
   sampleKey: content,
 });
 
-function chat(endpoint: Partial<EndpointRef>, llm: Partial<LlmConfig> = {}, cache?: RequestCache) {
+/** `more`: a cache, a usage counter or a budget of the test's own. */
+function chat(endpoint: Partial<EndpointRef>, llm: Partial<LlmConfig> = {}, more: Partial<ChatClientOptions> = {}) {
   return createChat({
     endpoint: { baseUrl: `${server.url}/v1`, model: 'm', cacheId: 'm', maxConcurrency: 4, ...endpoint },
-    cache: cache ?? requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'openai-client-')) }),
+    cache: requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'openai-client-')) }),
     llm: { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 1, outageToleranceSeconds: 0, ...llm },
     usage: newUsageCounter(),
     sleep: async () => {},
+    ...more,
   });
 }
 
@@ -110,7 +112,7 @@ describe('chat through the openai SDK', () => {
         await kept;
       },
     };
-    const send = chat({ maxConcurrency: 1, model: 'slot' }, {}, slowCache);
+    const send = chat({ maxConcurrency: 1, model: 'slot' }, {}, { cache: slowCache });
     const both = Promise.all([send(call('first')), send(call('second'))]);
     try {
       await firstPut;
@@ -132,17 +134,18 @@ describe('chat through the openai SDK', () => {
     };
     const charged: Array<TokenUsage | undefined> = [];
     const usage = newUsageCounter();
-    const send = createChat({
-      endpoint: { baseUrl: `${server.url}/v1`, model: 'full', cacheId: 'full', maxConcurrency: 4 },
-      cache: fullDisk,
-      llm: { requestTimeoutSeconds: 5, callRetries: 2, maxRetryDelaySeconds: 1, outageToleranceSeconds: 0 },
-      usage,
-      sleep: async () => {},
-      budget: {
-        reserve: async () => async (used) => void charged.push(used),
-        record: async () => {},
+    const send = chat(
+      { model: 'full', cacheId: 'full' },
+      { callRetries: 2 },
+      {
+        cache: fullDisk,
+        usage,
+        budget: {
+          reserve: async () => async (used) => void charged.push(used),
+          record: async () => {},
+        },
       },
-    });
+    );
     await expect(send(call('kept?'))).rejects.toThrow(/ENOSPC/);
     expect(server.received).toHaveLength(1); // not retried: the endpoint answered
     expect(usage.failedCalls).toBe(0); // and is not counted as failing
