@@ -35,8 +35,7 @@ export function baseCheckpointIn(stateDir: string, skill = 0.45): string {
 
 export const STAND_IN_TRAINER = [
   'node',
-  '--import',
-  'tsx',
+  'bin/run-script.js',
   'scripts/stand-in-trainer.ts',
   '--base',
   '{checkpoint}',

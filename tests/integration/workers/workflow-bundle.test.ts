@@ -29,10 +29,10 @@ describe('the kept workflow bundle', () => {
     expect(first.code).toContain('first greeting');
     const [kept] = readdirSync(cache);
     const keptFile = path.join(cache, kept);
-    const record = JSON.parse(readFileSync(keptFile, 'utf8')) as { files: Record<string, string> };
+    const { files } = (JSON.parse(readFileSync(keptFile, 'utf8')) as { sources: { files: Record<string, string> } }).sources;
     // The record names the files webpack read: the entry, what it imports, and the SDK's own workflow code.
-    expect(Object.keys(record.files)).toEqual(expect.arrayContaining([entry, helper]));
-    expect(Object.keys(record.files).some((f) => f.includes(`${path.sep}@temporalio${path.sep}workflow${path.sep}`))).toBe(true);
+    expect(Object.keys(files)).toEqual(expect.arrayContaining([entry, helper]));
+    expect(Object.keys(files).some((f) => f.includes(`${path.sep}@temporalio${path.sep}workflow${path.sep}`))).toBe(true);
     const written = statSync(keptFile);
 
     // Unchanged sources: the same code, and the kept file was not written again (no bundling happened).

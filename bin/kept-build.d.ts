@@ -1,0 +1,3 @@
+// Types of bin/kept-build.js (plain JavaScript: it runs before any TypeScript can be loaded).
+export function builtEntry(entry: string, where?: { root?: string; cache?: string }): Promise<string | undefined>;
+export function importEntry(entry: string): Promise<unknown>;

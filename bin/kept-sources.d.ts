@@ -1,0 +1,10 @@
+// Types of bin/kept-sources.js (plain JavaScript: bin/kept-build.js needs it before any TypeScript can be loaded).
+export interface Sources {
+  files: Record<string, string | undefined>;
+  dirs: Record<string, string | undefined>;
+}
+export function sha256(data: string | Uint8Array): string;
+export function hashFile(file: string): string | undefined;
+export function sourcesOf(files: string[]): Sources;
+export function sourcesUnchanged(sources: Sources): boolean;
+export function writeAtomic(file: string, text: string): void;
