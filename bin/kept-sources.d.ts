@@ -5,6 +5,7 @@ export interface Sources {
 }
 export function sha256(data: string | Uint8Array): string;
 export function hashFile(file: string): string | undefined;
-export function sourcesOf(files: string[]): Sources;
+export function sourcesOf(files: string[], read?: Map<string, string>): Sources;
 export function sourcesUnchanged(sources: Sources): boolean;
+export function tempName(file: string): string;
 export function writeAtomic(file: string, text: string): void;

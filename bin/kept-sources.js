@@ -2,8 +2,8 @@
 // every folder those sit in (a new file there could change what an import resolves to: `./shape` meaning shape.ts
 // instead of shape/index.ts). The entry points' builds (bin/kept-build.js) and the workflow bundle
 // (workers/workflow-bundle.ts) are reused only while all of it is unchanged, so a stale build is never run.
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const sha256 = (data) => createHash('sha256').update(data).digest('hex');
@@ -16,6 +16,7 @@ export const hashFile = (file) => {
     return undefined;
   }
 };
+
 const listing = (dir) => {
   try {
     return sha256(readdirSync(dir).sort().join('\n'));
@@ -24,11 +25,21 @@ const listing = (dir) => {
   }
 };
 
-/** The record of `files` (absolute paths) as they are now. */
-export function sourcesOf(files) {
+const isFile = (p) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** The record of `files` (absolute paths; folders among them are left out). `read`: the hash of a file's text as
+ *  the build read it, which is what the record must hold if the file changed while the build ran. */
+export function sourcesOf(files, read = new Map()) {
+  const regular = files.filter(isFile);
   return {
-    files: Object.fromEntries(files.map((f) => [f, hashFile(f)])),
-    dirs: Object.fromEntries([...new Set(files.map((f) => path.dirname(f)))].map((d) => [d, listing(d)])),
+    files: Object.fromEntries(regular.map((f) => [f, read.get(f) ?? hashFile(f)])),
+    dirs: Object.fromEntries([...new Set(regular.map((f) => path.dirname(f)))].map((d) => [d, listing(d)])),
   };
 }
 
@@ -37,9 +48,16 @@ export function sourcesUnchanged({ files, dirs }) {
   return Object.entries(files).every(([f, h]) => hashFile(f) === h) && Object.entries(dirs).every(([d, h]) => listing(d) === h);
 }
 
+/** A name beside `file` no other process (on this host or in another container) writes to. */
+export const tempName = (file) => `${file}.${randomUUID()}.tmp`;
+
 /** Writes `file` whole or not at all: processes starting together never read half of it. */
 export function writeAtomic(file, text) {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+  const tmp = tempName(file);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
 }

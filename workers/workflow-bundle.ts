@@ -2,10 +2,10 @@
 // Temporal's production advice is to bundle ahead of time (samples-typescript production/src/scripts/
 // build-workflow-bundle.ts). Bundling ahead needs a build step to remember and can go stale; instead the bundle is
 // kept with a record of the files webpack read to make it (bin/kept-sources.js, as the entry points' builds are) and
-// reused only while they and their folders are unchanged. So a stale bundle is never used: an edited workflow
-// rebundles at the next worker start.
+// reused only while they and their folders are unchanged and every path webpack probed and found missing is still
+// missing. So a stale bundle is never used: an edited workflow rebundles at the next worker start.
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
@@ -21,6 +21,8 @@ interface CachedBundle {
   key: string;
   /** Every file webpack read, and their folders. */
   sources: Sources;
+  /** Every path webpack probed and found missing (a file there would change what an import resolves to). */
+  missing: string[];
   code: string;
 }
 
@@ -40,7 +42,7 @@ export async function keptWorkflowBundle(
     return { code: kept.code };
   }
 
-  let read: string[] = [];
+  let read: { files: string[]; missing: string[] } = { files: [], missing: [] };
   const bundle: WorkflowBundleWithSourceMap = await bundleWorkflowCode({
     workflowsPath,
     logger,
@@ -51,7 +53,7 @@ export async function keptWorkflowBundle(
         {
           apply(compiler) {
             compiler.hooks.done.tap('collab-loop-bundle-inputs', (stats) => {
-              read = [...stats.compilation.fileDependencies];
+              read = { files: [...stats.compilation.fileDependencies], missing: [...stats.compilation.missingDependencies] };
             });
           },
         },
@@ -59,7 +61,7 @@ export async function keptWorkflowBundle(
     }),
   });
   // Nothing learnt about the inputs (a bundler that skipped the hook): build again next time rather than trust it.
-  if (read.length > 0) keep(file, { key, sources: sourcesOf(read), code: bundle.code });
+  if (read.files.length > 0) keep(file, { key, sources: sourcesOf(read.files), missing: read.missing, code: bundle.code });
   return { code: bundle.code };
 }
 
@@ -70,7 +72,9 @@ function readKept(file: string, key: string): CachedBundle | undefined {
   } catch {
     return undefined; // none yet, or unreadable: build it
   }
-  return kept.key === key && kept.sources && sourcesUnchanged(kept.sources) ? kept : undefined;
+  const fresh =
+    kept?.key === key && Array.isArray(kept.missing) && sourcesUnchanged(kept.sources) && !kept.missing.some((p) => existsSync(p));
+  return fresh ? kept : undefined;
 }
 
 /** One file, renamed into place: workers starting together never read a half-written bundle. */

@@ -2,7 +2,7 @@
 // per checkpoint; it answers from a recipe's seeded simulated policy whose skill comes from the checkpoint's
 // simulated-policy.json, so a trained checkpoint really is served and queried in the next iteration.
 //
-//   node --import tsx activities/serving/simulator-main.ts --model sim-base --policy coral \
+//   node bin/run-script.js activities/serving/simulator-main.ts --model sim-base --policy coral \
 //     --tasks configs/tasks/coral-demo/mmlu_pro.jsonl:mmlu_pro --policy-file configs/checkpoints/sim-base/simulated-policy.json
 //
 // Usage errors (bad flag, unreadable task or policy file) print one line on stderr and exit with code 2.

@@ -1,4 +1,4 @@
-// simulator-main as the deploy activity runs it: a real `node --import tsx` subprocess that writes its ready file,
+// simulator-main as the deploy activity runs it: a real node subprocess (bin/run-script.js) that writes its ready file,
 // answers the real `openai` client, and exits cleanly on SIGTERM. It serves a SIMULATED policy (no model weights).
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -61,7 +61,12 @@ describe('tracking: MLflow and Weights & Biases', () => {
     const stateDir = tempStateDir();
     const runName = 'tracked';
     const config = testConfig(stateDir, (c) => {
-      c.tracking = { mlflow: { trackingUri: mlflow.url, experiment: 'loop-tests' }, wandb: { project: 'collab-loop-tests' } };
+      // Bounds well past a loaded machine's slowest answer: this test is about what is logged (tracker-timeout.test.ts
+      // is about the bound). Under four test workers MLflow once took over the default 10 s.
+      c.tracking = {
+        mlflow: { trackingUri: mlflow.url, experiment: 'loop-tests', timeoutSeconds: 120 },
+        wandb: { project: 'collab-loop-tests', timeoutSeconds: 120 },
+      };
     });
     const result = await runLoop(env, runName, config);
     expect(result.iterations).toHaveLength(2);
