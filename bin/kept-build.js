@@ -24,9 +24,9 @@ import {
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { hashFile, sha256, sourcesOf, sourcesUnchanged, tempName, writeAtomic } from './kept-sources.js';
+import { freshRecord, hashFile, sha256, sourcesOf, tempName, writeAtomic } from './kept-sources.js';
 
-const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where builds are kept: the conventional place for a tool's cache in a Node project (find-cache-dir). */
 const CACHE = path.join(PROJECT, 'node_modules', '.cache', 'collab-loop', 'entries');
 const require = createRequire(import.meta.url);
@@ -39,9 +39,9 @@ const STILL_USED_EVERY_MS = 3600 * 1000;
 /** What a build depends on besides its sources: the checkout (builds name its files by absolute path, and a copy or a
  *  worktree may share node_modules), how it builds (this file and kept-sources.js), esbuild, Node, the installed
  *  packages (imports of packages are kept as the paths they resolved to) and tsconfig.json. */
-function buildKey(entry, root) {
+function buildKey(entry, root, real) {
   return [
-    realpathSync(root),
+    real,
     entry,
     hashFile(fileURLToPath(import.meta.url)),
     hashFile(fileURLToPath(new URL('./kept-sources.js', import.meta.url))),
@@ -53,14 +53,8 @@ function buildKey(entry, root) {
 }
 
 function keptBuild(cache, key, record) {
-  let kept;
-  try {
-    kept = JSON.parse(readFileSync(record, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  if (kept?.key !== key || !existsSync(path.join(cache, kept.dir, kept.main)) || !sourcesUnchanged(kept.sources)) return undefined;
-  return kept;
+  const kept = freshRecord(record, key);
+  return kept && existsSync(path.join(cache, kept.dir, kept.main)) ? kept : undefined;
 }
 
 /** Each module keeps its own location: the project finds its files, its Python scripts and the workflow sources from
@@ -165,8 +159,9 @@ const markUsed = (dir) => {
 export async function builtEntry(entry, { root = PROJECT, cache = CACHE } = {}) {
   if (process.env.COLLAB_LOOP_TSX === '1') return undefined;
   try {
-    const key = buildKey(entry, root);
-    const record = path.join(cache, `${entry.replaceAll('/', '__')}-${sha256(realpathSync(root)).slice(0, 8)}.json`);
+    const real = realpathSync(root);
+    const key = buildKey(entry, root, real);
+    const record = path.join(cache, `${entry.replaceAll('/', '__')}-${sha256(real).slice(0, 8)}.json`);
     let kept = keptBuild(cache, key, record);
     if (!kept) {
       mkdirSync(cache, { recursive: true });

@@ -6,6 +6,6 @@ export interface Sources {
 export function sha256(data: string | Uint8Array): string;
 export function hashFile(file: string): string | undefined;
 export function sourcesOf(files: string[], read?: Map<string, string>): Sources;
-export function sourcesUnchanged(sources: Sources): boolean;
+export function freshRecord(file: string, key: string): ({ key: string; sources: Sources } & Record<string, unknown>) | undefined;
 export function tempName(file: string): string;
 export function writeAtomic(file: string, text: string): void;

@@ -44,8 +44,19 @@ export function sourcesOf(files, read = new Map()) {
 }
 
 /** Whether every file and folder of a record is as it was. */
-export function sourcesUnchanged({ files, dirs }) {
-  return Object.entries(files).every(([f, h]) => hashFile(f) === h) && Object.entries(dirs).every(([d, h]) => listing(d) === h);
+const sourcesUnchanged = ({ files, dirs }) =>
+  Object.entries(files).every(([f, h]) => hashFile(f) === h) && Object.entries(dirs).every(([d, h]) => listing(d) === h);
+
+/** The record kept in `file` ({ key, sources, … }) if it was made under `key` and its sources are unchanged; else
+ *  undefined: none yet, unreadable, stale, or written by an older version of this code. */
+export function freshRecord(file, key) {
+  let kept;
+  try {
+    kept = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  return kept?.key === key && kept.sources && sourcesUnchanged(kept.sources) ? kept : undefined;
 }
 
 /** A name beside `file` no other process (on this host or in another container) writes to. */

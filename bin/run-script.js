@@ -3,14 +3,12 @@
 // stand-in trainer, a stage's helper) from its kept build (bin/kept-build.js), as `node --import tsx <script.ts>`
 // would, with the script's own path in process.argv[1].
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { importEntry } from './kept-build.js';
+import { importEntry, PROJECT } from './kept-build.js';
 
 const script = process.argv[2];
 if (!script) {
   console.error('usage: node bin/run-script.js <script.ts> [args…]');
   process.exit(2);
 }
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.argv.splice(1, 2, path.resolve(script));
-await importEntry(path.relative(root, path.resolve(script)));
+await importEntry(path.relative(PROJECT, path.resolve(script)));

@@ -5,11 +5,11 @@
 // reused only while they and their folders are unchanged and every path webpack probed and found missing is still
 // missing. So a stale bundle is never used: an edited workflow rebundles at the next worker start.
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../activities/subprocess/node-script';
-import { type Sources, sha256, sourcesOf, sourcesUnchanged, writeAtomic } from '../bin/kept-sources.js';
+import { freshRecord, type Sources, sha256, sourcesOf, writeAtomic } from '../bin/kept-sources.js';
 
 const require = createRequire(import.meta.url);
 
@@ -66,15 +66,8 @@ export async function keptWorkflowBundle(
 }
 
 function readKept(file: string, key: string): CachedBundle | undefined {
-  let kept: CachedBundle;
-  try {
-    kept = JSON.parse(readFileSync(file, 'utf8')) as CachedBundle;
-  } catch {
-    return undefined; // none yet, or unreadable: build it
-  }
-  const fresh =
-    kept?.key === key && Array.isArray(kept.missing) && sourcesUnchanged(kept.sources) && !kept.missing.some((p) => existsSync(p));
-  return fresh ? kept : undefined;
+  const kept = freshRecord(file, key) as CachedBundle | undefined;
+  return kept && Array.isArray(kept.missing) && !kept.missing.some((p) => existsSync(p)) ? kept : undefined;
 }
 
 /** One file, renamed into place: workers starting together never read a half-written bundle. */

@@ -49,6 +49,17 @@ describe('the kept workflow bundle', () => {
     expect(statSync(keptFile).ino).not.toBe(written.ino);
   });
 
+  it('a bundle kept by an older version of the record (files and missing paths, no folders) is bundled again', async () => {
+    const { entry } = workflowsFolder();
+    const cache = path.join(tempStateDir(), 'bundles');
+    await keptWorkflowBundle(entry, quiet, cache);
+    const [kept] = readdirSync(cache);
+    const keptFile = path.join(cache, kept);
+    const { key, sources } = JSON.parse(readFileSync(keptFile, 'utf8')) as { key: string; sources: { files: Record<string, string> } };
+    writeFileSync(keptFile, JSON.stringify({ key, files: sources.files, missing: [], code: 'stale' }));
+    expect((await keptWorkflowBundle(entry, quiet, cache)).code).toContain('first greeting');
+  });
+
   it('a bundle kept for one entry file is never served for another', async () => {
     const a = workflowsFolder();
     const b = workflowsFolder();
