@@ -6,6 +6,7 @@ import { commonTrainOptionsSchema } from '../activities/training/adapters/types'
 import { TRAINER_DESCRIPTIONS, TRAINER_KINDS, TRAINER_OPTIONS, type TrainerKind } from '../activities/training/adapters';
 import { TRAINING_DATA_FORMATS } from '../activities/data/formats';
 import { TRAIN_METHODS } from '../contracts/train-methods';
+import { DEFAULT_PARALLEL_SHARDS } from '../contracts/run';
 import { recipeSchema } from '../activities/recipes/registry';
 import {
   envVarName,
@@ -298,7 +299,13 @@ export const loopConfigSchema = z.strictObject({
   }),
   generation: z
     .strictObject({
-      shardSize: positiveInt.default(100).meta({ description: 'Tasks per shard: one generate activity each, retried on its own.' }),
+      shardSize: positiveInt
+        .default(100)
+        .meta({ description: "Conversations per shard (a task's samples may span two): one generate activity each, retried on its own." }),
+      parallelShards: positiveInt.default(DEFAULT_PARALLEL_SHARDS).meta({
+        description:
+          'Shard activities an iteration runs at once, over all workers (each takes as many as its llm slots, 16, allow): raise it to spread an iteration over more worker processes.',
+      }),
       concurrency: positiveInt
         .default(64)
         .meta({ description: "Conversations in flight per shard activity (bounded by the endpoint's maxConcurrency too)." }),

@@ -200,13 +200,20 @@ export interface LoopStatus {
 export interface ShardSpec {
   split: 'eval' | 'train';
   index: number;
+  /** The split's conversations start…end-1 (task-major), or — plans recorded before `unit` — its tasks start…end-1
+   *  with every sample of each (activities/generation/plan-shards.ts). */
   start: number;
   end: number;
-  /** Conversations in the shard (tasks × samples); absent in plans recorded before it existed. */
+  /** Conversations in the shard; absent in plans recorded before it existed. */
   conversations?: number;
+  unit?: 'conversation';
 }
 
 /** A shard's name within its iteration ("eval-3"): results, budget ledger entries and progress reports go by it. */
+/** Shard activities one iteration runs at once unless `generation.parallelShards` says otherwise (the value of
+ *  iterations whose config predates the option). */
+export const DEFAULT_PARALLEL_SHARDS = 16;
+
 export const shardKey = (shard: Pick<ShardSpec, 'split' | 'index'>) => `${shard.split}-${shard.index}`;
 
 export interface ShardInput {

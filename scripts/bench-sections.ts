@@ -16,8 +16,8 @@ export type TemporalSection = (typeof TEMPORAL_SECTIONS)[number];
 
 /** ColBench scoring (the sandbox, the renderer, the screenshot scores), the CPU an LLM call costs in a worker
  *  process (llm-cpu starts its own Temporal dev server and endpoint), the object stores' throughput, and endpoint
- *  limits shared by two processes through Redis. */
-export const STANDALONE_SECTIONS = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store', 'shared-limits'] as const;
+ *  limits shared by two processes through Redis, and one iteration of 10k to 1M conversations on worker processes (scale). */
+export const STANDALONE_SECTIONS = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store', 'shared-limits', 'scale'] as const;
 
 /** The Temporal sections' peak RSS, printed once after them: a block of its own. */
 export const PEAK_RSS = 'peak-rss';

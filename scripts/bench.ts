@@ -1,4 +1,4 @@
-// `npm run bench [-- section…] [--clip-model DIR]`: throughput of the generation stage against a local OpenAI-compatible endpoint with a fixed
+// `npm run bench [-- section…] [--clip-model DIR] [scale options, see bench-scale.ts]`: throughput of the generation stage against a local OpenAI-compatible endpoint with a fixed
 // latency and capacity, as a ratio of that endpoint's ideal throughput (capacity ÷ latency); Temporal history
 // events per iteration, for CoRal and debate; peak worker RSS. Figures are printed, never asserted; each section's
 // replace its block in docs/benchmarks.md (bench-figures.ts), which says what every section measures.
@@ -27,6 +27,7 @@ import { clipCheckpointProblem } from '../activities/render/clip-checkpoint';
 import type { S3Server } from '../cli/stack/seaweedfs';
 import { recordFigures } from './bench-figures';
 import { BENCH_SECTIONS, PEAK_RSS, TEMPORAL_SECTIONS, type TemporalSection } from './bench-sections';
+import type { ScaleOptions, Shape } from './bench-scale';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
@@ -367,9 +368,10 @@ const SECTIONS: Record<TemporalSection, (env: TestWorkflowEnvironment) => Promis
 interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
   clipModel?: string;
+  scale: ScaleOptions;
 }
 
-async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<void> {
+async function runBench(only: string[], opts: BenchOptions): Promise<void> {
   const unknown = only.filter((name) => !BENCH_SECTIONS.includes(name));
   if (unknown.length) throw new Error(`bench: no section ${unknown.join(', ')} (sections: ${BENCH_SECTIONS.join(', ')})`);
   const wanted = (name: string) => only.length === 0 || only.includes(name);
@@ -429,6 +431,10 @@ async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<v
     const { benchObjectStore } = await import('./bench-object-store');
     await benchObjectStore();
   });
+  await section('scale', async () => {
+    const { benchScale } = await import('./bench-scale');
+    await benchScale(opts.scale);
+  });
   await section('shared-limits', async () => {
     const { benchSharedLimits } = await import('./bench-shared-limits');
     const b = await benchSharedLimits();
@@ -468,17 +474,53 @@ async function benchWithTemporal(
   }
 }
 
+interface BenchFlags {
+  clipModel?: string;
+  conversations: number[];
+  workers: number;
+  heapMb: number;
+  shardSize: number;
+  shape: Shape[];
+}
+
+function positiveInt(v: string): number {
+  const n = Number(v.replaceAll('_', ''));
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`"${v}" is not a positive integer`);
+  return n;
+}
+// Commander's default is replaced by the first value given, then each further one is added.
+function positiveInts(v: string, prev: number[]): number[] {
+  return prev === SCALE_DEFAULT_SIZES ? [positiveInt(v)] : [...prev, positiveInt(v)];
+}
+function shapes(v: string, prev: Shape[]): Shape[] {
+  if (v !== 'few-tasks' && v !== 'many-tasks') throw new UserError(`--shape: "${v}" is not few-tasks or many-tasks`);
+  return prev === SCALE_DEFAULT_SHAPES ? [v] : [...prev, v];
+}
+const SCALE_DEFAULT_SIZES = [10_000, 100_000];
+const SCALE_DEFAULT_SHAPES: Shape[] = ['few-tasks', 'many-tasks'];
+
 await new Command('npm run bench --')
   .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
   .description("throughput and footprint figures; each section's replace its block in docs/benchmarks.md")
   .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
+  .option('--conversations <n...>', 'scale: conversations per iteration, one run (per shape) each', positiveInts, SCALE_DEFAULT_SIZES)
+  .option('--workers <n>', 'scale: worker processes sharing the shards', positiveInt, 2)
+  .option('--heap-mb <n>', "scale: each worker's --max-old-space-size", positiveInt, 768)
+  .option('--shard-size <n>', 'scale: generation.shardSize (conversations per shard)', positiveInt, 1000)
+  .option(
+    '--shape <shape...>',
+    'scale: few-tasks (24 tasks × many samples) and/or many-tasks (many tasks × 4 samples)',
+    shapes,
+    SCALE_DEFAULT_SHAPES,
+  )
   .showHelpAfterError()
   .action(
-    cliAction(async (sections: string[], o: { clipModel?: string }) => {
+    cliAction(async (sections: string[], o: BenchFlags) => {
       const clipModel = o.clipModel && path.resolve(o.clipModel);
       const problem = clipModel && clipCheckpointProblem(clipModel);
       if (problem) throw new UserError(`--clip-model: ${problem}`);
-      await runBench(sections, { clipModel });
+      const scale = { conversations: o.conversations, workers: o.workers, heapMb: o.heapMb, shardSize: o.shardSize, shapes: o.shape };
+      await runBench(sections, { clipModel, scale });
     }),
   )
   .parseAsync(process.argv);

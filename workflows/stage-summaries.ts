@@ -13,7 +13,7 @@ export function deploySummary(config: LoopConfig, checkpoint: string, checkpoint
 }
 export const undeploySummary = (config: LoopConfig) => `undeploy ${config.server.kind}`;
 export const planSummary = (config: LoopConfig) =>
-  `plan shards · ${config.recipe.name} · ${plural(config.generation.shardSize, 'task')} per shard`;
+  `plan shards · ${config.recipe.name} · ${plural(config.generation.shardSize, 'conversation')} per shard`;
 
 /** `of` = shards of the same split, so the numbering matches what a user counts per split. */
 export function shardSummary(verb: 'shard' | 'score shard', shard: ShardSpec, of: number): string {

@@ -108,6 +108,21 @@ export class ArtifactStore {
     return parseJsonl<T>(await this.readText(ref));
   }
 
+  /** The rows of several JSONL artifacts (a stage's shards), in order, one artifact read at a time and each row
+   *  parsed as it is reached: what a stage that streams holds is one shard's bytes, not the stage's records. */
+  async *eachRow<T>(refs: ArtifactRef[]): AsyncGenerator<T> {
+    for (const ref of refs) {
+      const bytes = await this.readBytes(ref);
+      for (let start = 0; start < bytes.length; ) {
+        const nl = bytes.indexOf(10, start);
+        const end = nl === -1 ? bytes.length : nl;
+        const line = bytes.toString('utf8', start, end);
+        if (line.trim() !== '') yield JSON.parse(line) as T;
+        start = end + 1;
+      }
+    }
+  }
+
   /** Every row of several JSONL artifacts (a stage's shards), in order. */
   async readJsonlAll<T>(refs: ArtifactRef[]): Promise<T[]> {
     return (await Promise.all(refs.map((r) => this.readJsonl<T>(r)))).flat();

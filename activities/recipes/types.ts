@@ -1,5 +1,6 @@
 // What the generic stages (shards, scoring, evaluation, data building, the simulator, the CLI) need from a recipe.
 // Each recipe folder exports one RecipeDefinition; activities/recipes/registry.ts lists them, one line each.
+import type { MetricsFold } from './metrics-fold';
 import type { z } from 'zod';
 import type { RecipeFidelity } from './fidelity';
 import type { Chat, ChatMessage } from '../llm/types';
@@ -86,6 +87,9 @@ export interface RecipeRuntime<Eval = unknown, Build = Eval, Raw = Eval | Build>
   /** Tokens a record consumed (prompt + completion), for accounting. */
   recordTokens(record: Raw): number;
   metrics(records: Eval[]): Record<string, number>;
+  /** The same metrics folded as records stream past (metrics-fold.ts), so evaluation holds one shard at a time;
+   *  absent, evaluation collects every record for `metrics`. */
+  metricsFold?(): MetricsFold<Eval>;
   /** What each of `metrics`' keys is (a rate, a count, a standard error…), for the report's plots (the recipe's
    *  metrics.ts declares them beside the code that computes them). */
   metricKinds: readonly MetricSpec[];

@@ -1,7 +1,9 @@
-// Turns the evaluation split's records into the recipe's metrics (CoRal: agreement_correctness, ...).
+// Turns the evaluation split's records into the recipe's metrics (CoRal: agreement_correctness, ...), folded as the
+// records stream past shard by shard where the recipe declares a fold.
 import type { ArtifactRef, ShardResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
 import { recipeRuntime } from '../recipes/runtime';
+import { collectingFold } from '../recipes/metrics-fold';
 import { writeStageManifest } from '../manifest';
 import { storeFor } from '../artifacts/store';
 
@@ -9,8 +11,14 @@ export async function evaluateIteration(
   input: StageContext & { checkpoint: string; shards: ShardResult[] },
 ): Promise<{ metrics: Record<string, number>; manifest: ArtifactRef }> {
   const store = storeFor(input.config);
-  const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
-  const metrics = (await recipeRuntime(input.config)).metrics(records);
+  const runtime = await recipeRuntime(input.config);
+  const fold = runtime.metricsFold?.() ?? collectingFold(runtime.metrics);
+  let conversations = 0;
+  for await (const record of store.eachRow(input.shards.map((s) => s.records))) {
+    fold.add(record);
+    conversations++;
+  }
+  const metrics = fold.result();
   const metricsRef = await store.putJson(metrics);
   const calls = input.shards.reduce((a, s) => a + s.calls, 0);
   const manifest = await writeStageManifest(input.config, {
@@ -19,7 +27,7 @@ export async function evaluateIteration(
     stage: 'evaluate',
     inputs: { checkpoint: input.checkpoint, ...Object.fromEntries(input.shards.map((s, i) => [`eval_shard_${i}`, s.records])) },
     params: { recipe: input.config.recipe, seed: input.config.seed },
-    outputs: { metrics: metricsRef, conversations: records.length, llm_calls: calls },
+    outputs: { metrics: metricsRef, conversations, llm_calls: calls },
   });
   return { metrics, manifest };
 }

@@ -1,4 +1,4 @@
-// The plan stage: an iteration's generation shards (over the config's recipe's tasks, `generation.shardSize` tasks
+// The plan stage: an iteration's generation shards (over the config's recipe's conversations, `generation.shardSize`
 // each) and what its recipe needs besides generation. `planShards` alone is what iterations recorded before recipes
 // declared their needs scheduled.
 import type { ActivitySignatures } from '../../contracts/activities';

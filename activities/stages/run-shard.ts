@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { DetailsWithWork } from '../../contracts/progress';
 import { shardKey, type ShardInput, type ShardResult } from '../../contracts/run';
 import { generationServices } from '../generation/services';
+import { shardConversations } from '../generation/plan-shards';
 import { storeFor } from '../artifacts/store';
 import { requestCacheFor } from '../llm/cache';
 import { createChat } from '../llm/client';
@@ -44,9 +45,7 @@ export async function runShard(input: ShardInput): Promise<ShardResult> {
   const store = storeFor(config);
   const services = generationServices(store, recipeNeeds(config));
 
-  const samples = runtime.samplesPerTask(shard.split);
-  const jobs: Array<{ taskIndex: number; sampleIndex: number }> = [];
-  for (let t = shard.start; t < shard.end; t++) for (let s = 0; s < samples; s++) jobs.push({ taskIndex: t, sampleIndex: s });
+  const jobs = [...shardConversations(shard, runtime.samplesPerTask(shard.split))];
 
   const records: unknown[] = new Array(jobs.length);
   const progress: ShardProgress = { done: 0, total: jobs.length, calls: 0, cachedCalls: 0 };

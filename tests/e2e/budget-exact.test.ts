@@ -11,7 +11,7 @@ import { loopWorkflowId } from '../../contracts/messages';
 import { TASK_QUEUES } from '../../contracts/run';
 import { type LocalRedis, startLocalRedis } from '../../cli/stack/redis';
 import { trainingLoop } from '../../workflows/loop';
-import { MAX_PARALLEL_SHARDS } from '../../workflows/stages/generate';
+import { DEFAULT_PARALLEL_SHARDS } from '../../contracts/run';
 import { cli, startCliWorker } from '../helpers/cli';
 import { tempStateDir, testConfig } from '../helpers/config';
 import { evaluateOn, startCountingEndpoint } from '../helpers/endpoint';
@@ -66,7 +66,7 @@ async function stopsWithinBudgetThenContinues(runName: string, config: ReturnTyp
   expect(waiting.attention!.error).toMatch(new RegExp(`^budget reached: the run has spent \\d+ tokens of budget\\.tokens ${BUDGET}`));
   expect(waiting.attention!.error).toContain(`collab-loop retry ${runName} --set budget.tokens=N`);
   // Every shard has ended (the stage waits for all of them): nothing is in flight any more.
-  const callsInFlight = config.generation.concurrency * Math.min(MAX_PARALLEL_SHARDS, waiting.shards.total);
+  const callsInFlight = config.generation.concurrency * Math.min(DEFAULT_PARALLEL_SHARDS, waiting.shards.total);
   const atStop = paid;
   expect(atStop, `paid ${atStop} tokens for a budget of ${BUDGET}`).toBeLessThanOrEqual(BUDGET + callsInFlight * MAX_TOKENS);
   expect(atStop).toBeGreaterThan(BUDGET / 2); // it ran until the budget, not stopped at the first call

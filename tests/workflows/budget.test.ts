@@ -6,8 +6,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iterationWorkflowId, loopStatusQuery, retryStageUpdate, stopSignal } from '../../contracts/messages';
 import { shardKey } from '../../contracts/run';
-import { MAX_PARALLEL_SHARDS } from '../../workflows/stages/generate';
-import { DEFAULT_MOCKS, DEFAULT_SHARDS, mockActivities, mockPlan, SHARD_TOKENS } from '../helpers/mock-activities';
+import { DEFAULT_PARALLEL_SHARDS } from '../../contracts/run';
+import { activityOrder, DEFAULT_MOCKS, DEFAULT_SHARDS, mockActivities, mockPlan, SHARD_TOKENS } from '../helpers/mock-activities';
 import { iterationHandle, mockedConfig, startRun, startServerAndBundle, withMockedWorkers } from '../helpers/mocked-workers';
 import { waitForAttention } from '../helpers/wait';
 
@@ -22,7 +22,7 @@ afterAll(async () => {
 describe('budget (mocked activities)', () => {
   it('no new shard starts once the budget is spent; a raised budget runs only the missing shards', async () => {
     // More shards than run at once, so some wait for a shard boundary, where the budget is checked.
-    const evalShards = MAX_PARALLEL_SHARDS + 1;
+    const evalShards = DEFAULT_PARALLEL_SHARDS + 1;
     const mocks = mockActivities({
       planIteration: async (input, c) => ({
         ...(await DEFAULT_MOCKS.planIteration(input, c)),
@@ -39,9 +39,9 @@ describe('budget (mocked activities)', () => {
         new RegExp(`^budget reached: the run has spent \\d+ tokens of budget\\.tokens ${SHARD_TOKENS}`),
       );
       // The shards in flight finished; the rest never started.
-      expect(waiting.shards).toEqual({ done: MAX_PARALLEL_SHARDS, total: evalShards + 1 });
-      expect(mocks.callsOf('runShard')).toHaveLength(MAX_PARALLEL_SHARDS);
-      expect(waiting.spend?.total.tokens).toBe(MAX_PARALLEL_SHARDS * SHARD_TOKENS);
+      expect(waiting.shards).toEqual({ done: DEFAULT_PARALLEL_SHARDS, total: evalShards + 1 });
+      expect(mocks.callsOf('runShard')).toHaveLength(DEFAULT_PARALLEL_SHARDS);
+      expect(waiting.spend?.total.tokens).toBe(DEFAULT_PARALLEL_SHARDS * SHARD_TOKENS);
 
       const raised = { ...config, budget: { tokens: 1_000_000 } };
       const changes = ['budget.tokens=1000000'];
@@ -53,8 +53,8 @@ describe('budget (mocked activities)', () => {
       const keys = mocks.callsOf('runShard').map((c) => shardKey(c.input.shard));
       expect(keys).toHaveLength(evalShards + 1);
       expect(new Set(keys).size).toBe(evalShards + 1);
-      const retried = mocks.callsOf('runShard').slice(MAX_PARALLEL_SHARDS);
-      for (const c of retried) expect(c.input.ledger?.finished.tokens).toBe(MAX_PARALLEL_SHARDS * SHARD_TOKENS);
+      const retried = mocks.callsOf('runShard').slice(DEFAULT_PARALLEL_SHARDS);
+      for (const c of retried) expect(c.input.ledger?.finished.tokens).toBe(DEFAULT_PARALLEL_SHARDS * SHARD_TOKENS);
       const [it0] = result.iterations;
       expect(it0.spend?.total.tokens).toBe((evalShards + 1) * SHARD_TOKENS);
       expect(it0.budget).toEqual({ tokens: 1_000_000 });
@@ -75,8 +75,7 @@ describe('budget (mocked activities)', () => {
         new RegExp(`^budget reached: the run has spent ${perIteration} tokens of budget\\.tokens ${perIteration - 1}`),
       );
       // Iteration 1 deployed and planned, and started no shard.
-      const it1 = mocks.calls.filter((c) => c.workflowId === iterationWorkflowId(runName, 1)).map((c) => c.name);
-      expect(it1).toEqual(['deployCheckpoint', 'planIteration']); // no runShard
+      expect(activityOrder(mocks.calls, iterationWorkflowId(runName, 1))).toEqual(['deployCheckpoint', 'planIteration']); // no runShard
       // Iteration 0's shards were told nothing was spent before them.
       for (const c of mocks.callsOf('runShard')) expect(c.input.ledger?.before).toEqual({ tokens: 0, usd: 0 });
       const loop = await handle.query(loopStatusQuery);

@@ -1,15 +1,12 @@
 // generate: plan the shards, then run them (and score them on the sandbox queue where the recipe needs it), a few
 // shard activities at a time; a retry runs only the shards still missing.
-import { shardKey, type LlmUsage, type ShardSpec, type StageStats } from '../../contracts/run';
+import { DEFAULT_PARALLEL_SHARDS, shardKey, type LlmUsage, type ShardSpec, type StageStats } from '../../contracts/run';
 import { scheduled, stageActivities } from '../activity-proxies';
 import { checkBudget, ledgerInput, spendReport } from '../budget';
 import { publish, summary, tellLoop } from '../iteration-progress';
 import { earlier, servedEndpoints, stageContext, wantsTrainData, type IterationPlan, type IterationState } from '../iteration-state';
 import { legacyNeeds } from '../legacy-needs';
 import { planSummary, shardSummary } from '../stage-summaries';
-
-/** Shard activities scheduled at once by one iteration (each runs many conversations concurrently). */
-export const MAX_PARALLEL_SHARDS = 16;
 
 const sumUsage = (rs: Array<Partial<LlmUsage>>): LlmUsage => ({
   calls: rs.reduce((a, r) => a + (r.calls ?? 0), 0),
@@ -69,7 +66,9 @@ export async function generate(s: IterationState, stats: StageStats): Promise<vo
       if (s.patches.liveProgress) tellLoop(s, shardKey(shard));
     }
   };
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(MAX_PARALLEL_SHARDS, pending.length) }, lane));
+  // Each shard runs many conversations at once; configs written before parallelShards run 16 shards at a time.
+  const parallel = s.config.generation.parallelShards ?? DEFAULT_PARALLEL_SHARDS;
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(parallel, pending.length) }, lane));
   const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (failed) throw failed.reason;
 }

@@ -3,7 +3,7 @@
 import type { Compat } from './compat';
 import type { CoralConversation } from './conversation';
 import { socialMetrics } from './social-metrics';
-import { meanOf } from '../shared/mean';
+import { foldRecords, type MetricsFold, RunningMean } from '../metrics-fold';
 import { totalTokens } from '../../llm/usage';
 import type { MetricSpec } from '../../report/metric-kinds';
 
@@ -17,7 +17,8 @@ export const CORAL_METRIC_KINDS: readonly MetricSpec[] = [
   { match: 'persuasion_quality', kind: 'value' },
 ];
 
-export interface CoralMetrics {
+// A type, not an interface: it is a Record<string, number> where the generic stages take one.
+export type CoralMetrics = {
   /** Headline: the conversation ended in agreement and the agreed answer is correct (no agreement scores 0). */
   agreement_correctness: number;
   /** fixed: the final answer (agreed, else the last valid belief) is correct. seed: ANY turn was correct. */
@@ -37,43 +38,62 @@ export interface CoralMetrics {
   persuade_rate: number;
   persuasion_quality: number;
   conversations: number;
-}
+};
 
-const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
+const RATES = [
+  'agreement_correctness',
+  'final_success_rate',
+  'agreement_rate',
+  'valid_answer_rate',
+  'avg_turns',
+  'n_turns_to_success',
+  'assert_rate',
+  'persuade_rate',
+  'persuasion_quality',
+] as const;
 
-/** Zero conversations give zeros (with `conversations: 0`), never NaN: metrics travel as JSON numbers. */
-export function coralMetrics(records: readonly CoralConversation[], compat: Compat): CoralMetrics {
-  const per = records.map((r) => {
-    const gen = r.turns.slice(1);
-    const last = gen[gen.length - 1];
-    const firstCorrect = gen.findIndex((t) => t.correct);
-    const social = socialMetrics(r);
-    return {
-      agreementCorrect: r.agreed && last?.correct ? 1 : 0,
+/** The metrics as conversations stream past (metrics-fold.ts): running means, so evaluation memory stays flat.
+ *  Zero conversations give zeros (with `conversations: 0`), never NaN: metrics travel as JSON numbers. */
+export function coralMetricsFold(compat: Compat): MetricsFold<CoralConversation, CoralMetrics> {
+  const means = Object.fromEntries(RATES.map((k) => [k, new RunningMean()])) as Record<(typeof RATES)[number], RunningMean>;
+  let tokens = 0;
+  let conversations = 0;
+  return {
+    add(r) {
+      const gen = r.turns.slice(1);
+      const last = gen[gen.length - 1];
+      const firstCorrect = gen.findIndex((t) => t.correct);
+      const social = socialMetrics(r);
+      means.agreement_correctness.add(r.agreed && last?.correct ? 1 : 0);
       // SEED-COMPAT: the seed's "final" success counts a conversation as solved when any turn was right, even if
       // the agents then agreed on a wrong answer.
-      success: (compat === 'seed' ? firstCorrect !== -1 : r.correct) ? 1 : 0,
-      agreed: r.agreed ? 1 : 0,
-      valid: gen.length ? gen.filter((t) => t.valid).length / gen.length : 0,
-      turns: gen.length,
-      toSuccess: firstCorrect === -1 ? r.maxTurns : firstCorrect + 1,
-      tokens: totalTokens(r.usage),
-      ...social,
-    };
-  });
-  const total = per.reduce((a, p) => a + p.tokens, 0);
-  return {
-    agreement_correctness: mean(per.map((p) => p.agreementCorrect)),
-    final_success_rate: mean(per.map((p) => p.success)),
-    agreement_rate: mean(per.map((p) => p.agreed)),
-    valid_answer_rate: mean(per.map((p) => p.valid)),
-    avg_turns: mean(per.map((p) => p.turns)),
-    n_turns_to_success: mean(per.map((p) => p.toSuccess)),
-    total_tokens: total,
-    avg_tokens_per_conversation: records.length ? total / records.length : 0,
-    assert_rate: mean(per.map((p) => p.assert_rate)),
-    persuade_rate: mean(per.map((p) => p.persuade_rate)),
-    persuasion_quality: mean(per.map((p) => p.persuasion_quality)),
-    conversations: records.length,
+      means.final_success_rate.add((compat === 'seed' ? firstCorrect !== -1 : r.correct) ? 1 : 0);
+      means.agreement_rate.add(r.agreed ? 1 : 0);
+      means.valid_answer_rate.add(gen.length ? gen.filter((t) => t.valid).length / gen.length : 0);
+      means.avg_turns.add(gen.length);
+      means.n_turns_to_success.add(firstCorrect === -1 ? r.maxTurns : firstCorrect + 1);
+      means.assert_rate.add(social.assert_rate);
+      means.persuade_rate.add(social.persuade_rate);
+      means.persuasion_quality.add(social.persuasion_quality);
+      tokens += totalTokens(r.usage);
+      conversations++;
+    },
+    result: (): CoralMetrics => ({
+      agreement_correctness: means.agreement_correctness.value,
+      final_success_rate: means.final_success_rate.value,
+      agreement_rate: means.agreement_rate.value,
+      valid_answer_rate: means.valid_answer_rate.value,
+      avg_turns: means.avg_turns.value,
+      n_turns_to_success: means.n_turns_to_success.value,
+      total_tokens: tokens,
+      avg_tokens_per_conversation: conversations ? tokens / conversations : 0,
+      assert_rate: means.assert_rate.value,
+      persuade_rate: means.persuade_rate.value,
+      persuasion_quality: means.persuasion_quality.value,
+      conversations,
+    }),
   };
 }
+
+export const coralMetrics = (records: readonly CoralConversation[], compat: Compat): CoralMetrics =>
+  foldRecords(coralMetricsFold(compat), records);

@@ -7,7 +7,7 @@ import { formatPreferences, formatSft, type TrainingDataFormat } from '../../dat
 import { agentView } from './agent-view';
 import { CORAL_PROMPTS, defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
 import { recipePrompts } from '../prompt-file';
-import { CORAL_METRIC_KINDS, coralMetrics } from './metrics';
+import { CORAL_METRIC_KINDS, coralMetrics, coralMetricsFold } from './metrics';
 import { coralDataOptions } from './data-options';
 import { buildPreferencePairs } from './preference-pairs';
 import { coralConversationView } from './report-view';
@@ -42,7 +42,8 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
         compat: cfg.compat,
       }),
     recordTokens: ({ usage }) => totalTokens(usage),
-    metrics: (records) => ({ ...coralMetrics(records, cfg.compat) }),
+    metrics: (records) => coralMetrics(records, cfg.compat),
+    metricsFold: () => coralMetricsFold(cfg.compat),
     metricKinds: CORAL_METRIC_KINDS,
     buildData: (convs) => {
       const opts = coralDataOptions(cfg, seed);

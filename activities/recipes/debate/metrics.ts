@@ -6,7 +6,7 @@
 import { isCorrect } from './answers';
 import type { DebateRecord } from './debate';
 import type { DebateDataset } from './tasks';
-import { meanOf } from '../shared/mean';
+import { foldRecords, type MetricsFold, RunningMean } from '../metrics-fold';
 import { totalTokens } from '../../llm/usage';
 import type { MetricSpec } from '../../report/metric-kinds';
 
@@ -22,61 +22,80 @@ export const DEBATE_METRIC_KINDS: readonly MetricSpec[] = [
   { match: /^(debates|answered|total_tokens|avg_tokens_per_debate)$/, kind: 'count' },
 ];
 
-const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
+/** Sums per index (agent n, round k) that later records may extend: a record without index i adds nothing there. */
+class SumsByIndex {
+  readonly sums: number[] = [];
+  add(i: number, x: number): void {
+    this.sums[i] = (this.sums[i] ?? 0) + x;
+  }
+}
 
-export function debateMetrics(
-  records: readonly DebateRecord[],
-  o: { dataset: DebateDataset; compat: 'fixed' | 'seed' },
-): Record<string, number> {
-  const finalVote = (r: DebateRecord) => r.roundVotes[r.roundVotes.length - 1];
-  // SEED-COMPAT: problems no agent answered are left out (eval_math.py `continue`s past them).
-  const counted = o.compat === 'seed' ? records.filter((r) => finalVote(r).answer !== undefined) : records;
-  const correct = counted.map((r) => (r.correct ? 1 : 0));
-  const acc = mean(correct);
-  const m: Record<string, number> = {
-    accuracy: acc,
-    // Standard error of the mean, as the paper reports it.
-    accuracy_se: counted.length > 1 ? Math.sqrt((acc * (1 - acc)) / counted.length) : 0,
-    no_answer_rate: mean(records.map((r) => (finalVote(r).answer === undefined ? 1 : 0))),
-    consensus_rate:
-      o.compat === 'seed'
-        ? // SEED-COMPAT: eval_math.py appends `r == response` for every parsed answer of every kept problem.
-          mean(
-            counted.flatMap((r) =>
-              r.agents.flatMap((a) => (a.answers.at(-1) === undefined ? [] : [a.answers.at(-1) === finalVote(r).answer ? 1 : 0])),
-            ),
-          )
-        : mean(
-            records.map((r) => {
-              const v = finalVote(r);
-              const winner = v.clusters.find((c) => c.answer === v.answer);
-              return (winner?.count ?? 0) / r.agents.length;
-            }),
-          ),
-    debates: records.length,
-    answered: counted.length,
-    total_tokens: records.reduce((a, r) => a + totalTokens(r.usage), 0),
+/** The metrics as debates stream past (metrics-fold.ts): sums and counts, so evaluation memory stays flat. */
+export function debateMetricsFold(o: { dataset: DebateDataset; compat: 'fixed' | 'seed' }): MetricsFold<DebateRecord> {
+  const accuracy = new RunningMean();
+  const noAnswer = new RunningMean();
+  const consensus = new RunningMean();
+  let debates = 0;
+  let tokens = 0;
+  let agents = 0;
+  let rounds = 0;
+  const agentCorrect = new SumsByIndex();
+  const roundCorrect = new SumsByIndex();
+  const dissimilarity = { last: new RunningMean(), byRound: [] as RunningMean[], rounds: 0 };
+  return {
+    add(r) {
+      const vote = r.roundVotes[r.roundVotes.length - 1];
+      // SEED-COMPAT: problems no agent answered are left out (eval_math.py `continue`s past them).
+      const counted = o.compat !== 'seed' || vote.answer !== undefined;
+      debates++;
+      tokens += totalTokens(r.usage);
+      agents = Math.max(agents, r.agents.length);
+      rounds = Math.max(rounds, r.roundVotes.length);
+      noAnswer.add(vote.answer === undefined ? 1 : 0);
+      if (o.compat === 'seed') {
+        // SEED-COMPAT: eval_math.py appends `r == response` for every parsed answer of every kept problem.
+        if (counted) for (const a of r.agents) if (a.answers.at(-1) !== undefined) consensus.add(a.answers.at(-1) === vote.answer ? 1 : 0);
+      } else consensus.add((vote.clusters.find((c) => c.answer === vote.answer)?.count ?? 0) / r.agents.length);
+      if (counted) {
+        accuracy.add(r.correct ? 1 : 0);
+        for (const [n, a] of r.agents.entries()) agentCorrect.add(n, isCorrect(o.dataset, a.answers.at(-1), r.gold, o.compat) ? 1 : 0);
+        for (const [k, v] of r.roundVotes.entries()) roundCorrect.add(k, isCorrect(o.dataset, v.answer, r.gold, o.compat) ? 1 : 0);
+      }
+      const d = r.embeddingDissimilarity;
+      if (d) {
+        dissimilarity.last.add(d[d.length - 1]);
+        for (const [k, x] of d.entries()) (dissimilarity.byRound[k] ??= new RunningMean()).add(x);
+        dissimilarity.rounds = Math.max(dissimilarity.rounds, d.length);
+      }
+    },
+    result() {
+      const acc = accuracy.value;
+      const answered = accuracy.n;
+      const m: Record<string, number> = {
+        accuracy: acc,
+        // Standard error of the mean, as the paper reports it.
+        accuracy_se: answered > 1 ? Math.sqrt((acc * (1 - acc)) / answered) : 0,
+        no_answer_rate: noAnswer.value,
+        consensus_rate: consensus.value,
+        debates,
+        answered,
+        total_tokens: tokens,
+      };
+      m.avg_tokens_per_debate = debates ? tokens / debates : 0;
+      const perCounted = (sum: number | undefined) => (answered ? (sum ?? 0) / answered : 0);
+      for (let n = 0; n < agents; n++) m[`agent_${n}_accuracy`] = perCounted(agentCorrect.sums[n]);
+      if (rounds > 1) for (let k = 0; k < rounds; k++) m[`round_${k}_accuracy`] = perCounted(roundCorrect.sums[k]);
+      // `embedding_dissimilarity` (the last round's) and, for debates of several rounds, per round: the mean over
+      // the debates that carry it (diversity.ts); absent when none does.
+      if (dissimilarity.last.n) {
+        m.embedding_dissimilarity = dissimilarity.last.value;
+        if (dissimilarity.rounds > 1)
+          for (let k = 0; k < dissimilarity.rounds; k++) m[`round_${k}_embedding_dissimilarity`] = dissimilarity.byRound[k].value;
+      }
+      return m;
+    },
   };
-  m.avg_tokens_per_debate = records.length ? m.total_tokens / records.length : 0;
-  const agents = Math.max(0, ...records.map((r) => r.agents.length));
-  for (let n = 0; n < agents; n++)
-    m[`agent_${n}_accuracy`] = mean(counted.map((r) => (isCorrect(o.dataset, r.agents[n]?.answers.at(-1), r.gold, o.compat) ? 1 : 0)));
-  const rounds = Math.max(0, ...records.map((r) => r.roundVotes.length));
-  if (rounds > 1)
-    for (let k = 0; k < rounds; k++)
-      m[`round_${k}_accuracy`] = mean(counted.map((r) => (isCorrect(o.dataset, r.roundVotes[k]?.answer, r.gold, o.compat) ? 1 : 0)));
-  Object.assign(m, embeddingDissimilarityMetrics(records));
-  return m;
 }
 
-/** `embedding_dissimilarity` (the last round's) and, for debates of several rounds, `round_<r>_embedding_dissimilarity`:
- *  the mean over the debates that carry it (diversity.ts); absent when none does. */
-function embeddingDissimilarityMetrics(records: readonly DebateRecord[]): Record<string, number> {
-  const withIt = records.flatMap((r) => (r.embeddingDissimilarity ? [r.embeddingDissimilarity] : []));
-  if (!withIt.length) return {};
-  const m: Record<string, number> = { embedding_dissimilarity: mean(withIt.map((d) => d[d.length - 1])) };
-  const rounds = Math.max(...withIt.map((d) => d.length));
-  if (rounds > 1)
-    for (let k = 0; k < rounds; k++) m[`round_${k}_embedding_dissimilarity`] = mean(withIt.flatMap((d) => (k < d.length ? [d[k]] : [])));
-  return m;
-}
+export const debateMetrics = (records: readonly DebateRecord[], o: { dataset: DebateDataset; compat: 'fixed' | 'seed' }) =>
+  foldRecords(debateMetricsFold(o), records);

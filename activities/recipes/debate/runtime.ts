@@ -7,7 +7,7 @@ import { baselineTrainingData, debateTrainingData } from './data';
 import { runDebate, type DebateRecord } from './debate';
 import { type Embed, withEmbeddingDissimilarity } from './diversity';
 import { embeddingsClient } from '../../llm/embeddings';
-import { DEBATE_METRIC_KINDS, debateMetrics } from './metrics';
+import { DEBATE_METRIC_KINDS, debateMetrics, debateMetricsFold } from './metrics';
 import { DEBATE_PROMPTS, firstRoundPrompt } from './prompts';
 import { recipePrompts } from '../prompt-file';
 import { debateConversationView } from './report-view';
@@ -47,6 +47,7 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
     },
     recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => debateMetrics(records, { dataset: cfg.dataset, compat: cfg.compat }),
+    metricsFold: () => debateMetricsFold({ dataset: cfg.dataset, compat: cfg.compat }),
     metricKinds: DEBATE_METRIC_KINDS,
     buildData: (records) => {
       const data = oneModel(cfg)

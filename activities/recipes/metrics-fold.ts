@@ -1,0 +1,33 @@
+// Metrics folded as records stream past (evaluate reads an iteration's records shard by shard, never all at once):
+// a fold holds running sums, so evaluating a million conversations takes the memory of one shard.
+/** A recipe's metrics over a stream of its evaluation records. */
+export interface MetricsFold<Eval, M extends Record<string, number> = Record<string, number>> {
+  add(record: Eval): void;
+  result(): M;
+}
+
+/** The metrics of records already in memory, through the same fold. */
+export function foldRecords<Eval, M extends Record<string, number>>(fold: MetricsFold<Eval, M>, records: Iterable<Eval>): M {
+  for (const r of records) fold.add(r);
+  return fold.result();
+}
+
+/** For a recipe whose metrics need every record at once (bootstraps, per-task groupings): collects them. Its
+ *  evaluation holds the iteration's records; a recipe that declares `metricsFold` does not. */
+export function collectingFold<Eval>(metrics: (records: Eval[]) => Record<string, number>): MetricsFold<Eval> {
+  const records: Eval[] = [];
+  return { add: (r) => records.push(r), result: () => metrics(records) };
+}
+
+/** A running mean: 0 over no values (a rate over no conversations), never NaN. */
+export class RunningMean {
+  private sum = 0;
+  n = 0;
+  add(x: number): void {
+    this.sum += x;
+    this.n++;
+  }
+  get value(): number {
+    return this.n ? this.sum / this.n : 0;
+  }
+}
