@@ -8,7 +8,12 @@ export const rate = (n: number) => (n >= 100 ? String(Math.round(n)) : String(Nu
 
 export const usdText = (usd: number | undefined) => (usd === undefined ? 'no price set' : `$${usd.toFixed(4)}`);
 
-const callsText = (c: CallCounts) => `${c.ok} ok, ${c.cached} cached, ${c.failed} failed, ${c.retried} retried`;
+// What the endpoint saw apart from what it did not: sent, then answered from the durable cache, then shared with an
+// identical call in flight (counts made before `shared` existed say "ok" and fold shared answers into cached).
+const callsText = (c: CallCounts) =>
+  c.shared === undefined
+    ? `${c.ok} ok, ${c.cached} cached, ${c.failed} failed, ${c.retried} retried`
+    : `${c.ok} sent, ${c.cached} cached, ${c.shared} shared, ${c.failed} failed, ${c.retried} retried`;
 
 /** "34 of 96 conversations" (or "34 conversations" while the total is unknown). */
 export const countText = (p: Pick<StageProgress, 'done' | 'total' | 'unit'>) =>
@@ -23,7 +28,7 @@ export function countLine(p: StageProgress): string {
   ].join(' · ');
 }
 
-/** "calls 120 ok, 30 cached, 0 failed, 2 retried · 1.9 calls/s · tokens 10000 prompt + 2345 completion · 140 tokens/s · $0.0123" */
+/** "calls 120 sent, 30 cached, 4 shared, 0 failed, 2 retried · 1.9 calls/s · tokens 10000 prompt + 2345 completion · 140 tokens/s · $0.0123" */
 export function llmLine(p: StageProgress): string | undefined {
   if (!p.calls) return undefined;
   return [

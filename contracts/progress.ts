@@ -9,9 +9,14 @@ export type ProgressUnit = 'conversations' | 'records' | 'pairs' | 'searches' | 
 
 /** LLM calls by outcome: `ok` answered by the endpoint, `cached` from the durable request cache, `failed` given up
  *  by the client, `retried` failed requests sent again. */
+/** An activity's LLM calls by what answered them. */
 export interface CallCounts {
+  /** Sent to the endpoint and answered: the calls/s of a progress line are over these and `failed`. */
   ok: number;
+  /** Answered from the durable request cache (paid by an earlier attempt or run). */
   cached: number;
+  /** Answered by an identical call already in flight in the same process (absent in counts made before it). */
+  shared?: number;
   failed: number;
   retried: number;
 }
@@ -100,7 +105,15 @@ const clean = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o
 export const STALE_PROGRESS_MS = 30_000;
 
 const addCalls = (a: CallCounts | undefined, b: CallCounts | undefined): CallCounts | undefined =>
-  a && b ? { ok: a.ok + b.ok, cached: a.cached + b.cached, failed: a.failed + b.failed, retried: a.retried + b.retried } : (a ?? b);
+  a && b
+    ? {
+        ok: a.ok + b.ok,
+        cached: a.cached + b.cached,
+        ...(a.shared !== undefined || b.shared !== undefined ? { shared: (a.shared ?? 0) + (b.shared ?? 0) } : {}),
+        failed: a.failed + b.failed,
+        retried: a.retried + b.retried,
+      }
+    : (a ?? b);
 const addTokens = (a: StageProgress['tokens'], b: StageProgress['tokens']): StageProgress['tokens'] =>
   a && b ? { prompt: a.prompt + b.prompt, completion: a.completion + b.completion } : (a ?? b);
 const addOpt = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : a + b);

@@ -314,6 +314,7 @@ export function createChat(opts: ChatClientOptions): Chat {
     // is dropped from the map its answer is already on disk.
     let cached = true;
     let p = inFlight.get(key);
+    const shared = p !== undefined;
     if (!p) {
       p = (async () => {
         const hit = await cache.get(key);
@@ -328,6 +329,7 @@ export function createChat(opts: ChatClientOptions): Chat {
     if (cached && opts.budget) await opts.budget.record(answer.usage);
     usage.calls++;
     if (cached) usage.cachedCalls++;
+    if (shared) usage.sharedCalls++;
     count('llmCalls', 1, labels);
     if (cached) count('llmCacheHits', 1, labels);
     usage.promptTokens += answer.usage.promptTokens;

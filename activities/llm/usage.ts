@@ -12,7 +12,9 @@ export const totalTokens = (u: TokenUsage): number => u.promptTokens + u.complet
 /** What a chat (a role, a call) has used and paid, counted as it goes. */
 export interface UsageCounter {
   calls: number;
+  /** Calls this chat did not send: answered from the cache or by an identical call in flight (`sharedCalls`). */
   cachedCalls: number;
+  sharedCalls: number;
   promptTokens: number;
   completionTokens: number;
   /** Tokens of calls actually sent (cache hits excluded): what this attempt paid. */
@@ -26,6 +28,7 @@ export interface UsageCounter {
 export const newUsageCounter = (): UsageCounter => ({
   calls: 0,
   cachedCalls: 0,
+  sharedCalls: 0,
   promptTokens: 0,
   completionTokens: 0,
   paidPromptTokens: 0,

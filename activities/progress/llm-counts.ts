@@ -15,7 +15,13 @@ export function llmCounts(byRole: Record<string, UsageCounter>, prices: Record<s
   const u = totalUsage(Object.values(byRole));
   const priced = Object.entries(byRole).filter(([role]) => prices[role]);
   return {
-    calls: { ok: u.calls - u.cachedCalls, cached: u.cachedCalls, failed: u.failedCalls, retried: u.retriedRequests },
+    calls: {
+      ok: u.calls - u.cachedCalls,
+      cached: u.cachedCalls - u.sharedCalls,
+      shared: u.sharedCalls,
+      failed: u.failedCalls,
+      retried: u.retriedRequests,
+    },
     tokens: { prompt: u.promptTokens, completion: u.completionTokens },
     ...(priced.length ? { usd: priced.reduce((a, [role, c]) => a + spendOf(c, prices[role]).usd, 0) } : {}),
   };

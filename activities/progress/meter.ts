@@ -23,7 +23,8 @@ interface Sample {
   tokens: number;
 }
 
-const callsOf = (c: CallCounts | undefined) => (c ? c.ok + c.cached + c.failed : 0);
+// calls/s is over what the endpoint was sent: answers from the cache or an identical call in flight cost it nothing.
+const callsOf = (c: CallCounts | undefined) => (c ? c.ok + c.failed : 0);
 const tokensOf = (t: WorkCounts['tokens']) => (t ? t.prompt + t.completion : 0);
 
 /** A meter for one piece of a stage: each call measures `read()` and the rates since the oldest sample of the last

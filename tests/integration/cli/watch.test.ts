@@ -63,7 +63,7 @@ function expectLiveDisplay(out: string): void {
   const conversations = values(out, /generate: (\d+) of \d+ conversations/g);
   expect(rising(conversations), `conversations drawn: ${conversations.join(', ')}`).toBe(true);
   expect(out).toMatch(/generate: \d+ of \d+ conversations · [\d.]+\/s · ETA [\d.]+ (ms|s|min|h)/);
-  expect(out).toMatch(/calls \d+ ok, \d+ cached, \d+ failed, \d+ retried/);
+  expect(out).toMatch(/calls \d+ sent, \d+ cached, \d+ shared, \d+ failed, \d+ retried/);
   expect(out).toMatch(/train: step \d+ of 40 · loss [\d.]+ · [\d.]+ steps\/s · ETA [\d.]+ (ms|s|min|h)/);
   const steps = values(out, /train: step (\d+) of 40/g);
   expect(rising(steps), `trainer steps drawn: ${steps.join(', ')}`).toBe(true);

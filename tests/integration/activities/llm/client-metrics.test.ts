@@ -47,12 +47,12 @@ const call = (content: string): ChatCall => ({
   sampleKey: content,
 });
 
-function chat(model: string, served = false) {
+function chat(model: string, served = false, usage = newUsageCounter()) {
   return createChat({
     endpoint: { baseUrl: `${server.url}/v1`, model, cacheId: model, maxConcurrency: 2, served },
     cache: requestCacheFor({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'client-metrics-')) }),
     llm: LLM,
-    usage: newUsageCounter(),
+    usage,
     role: 'critic',
     sleep: async () => {},
   });
@@ -85,6 +85,16 @@ describe('LLM client metrics', () => {
     expect(metrics.sum('collab_loop_llm_retries', labels)).toBe(0);
     expect(metrics.sum('collab_loop_llm_requests', labels)).toBe(0);
     expect(metrics.sum('collab_loop_llm_calls', labels)).toBe(0);
+  });
+
+  it('tells sent calls from answers of the durable cache and answers shared with an identical call in flight', async () => {
+    const usage = newUsageCounter();
+    const c = chat('m1', false, usage);
+    const before = server.received.length;
+    await Promise.all([c(call('d')), c(call('d')), c(call('d'))]); // one request, two sharing it
+    await c(call('d')); // from the cache
+    expect(server.received.length - before).toBe(1);
+    expect(usage).toMatchObject({ calls: 4, cachedCalls: 3, sharedCalls: 2 });
   });
 
   it('labels a checkpoint the loop serves by role and iteration, not by its model id', async () => {

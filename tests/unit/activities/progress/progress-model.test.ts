@@ -38,7 +38,8 @@ describe('an activity measures its work', () => {
     const agent = {
       ...newUsageCounter(),
       calls: 10,
-      cachedCalls: 4,
+      cachedCalls: 4, // 3 from the cache, 1 shared with an identical call in flight
+      sharedCalls: 1,
       promptTokens: 1_000_000,
       completionTokens: 500_000,
       failedCalls: 1,
@@ -47,11 +48,29 @@ describe('an activity measures its work', () => {
     const judge = { ...newUsageCounter(), calls: 2, promptTokens: 100, completionTokens: 10 };
     const priced = llmCounts({ agent, judge }, { agent: { input: 0.5, output: 2 }, judge: undefined });
     expect(priced).toEqual({
-      calls: { ok: 8, cached: 4, failed: 1, retried: 3 },
+      calls: { ok: 8, cached: 3, shared: 1, failed: 1, retried: 3 },
       tokens: { prompt: 1_000_100, completion: 500_010 },
       usd: 1.5,
     });
     expect(llmCounts({ agent }, { agent: undefined }).usd).toBeUndefined();
+  });
+
+  it('calls/s counts what the endpoint was sent, not answers from the cache or shared in flight', () => {
+    let t = 0;
+    const calls = { ok: 0, cached: 0, shared: 0, failed: 0, retried: 0 };
+    const measure = progressMeter(
+      { key: 'eval-0', stage: 'generate', unit: 'conversations' },
+      () => ({ done: 0, calls: { ...calls } }),
+      () => t,
+    );
+    measure();
+    t += 10_000;
+    Object.assign(calls, { ok: 90, cached: 500, shared: 400, failed: 10 });
+    const p = measure();
+    expect(p.callsPerSecond).toBeCloseTo(10);
+    expect(progressLines({ ...p, done: 0 } as never).at(-1)).toMatch(
+      /^calls 90 sent, 500 cached, 400 shared, 10 failed, 0 retried · 10 calls\/s/,
+    );
   });
 
   it('a trainer line gives its step, its total when printed, and its loss', () => {
