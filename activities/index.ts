@@ -4,12 +4,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { keepAlive } from './heartbeat';
 import { USER_INPUT_ERRORS } from '../contracts/errors';
-import { byQueue, type ActivitiesByQueue, type ActivitySignatures } from '../contracts/activities';
+import { byQueue, type ActivitiesByQueue, type ActivitySignatures, type ConfigRef } from '../contracts/activities';
 import { upgradeConfig } from '../configs/upgrade';
 import { buildScorerData } from './stages/build-scorer-data';
 import { buildTrainingData } from './stages/build-training-data';
 import { deployCheckpoint } from './stages/deploy-checkpoint';
 import { evaluateIteration } from './stages/evaluate-iteration';
+import { configOf, keepConfig } from './stages/keep-config';
 import { planIteration, planShards } from './stages/plan-iteration';
 import { runShard } from './stages/run-shard';
 import { scoreShard } from './stages/score-shard';
@@ -32,12 +33,18 @@ function userErrorsAreFinal<A extends unknown[], R>(fn: (...a: A) => Promise<R>)
   };
 }
 
-/** The input's `config` is the one its run started with, as the workflow history recorded it: perhaps written by
- *  earlier code, so it is upgraded here, once, for every activity (configs/upgrade.ts). */
+/** The input's `config` is the one its run started with, as the workflow history recorded it (or, by reference, as
+ *  keepConfig stored it): perhaps written by earlier code, so it is upgraded here, once, for every activity
+ *  (configs/upgrade.ts). */
 function currentConfig<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
   return async (...args: A) => {
     const [input, ...rest] = args;
-    if (!input || typeof input !== 'object' || !('config' in input)) return fn(...args);
+    if (!input || typeof input !== 'object') return fn(...args);
+    if ('configRef' in input) {
+      const { configRef, ...others } = input as { configRef: ConfigRef };
+      return fn(...([{ ...others, config: upgradeConfig(await configOf(configRef)) }, ...rest] as A));
+    }
+    if (!('config' in input)) return fn(...args);
     return fn(...([{ ...input, config: upgradeConfig(input.config) }, ...rest] as A));
   };
 }
@@ -54,6 +61,7 @@ export function createActivities(deps: ActivityDeps = {}): ActivitiesByQueue {
   const acts: ActivitySignatures = {
     deployCheckpoint,
     undeployCheckpoint,
+    keepConfig,
     planShards,
     planIteration,
     runShard,

@@ -24,6 +24,18 @@ export interface StageContext {
   config: LoopConfig;
 }
 
+/** The iteration's config as stored once in the artifact store (keepConfig), and where that store is: what an
+ *  activity input carries instead of the whole config in iterations with config-by-ref-v1, so a thousand shards do
+ *  not write the config into history a thousand times. The activity wrapper (activities/index.ts) loads it back. */
+export interface ConfigRef {
+  ref: ArtifactRef;
+  stateDir: string;
+  storage?: LoopConfig['storage'];
+}
+
+/** An activity input as the workflow sends it: its `config` inline, or by reference. */
+export type WireInput<T> = T extends { config: LoopConfig } ? Omit<T, 'config'> & ({ config: LoopConfig } | { configRef: ConfigRef }) : T;
+
 export interface BuildDataInput extends StageContext {
   checkpoint: string;
   shards: ShardResult[];
@@ -41,6 +53,8 @@ export interface ActivitySignatures {
    *  roles; without it (iterations before model roles) one server plays every role. */
   deployCheckpoint(input: StageContext & { checkpoint: string; checkpoints?: Record<string, string> }): Promise<DeployResult>;
   undeployCheckpoint(input: StageContext): Promise<boolean>;
+  /** Stores the iteration's config once (config-by-ref-v1): later inputs carry the reference. */
+  keepConfig(input: { config: LoopConfig }): Promise<ConfigRef>;
   /** Before recipe-needs-v1; kept for iterations recorded before it. */
   planShards(input: { config: LoopConfig; evalOnly: boolean }): Promise<ShardSpec[]>;
   /** The shards, and what the recipe needs from the other stages (RecipeNeeds). */
@@ -76,7 +90,7 @@ export type ActivityQueue = Exclude<QueueClass, 'workflows'>;
  *  queues is in both lists: buildTrainingData runs on llm when the data needs model calls, else on cpu. */
 export const QUEUE_ACTIVITIES = {
   // planShards: only iterations recorded before recipe-needs-v1 schedule it, on cpu; it stays there for their replay.
-  cpu: ['planShards', 'planIteration', 'evaluateIteration', 'buildScorerData', 'buildTrainingData', 'trackIteration'],
+  cpu: ['keepConfig', 'planShards', 'planIteration', 'evaluateIteration', 'buildScorerData', 'buildTrainingData', 'trackIteration'],
   llm: ['runShard', 'buildTrainingData'],
   gpu: ['deployCheckpoint', 'undeployCheckpoint', 'serveScorers', 'trainCheckpoint'],
   sandbox: ['scoreShard'],
@@ -84,6 +98,10 @@ export const QUEUE_ACTIVITIES = {
 
 /** The interface of one queue class: what its proxy may schedule and its workers register. */
 export type QueueActivities<Q extends ActivityQueue> = Pick<ActivitySignatures, (typeof QUEUE_ACTIVITIES)[Q][number]>;
+/** The same, as a workflow schedules them: a config may travel by reference (WireInput). */
+export type WireActivities<Q extends ActivityQueue> = {
+  [K in keyof QueueActivities<Q>]: (input: WireInput<Parameters<QueueActivities<Q>[K]>[0]>) => ReturnType<QueueActivities<Q>[K]>;
+};
 export type CpuActivities = QueueActivities<'cpu'>;
 export type LlmActivities = QueueActivities<'llm'>;
 export type GpuActivities = QueueActivities<'gpu'>;

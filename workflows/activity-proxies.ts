@@ -9,7 +9,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import { PATCHES } from './patches';
-import type { ActivityQueue, QueueActivities } from '../contracts/activities';
+import type { ActivityQueue, WireActivities } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
 import { NON_RETRYABLE_ERRORS } from '../contracts/errors';
 import { deployClass, gpuQueue, placesGpuWork, trainClass } from '../contracts/placement';
@@ -25,7 +25,7 @@ export const HEARTBEAT_TIMEOUT = '20s';
 /** The proxy of one queue class, typed with that queue's activities only (contracts/activities.ts): scheduling an
  *  activity on a queue whose workers do not register it does not compile. `o.taskQueue` may name a gpu class queue. */
 export const queueProxy = <Q extends ActivityQueue>(queue: Q, o: Partial<ActivityOptions>) =>
-  proxyActivities<QueueActivities<Q>>({
+  proxyActivities<WireActivities<Q>>({
     taskQueue: TASK_QUEUES[queue],
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: HEARTBEAT_TIMEOUT,

@@ -3,7 +3,7 @@
 import { runDataName } from '../contracts/run-data-name';
 import { patched } from '@temporalio/workflow';
 import { PATCHES } from './patches';
-import type { RecipeNeeds } from '../contracts/activities';
+import type { ConfigRef, RecipeNeeds } from '../contracts/activities';
 import type { LoopConfig } from '../contracts/config';
 import type { RetryRequest } from '../contracts/messages';
 import type {
@@ -30,6 +30,7 @@ export interface IterationPatches {
   exactBudgets: boolean;
   liveProgress: boolean;
   planToLoop: boolean;
+  configByRef: boolean;
 }
 
 /** The generate stage's plan: its shards, and what the recipe needs from the other stages. */
@@ -42,6 +43,8 @@ export interface IterationState {
   readonly input: IterationInput;
   /** The config in effect: a `retry --set` replaces it. */
   config: LoopConfig;
+  /** `config` as keepConfig stored it (config-by-ref-v1): what stage inputs carry; a changed config is stored again. */
+  configRef?: ConfigRef;
   /** The checkpoint this iteration serves and trains from (the loop's), and each trained role's: IterationInput's,
    *  unless a retry changed the baseCheckpoint they still were. */
   checkpoint: string;
@@ -79,12 +82,13 @@ export function newIterationState(input: IterationInput): IterationState {
   const exactBudgets = patched(PATCHES.exactBudgets.id);
   const liveProgress = patched(PATCHES.liveProgress.id);
   const planToLoop = patched(PATCHES.planToLoop.id);
+  const configByRef = patched(PATCHES.configByRef.id);
   return {
     input,
     config: input.config,
     checkpoint: input.checkpoint,
     ...(input.checkpoints ? { checkpoints: input.checkpoints } : {}),
-    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig, exactBudgets, liveProgress, planToLoop },
+    patches: { modelRoles, visible, declaresNeeds, budgets, retryConfig, exactBudgets, liveProgress, planToLoop, configByRef },
     status: {
       iteration: input.iteration,
       stage: 'deploy',
@@ -104,7 +108,11 @@ export function newIterationState(input: IterationInput): IterationState {
 
 /** What every stage activity is told: which run, which iteration, the config in effect. The stages name files by
  *  the run, so a restarted run is told its data name (contracts/run-data-name.ts); a first run, its plain name. */
-export const stageContext = (s: IterationState) => ({ runName: runDataName(s.input), iteration: s.input.iteration, config: s.config });
+export const stageContext = (s: IterationState) => ({
+  runName: runDataName(s.input),
+  iteration: s.input.iteration,
+  ...(s.configRef ? { configRef: s.configRef } : { config: s.config }),
+});
 
 /** Training data is built only for loops that train, from a train split (as the iteration started: a retry's
  *  config does not change it). */

@@ -25,7 +25,8 @@ import {
 } from '../contracts/messages';
 import type { LoopConfig } from '../contracts/config';
 import { STAGES, type IterationInput, type IterationSummary, type Stage, type StageStats } from '../contracts/run';
-import { publish, statusView, tellLoop } from './iteration-progress';
+import { publish, statusView, summary, tellLoop } from './iteration-progress';
+import { scheduled, stageActivities } from './activity-proxies';
 import { newIterationState, wantsTrainData, type IterationState } from './iteration-state';
 import { iterationSummary } from './iteration-summary';
 import { runSpent } from './budget';
@@ -132,6 +133,7 @@ async function runStage(s: IterationState, stage: Stage): Promise<void> {
     publish(s);
     tellLoop(s);
     try {
+      await keepConfig(s);
       if (s.released && needsServers(s, stage)) await deploy(s, (s.status.stages.deploy ??= { startedAt: stats.startedAt, ms: 0 }));
       await STAGE_BODIES[stage](s, stats);
       stats.ms += Date.now() - started;
@@ -201,6 +203,13 @@ function applyConfig(s: IterationState, config: LoopConfig, changes: string[] = 
     if (changes.length) s.status.configChanges = [...(s.status.configChanges ?? []), ...changes];
   }
   s.config = config;
+  s.configRef = undefined; // stored again before the next stage
+}
+
+/** Stores the config in effect once, so stage inputs carry its reference (config-by-ref-v1). */
+async function keepConfig(s: IterationState): Promise<void> {
+  if (!s.patches.configByRef || s.configRef) return;
+  s.configRef = await scheduled(stageActivities(s.config).cpu.keepConfig, summary(s, 'keep config'), { config: s.config });
 }
 
 /** Never leave a model server behind, whether the iteration succeeded, failed or was stopped. */

@@ -140,6 +140,14 @@ export const PATCHES = {
     oldBranchNeededBy: [],
     stage: 'patched',
   },
+  configByRef: {
+    id: 'config-by-ref-v1',
+    changed:
+      "the iteration's config is stored once (keepConfig) and activity inputs carry its reference (before: every input carried the whole config, once per shard in history)",
+    since: 'this commit',
+    oldBranchNeededBy: [],
+    stage: 'patched',
+  },
   pauseReleasesServers: {
     id: 'pause-releases-servers-v1',
     changed: 'a paused iteration stops its model servers (before: they stayed up while paused)',

@@ -5,7 +5,8 @@
 // with which inputs; a test overrides any activity (fail twice then succeed, fail for good, hold until released).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
-import type { ActivitySignatures } from '../../contracts/activities';
+import type { ActivitySignatures, ConfigRef } from '../../contracts/activities';
+import type { LoopConfig } from '../../contracts/config';
 import { SERVED_ENDPOINT_GONE } from '../../contracts/errors';
 import type { ArtifactRef, EndpointRef, ShardSpec, Stage } from '../../contracts/run';
 import { STAGES, shardKey } from '../../contracts/run';
@@ -16,7 +17,9 @@ type ResultOf<N extends ActivityName> = Awaited<ReturnType<ActivitySignatures[N]
 
 export interface ActivityCall<N extends ActivityName = ActivityName> {
   name: N;
+  /** With its config, whether the workflow sent it inline or by reference (`configRef`). */
   input: InputOf<N>;
+  configRef?: ConfigRef;
   workflowId: string;
   taskQueue: string;
   attempt: number;
@@ -70,6 +73,18 @@ export const deployedEndpoint = (n: number, model: string): EndpointRef => ({
 
 const plan = (input: InputOf<'planIteration'>) => mockPlan(DEFAULT_PLAN, !input.evalOnly && !!input.config.recipe.trainTasks);
 
+/** The configs keepConfig was given, by their reference's hash: the mocks read a config sent by reference here. */
+const keptConfigs = new Map<string, LoopConfig>();
+
+/** An input as the activity wrapper hands it on (activities/index.ts): a config sent by reference, loaded. */
+function withConfig(input: unknown): { input: unknown; configRef?: ConfigRef } {
+  if (!input || typeof input !== 'object' || !('configRef' in input)) return { input };
+  const { configRef, ...rest } = input as { configRef: ConfigRef };
+  const config = keptConfigs.get(configRef.ref.sha256);
+  if (!config) throw new Error(`no config was kept as ${configRef.ref.uri}`);
+  return { input: { ...rest, config }, configRef };
+}
+
 /** The default of every activity: one served role `agent` (trained when the config has a trainer), the shards of
  *  DEFAULT_PLAN, each SHARD_TOKENS tokens. Typed over every activity name, so a new activity in
  *  the contract fails the type check until it has a mock here. */
@@ -88,6 +103,11 @@ export const DEFAULT_MOCKS: { [N in ActivityName]: MockFn<N> } = {
   },
   async undeployCheckpoint() {
     return true;
+  },
+  async keepConfig({ config }) {
+    const ref = mockRef(`config/${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`);
+    keptConfigs.set(ref.sha256, config);
+    return { ref, stateDir: config.stateDir };
   },
   async planShards(input) {
     return plan(input);
@@ -154,11 +174,19 @@ export function mockActivities(overrides: MockOverrides = {}) {
   const activities = Object.fromEntries(
     (Object.keys(DEFAULT_MOCKS) as ActivityName[]).map((name) => [
       name,
-      async (input: never) => {
+      async (sent: never) => {
         const { workflowExecution, taskQueue, attempt } = Context.current().info;
         const n = (counts.get(name) ?? 0) + 1;
         counts.set(name, n);
-        calls.push({ name, input, workflowId: workflowExecution?.workflowId ?? '', taskQueue, attempt });
+        const { input, configRef } = withConfig(sent) as { input: never; configRef?: ConfigRef };
+        calls.push({
+          name,
+          input,
+          ...(configRef ? { configRef } : {}),
+          workflowId: workflowExecution?.workflowId ?? '',
+          taskQueue,
+          attempt,
+        });
         return (mocks[name] as MockFn<ActivityName>)(input, { n, attempt });
       },
     ]),
@@ -172,10 +200,10 @@ export function mockActivities(overrides: MockOverrides = {}) {
 }
 
 /** The activities one workflow ran, in order, a run of the same activity as one entry `name×count` (shards run side
- *  by side, so only their number is fixed). */
+ *  by side, so only their number is fixed). keepConfig, bookkeeping before a stage, is left out. */
 export function activityOrder(calls: readonly ActivityCall[], workflowId: string): string[] {
   const runs: Array<{ name: string; count: number }> = [];
-  for (const c of calls.filter((x) => x.workflowId === workflowId)) {
+  for (const c of calls.filter((x) => x.workflowId === workflowId && x.name !== 'keepConfig')) {
     const last = runs.at(-1);
     if (last?.name === c.name) last.count++;
     else runs.push({ name: c.name, count: 1 });

@@ -113,6 +113,17 @@ describe('retry from a stage (mocked activities)', () => {
       for (const c of it1) expect((c.input as { config: typeof config }).config.trainer?.maximumAttempts, c.name).toBe(5);
       expect(result.iterations.map((i) => i.configChanges)).toEqual([changes, changes]);
       expect((await iterationHandle(env, runName, 1).query(iterationStatusQuery)).configChanges).toEqual(changes);
+      // The config went into history by reference (config-by-ref-v1): stored once per iteration and once more after
+      // the retry changed it; every stage input after that named the new one.
+      const kept = mocks.callsOf('keepConfig').map((c) => [c.workflowId, c.input.config.trainer?.maximumAttempts]);
+      expect(kept).toEqual([
+        [iterationWorkflowId(runName, 0), 3],
+        [iterationWorkflowId(runName, 0), 5],
+        [iterationWorkflowId(runName, 1), 5],
+      ]);
+      const stageCalls = mocks.calls.filter((c) => c.name !== 'keepConfig' && c.name !== 'planIteration' && 'config' in c.input);
+      for (const c of stageCalls) expect(c.configRef, c.name).toBeDefined();
+      expect(mocks.callsOf('runShard').length).toBeGreaterThan(0);
     });
   });
 });
