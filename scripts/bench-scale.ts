@@ -18,6 +18,8 @@ import { temporalCliPath } from '../cli/temporal-cli';
 import { iterationStatusQuery, iterationWorkflowId, loopWorkflowId, SEARCH_ATTRIBUTES } from '../contracts/messages';
 import { TASK_QUEUES } from '../contracts/run';
 
+/** The recipe the iteration runs, and whose simulated policy the endpoint plays. */
+const RECIPE = 'coral';
 const LATENCY_MS = 100;
 const SLOTS = 512;
 const DEMO_TASKS = path.join(PROJECT_ROOT, 'configs/tasks/coral-demo/mmlu_pro.jsonl');
@@ -123,7 +125,7 @@ async function startSimulator(dir: string, tasks: string): Promise<{ url: string
   const ready = path.join(dir, 'simulator.json');
   rmSync(ready, { force: true });
   const [cmd, args] = nodeScriptArgv('activities/serving/simulator-main.ts', [
-    ...['--model', 'bench-model', '--policy', 'coral', '--tasks', `${tasks}:mmlu_pro`],
+    ...['--model', 'bench-model', '--policy', RECIPE, '--tasks', `${tasks}:mmlu_pro`],
     ...['--latency-ms', String(LATENCY_MS), '--capacity', String(SLOTS), '--ready-file', ready],
   ]);
   const proc = execa(cmd, args, { cwd: PROJECT_ROOT, reject: false, stdio: 'ignore' });
@@ -212,7 +214,7 @@ async function runOnce(env: TestWorkflowEnvironment, dir: string, shape: Shape, 
         seed: 1,
         stateDir,
         baseCheckpoint: path.join(PROJECT_ROOT, 'configs/checkpoints/sim-base'),
-        recipe: { name: 'coral', dataset: 'mmlu_pro', evalTasks: tasksFile, evalSamples: samples, limit: tasks, maxTurns: 4 },
+        recipe: { name: RECIPE, dataset: 'mmlu_pro', evalTasks: tasksFile, evalSamples: samples, limit: tasks, maxTurns: 4 },
         // The endpoint's slots shared out between the workers (each limits its own requests in flight).
         server: {
           kind: 'external',
@@ -281,7 +283,10 @@ export async function benchScale(o: ScaleOptions): Promise<ScaleRun[]> {
   });
   const runs: ScaleRun[] = [];
   console.log(
-    `\nscale — one evaluation-only CoRal iteration (maxTurns 4), ${o.workers} \`collab-loop worker\` processes with --max-old-space-size=${o.heapMb}, shardSize ${o.shardSize}; the simulator in its own process: ${SLOTS} requests in service, ${LATENCY_MS} ms each (ideal ${(SLOTS / (LATENCY_MS / 1000)).toFixed(0)} calls/s); ${os.availableParallelism()} cores shared by all of them and the Temporal dev server`,
+    `\nscale — one evaluation-only CoRal iteration (maxTurns 4), ${o.workers} workers with --max-old-space-size=${o.heapMb}, shardSize ${o.shardSize}`,
+  );
+  console.log(
+    `  the simulator: ${SLOTS} in service, ${LATENCY_MS} ms each (ideal ${(SLOTS / (LATENCY_MS / 1000)).toFixed(0)} calls/s); ${os.availableParallelism()} cores for all of them and the Temporal dev server`,
   );
   console.log('  shape        conversations  shards   wall s  sent calls/s  worker peak RSS (shards)          history              cache');
   try {

@@ -144,7 +144,7 @@ export const PATCHES = {
     id: 'config-by-ref-v1',
     changed:
       "the iteration's config is stored once (keepConfig) and activity inputs carry its reference (before: every input carried the whole config, once per shard in history)",
-    since: 'this commit',
+    since: '8c87baa',
     oldBranchNeededBy: [],
     stage: 'patched',
   },
