@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { ObjectStore } from '../storage/object-store';
 import { tmpPathBeside } from '../storage/local-object-store';
-import { sha256Hex } from '../storage/content-hash';
+import { sha256File, sha256Hex } from '../storage/content-hash';
 import { localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
 import type { ArtifactRef } from '../../contracts/artifact-ref';
 
@@ -71,6 +71,14 @@ export class ArtifactStore {
     return { uri: this.objects.uriOf(key), sha256, rows: opts.rows ?? 0, bytes: buf.length };
   }
 
+  /** A local file as an artifact, streamed: hashed and stored without holding it (a large dataset's rows). */
+  async putFile(file: string, opts: { ext?: string; rows?: number } = {}): Promise<ArtifactRef> {
+    const sha256 = await sha256File(file);
+    const key = ArtifactStore.keyFor(sha256, opts.ext);
+    if (!(await this.objects.exists(key))) await this.objects.putFile(key, file);
+    return { uri: this.objects.uriOf(key), sha256, rows: opts.rows ?? 0, bytes: (await stat(file)).size };
+  }
+
   putJsonl(rows: unknown[]): Promise<ArtifactRef> {
     const text = rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
     return this.put(text, { ext: '.jsonl', rows: rows.length });
@@ -121,6 +129,16 @@ export class ArtifactStore {
         start = end + 1;
       }
     }
+  }
+
+  /** Hands each row of several JSONL artifacts to `add`, as eachRow reads them; returns how many there were. */
+  async forEachRow<T>(refs: ArtifactRef[], add: (row: T) => void): Promise<number> {
+    let n = 0;
+    for await (const row of this.eachRow<T>(refs)) {
+      add(row);
+      n++;
+    }
+    return n;
   }
 
   /** Every row of several JSONL artifacts (a stage's shards), in order. */

@@ -64,6 +64,21 @@ export interface RoleTrainingData {
   rl?: string[];
 }
 
+/** Where a streaming data build writes its rows (activities/data/dataset-files.ts writes each dataset to a file). */
+export interface RowSink {
+  row(role: string, dataset: keyof RoleTrainingData, line: string): void;
+  /** A row of one of the recipe's further datasets (TrainingData.extra). */
+  extra(name: string, line: string): void;
+}
+
+/** A data build as the training split's records stream past, in plan order: task-major, so a task's records arrive
+ *  together. */
+export interface DataBuilder<Build> {
+  add(record: Build): void;
+  /** TrainingData.counts, once every record is in. */
+  finish(): Record<string, number>;
+}
+
 export interface TrainingData {
   /** Role → the rows that train it (only roles the config trains are trained; the others' rows are dropped). */
   byRole: Record<string, RoleTrainingData>;
@@ -94,6 +109,9 @@ export interface RecipeRuntime<Eval = unknown, Build = Eval, Raw = Eval | Build>
    *  metrics.ts declares them beside the code that computes them). */
   metricKinds: readonly MetricSpec[];
   buildData(records: Build[]): TrainingData;
+  /** The same rows as `buildData`, written to `sink` as records stream past, so build-data holds neither the records
+   *  nor the rows; absent, build-data collects every record for `buildData`. */
+  dataBuilder?(sink: RowSink): DataBuilder<Build>;
   /** One record as the report's conversation browser shows it (the recipe's `report-view.ts`). */
   describeRecord(split: Split, record: Eval | Build): ConversationView;
   /** The first `n` evaluation prompts as a served model would get them (the deploy stage's probe). */

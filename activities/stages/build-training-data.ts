@@ -12,7 +12,10 @@ import { spendByRole } from '../llm/spend';
 import { type BudgetSpender, budgetSpender } from '../llm/budget-ledger';
 import { writeStageManifest } from '../manifest';
 import { storeFor } from '../artifacts/store';
-import type { TrainingData } from '../recipes/types';
+import type { RecipeRuntime, RoleTrainingData, TrainingData } from '../recipes/types';
+import type { ArtifactRef } from '../../contracts/artifact-ref';
+import type { ArtifactStore } from '../artifacts/store';
+import { DatasetFiles } from '../data/dataset-files';
 import { builderChats, logProbChats } from '../data/builder-models';
 import { datasetRef } from '../data/dataset-ref';
 import { totalTokens } from '../llm/usage';
@@ -25,47 +28,86 @@ const NOTHING_TO_TRAIN: Record<keyof RoleDatasets, (n: number, method: TrainMeth
     `no prompts for online RL: the recipe built none from the ${n} sampled conversations (is trainer.method ${method} supported by it?)`,
 };
 
+/** The datasets a build made, by name (`<role>/<dataset>`, `extra/<name>`), and how many records it read. */
+interface Built {
+  datasets: (name: string) => Promise<ArtifactRef | undefined>;
+  extra: string[];
+  counts: Record<string, number>;
+  records: number;
+}
+
+/** A recipe with a streaming builder: records read shard by shard, rows written to files as they are made. */
+async function streamed(store: ArtifactStore, input: BuildDataInput, builder: NonNullable<RecipeRuntime['dataBuilder']>): Promise<Built> {
+  const files = new DatasetFiles();
+  try {
+    const b = builder(files);
+    const records = await store.forEachRow(
+      input.shards.map((s) => s.records),
+      (r) => b.add(r),
+    );
+    const counts = b.finish();
+    const refs = await files.store(store);
+    const extra = [...refs.keys()].filter((n) => n.startsWith('extra/')).map((n) => n.slice('extra/'.length));
+    return { datasets: async (name) => refs.get(name), extra, counts, records };
+  } finally {
+    files.discard();
+  }
+}
+
+/** Rows built in memory (`buildData`, or `buildDataWithModels`), kept as artifacts when asked for. */
+function inMemory(store: ArtifactStore, data: TrainingData, records: number): Built {
+  const lines = (name: string): string[] | undefined => {
+    const [scope, dataset] = name.split('/') as [string, string];
+    return scope === 'extra' ? data.extra?.[dataset] : data.byRole[scope]?.[dataset as keyof RoleTrainingData];
+  };
+  return { datasets: (name) => datasetRef(store, lines(name) ?? []), extra: Object.keys(data.extra ?? {}), counts: data.counts, records };
+}
+
 export async function buildTrainingData(input: BuildDataInput): Promise<BuiltData> {
   const store = storeFor(input.config);
-  const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
   const runtime = await recipeRuntime(input.config);
   const declared = recipeOf(input.config).roles(input.config.recipe);
   const agent = input.agent;
   const byRole: Record<string, UsageCounter> = {};
-  let data: TrainingData;
+  let built: Built;
   let budget: BudgetSpender | undefined;
+  const readAll = () => store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
   if (runtime.buildDataWithModels && agent) {
     budget = await budgetSpender(input);
     const { chats, usage } = builderChats({ ...input, agent }, declared, budget);
     Object.assign(byRole, usage);
     const logProbs = input.scorers ? await logProbChats({ ...input, agent, scorers: input.scorers }, declared, byRole, budget) : undefined;
-    data = await runtime.buildDataWithModels(records, chats, logProbs);
-  } else data = runtime.buildData(records);
+    const records = await readAll();
+    built = inMemory(store, await runtime.buildDataWithModels(records, chats, logProbs), records.length);
+  } else if (runtime.dataBuilder) built = await streamed(store, input, runtime.dataBuilder);
+  else {
+    const records = await readAll();
+    built = inMemory(store, runtime.buildData(records), records.length);
+  }
   const counter = totalUsage(Object.values(byRole));
   const usage: LlmUsage = {
     calls: counter.calls,
     cachedCalls: counter.cachedCalls,
     tokens: totalTokens(counter),
   };
-  const toRef = (lines: string[]) => datasetRef(store, lines);
   // Only roles the config trains get datasets; a frozen or external role's examples are counted, not kept.
   const resolved = modelRoles(input.config, declared, input.checkpoint);
   const trained = rolesOfKind(resolved, 'trained');
   const roles: Record<string, RoleDatasets> = {};
   for (const role of trained) {
-    const d = data.byRole[role];
+    const rl = await built.datasets(`${role}/rl`);
     roles[role] = input.scorers?.[role]?.data ?? {
-      sft: await toRef(d?.sft ?? []),
-      dpo: await toRef(d?.dpo ?? []),
-      ...(d?.rl ? { rl: await toRef(d.rl) } : {}),
+      sft: await built.datasets(`${role}/sft`),
+      dpo: await built.datasets(`${role}/dpo`),
+      ...(rl ? { rl } : {}),
     };
   }
   const method = input.config.trainer?.method;
   // A role without examples keeps its checkpoint this iteration; with none for any role there is nothing to train.
   if (method && trained.length && !trained.some((r) => roles[r][DATASET_OF[method]]))
-    throw ApplicationFailure.nonRetryable(NOTHING_TO_TRAIN[DATASET_OF[method]](records.length, method), 'EmptyDataset');
+    throw ApplicationFailure.nonRetryable(NOTHING_TO_TRAIN[DATASET_OF[method]](built.records, method), 'EmptyDataset');
   const extra = Object.fromEntries(
-    await Promise.all(Object.entries(data.extra ?? {}).map(async ([name, lines]) => [name, (await toRef(lines)) ?? null])),
+    await Promise.all(built.extra.map(async (name) => [name, (await built.datasets(`extra/${name}`)) ?? null])),
   );
   const primary = primaryRole(resolved);
   const { sft, dpo, rl } = (primary && roles[primary]) || {};
@@ -88,7 +130,7 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
         ]),
       ),
       ...extra,
-      ...data.counts,
+      ...built.counts,
     },
     tokens: { prompt: counter.promptTokens, completion: counter.completionTokens },
   });

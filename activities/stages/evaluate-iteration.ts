@@ -13,11 +13,10 @@ export async function evaluateIteration(
   const store = storeFor(input.config);
   const runtime = await recipeRuntime(input.config);
   const fold = runtime.metricsFold?.() ?? collectingFold(runtime.metrics);
-  let conversations = 0;
-  for await (const record of store.eachRow(input.shards.map((s) => s.records))) {
-    fold.add(record);
-    conversations++;
-  }
+  const conversations = await store.forEachRow(
+    input.shards.map((s) => s.records),
+    (r) => fold.add(r),
+  );
   const metrics = fold.result();
   const metricsRef = await store.putJson(metrics);
   const calls = input.shards.reduce((a, s) => a + s.calls, 0);

@@ -1,17 +1,18 @@
 // Glue between CoRal's pure logic (this folder) and the generic stages: which tasks, which decoding per split,
 // which metrics, which data builders.
 import type { CoralRecipeConfig } from './config';
-import { AGENT_ROLE, type RecipeRuntime, type Split } from '../types';
+import { AGENT_ROLE, type RecipeRuntime, type RowSink, type Split } from '../types';
 import { runCoralConversation, type CoralConversation } from './conversation';
-import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
+import type { TrainingDataFormat } from '../../data/formats';
 import { agentView } from './agent-view';
 import { CORAL_PROMPTS, defaultSystemPromptStyle, openingMessage, systemPrompt } from './prompts';
 import { recipePrompts } from '../prompt-file';
 import { CORAL_METRIC_KINDS, coralMetrics, coralMetricsFold } from './metrics';
 import { coralDataOptions } from './data-options';
-import { buildPreferencePairs } from './preference-pairs';
+import { coralDataBuilder } from './data-builder';
+import { collectedData } from '../collected-data';
 import { coralConversationView } from './report-view';
-import { buildSftExamples } from './sft';
+import { byTaskAndSample } from './sft';
 import { loadCoralTasks, type CoralTask } from './tasks';
 import { splitTaskReader } from '../task-file';
 import { agentDecoding } from './decoding';
@@ -22,6 +23,7 @@ const tasksFor = (cfg: CoralRecipeConfig, split: Split): CoralTask[] => readSpli
 
 export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime<CoralConversation> {
   const prompts = recipePrompts(CORAL_PROMPTS, cfg);
+  const dataBuilder = (sink: RowSink) => coralDataBuilder(AGENT_ROLE, coralDataOptions(cfg, seed), format, sink);
   return {
     taskCount: (split) => tasksFor(cfg, split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
@@ -45,15 +47,8 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
     metrics: (records) => coralMetrics(records, cfg.compat),
     metricsFold: () => coralMetricsFold(cfg.compat),
     metricKinds: CORAL_METRIC_KINDS,
-    buildData: (convs) => {
-      const opts = coralDataOptions(cfg, seed);
-      const sft = buildSftExamples(convs, opts.sft);
-      const pairs = buildPreferencePairs(convs, opts.pairs);
-      return {
-        byRole: { [AGENT_ROLE]: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
-        counts: { sft_examples: sft.length, preference_pairs: pairs.length },
-      };
-    },
+    buildData: (convs) => collectedData(dataBuilder, [...convs].sort(byTaskAndSample)),
+    dataBuilder,
     describeRecord: (split, c) =>
       coralConversationView(
         c,

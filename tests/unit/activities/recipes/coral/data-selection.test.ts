@@ -177,6 +177,36 @@ describe('recipe.data in the config', () => {
     expect(demoConfigError(['recipe.data.sftSelection=first_ten']).field).toBe('recipe.data.sftSelection');
   });
 
+  it('the streaming builder writes the rows buildData returns, one task at a time, as records arrive task-major', () => {
+    const runtime = coralRuntime(recipeOf(['recipe.compat=seed']), 0, 'trl');
+    const records = ['a', 'b', 'c'].flatMap((t) => [conv(t, 0), conv(t, 1, true), conv(t, 2)]);
+    const rows: string[] = [];
+    let firstRowAt: number | undefined;
+    let added = 0;
+    const builder = runtime.dataBuilder!({
+      row: (_role, _dataset, line) => {
+        rows.push(line);
+        firstRowAt ??= added;
+      },
+      extra: () => {},
+    });
+    for (const r of records) {
+      builder.add(r);
+      added++;
+    }
+    const counts = builder.finish();
+    const built = runtime.buildData(records);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.sort()).toEqual([...built.byRole.agent.sft, ...built.byRole.agent.dpo].sort());
+    expect(counts).toEqual(built.counts);
+    // Task a's rows were written as task b's first record arrived, not at the end.
+    expect(firstRowAt).toBe(3);
+    // A task whose records come back after another's would get its per-task caps twice: refused.
+    const again = runtime.dataBuilder!({ row: () => {}, extra: () => {} });
+    for (const r of [conv('a', 0), conv('b', 0), conv('a', 1)]) again.add(r);
+    expect(() => again.finish()).toThrow(/task a are not together/);
+  });
+
   it('the runtime builds data with the resolved options', () => {
     const records = [conv('a', 0, true), conv('a', 1)];
     const counts = (overrides: string[]) => coralRuntime(recipeOf(overrides), 0, 'trl').buildData(records).counts;

@@ -1,0 +1,19 @@
+// A streaming data build (RecipeRuntime.dataBuilder) over records already in memory, its rows kept as TrainingData:
+// what `buildData` returns for a recipe whose rows are built by its builder, so the rows are made in one place.
+import type { DataBuilder, RowSink, TrainingData } from './types';
+
+export function collectedData<Build>(builder: (sink: RowSink) => DataBuilder<Build>, records: Iterable<Build>): TrainingData {
+  const data: TrainingData = { byRole: {}, counts: {} };
+  const b = builder({
+    row: (role, dataset, line) => {
+      const rows = (data.byRole[role] ??= { sft: [], dpo: [] });
+      (rows[dataset] ??= []).push(line);
+    },
+    extra: (name, line) => {
+      (data.extra ??= {})[name] = [...(data.extra?.[name] ?? []), line];
+    },
+  });
+  for (const r of records) b.add(r);
+  data.counts = b.finish();
+  return data;
+}

@@ -1,0 +1,46 @@
+// CoRal's training rows as conversations stream past: the SFT examples (sft.ts) and preference pairs
+// (preference-pairs.ts) of each task, built once all of that task's conversations are in. Both cap and shuffle per
+// task, so a task's rows depend on its own conversations only, and one task at a time is all the build holds.
+import type { CoralConversation } from './conversation';
+import type { coralDataOptions } from './data-options';
+import { buildPreferencePairs } from './preference-pairs';
+import { buildSftExamples, byTaskAndSample } from './sft';
+import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
+import type { DataBuilder, RowSink } from '../types';
+
+export function coralDataBuilder(
+  role: string,
+  opts: ReturnType<typeof coralDataOptions>,
+  format: TrainingDataFormat,
+  sink: RowSink,
+): DataBuilder<CoralConversation> {
+  let task: CoralConversation[] = [];
+  const built = new Set<string>();
+  let sft = 0;
+  let pairs = 0;
+  const buildTask = () => {
+    if (!task.length) return;
+    const id = task[0].taskId;
+    // Records arrive task-major (the shard plan); a task seen again would get its per-task caps twice.
+    if (built.has(id)) throw new Error(`coral data: the records of task ${id} are not together (a shard out of order?)`);
+    built.add(id);
+    task.sort(byTaskAndSample);
+    const examples = buildSftExamples(task, opts.sft);
+    const preferences = buildPreferencePairs(task, opts.pairs);
+    for (const line of formatSft(examples, format)) sink.row(role, 'sft', line);
+    for (const line of formatPreferences(preferences, format)) sink.row(role, 'dpo', line);
+    sft += examples.length;
+    pairs += preferences.length;
+    task = [];
+  };
+  return {
+    add(r) {
+      if (task.length && task[0].taskId !== r.taskId) buildTask();
+      task.push(r);
+    },
+    finish() {
+      buildTask();
+      return { sft_examples: sft, preference_pairs: pairs };
+    },
+  };
+}
