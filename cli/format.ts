@@ -5,9 +5,11 @@ import { iterationLabel } from '../contracts/iteration-label';
 import { fmtNum, metricsTable } from '../contracts/metrics-table';
 import { roleChainLines } from '../contracts/role-chains';
 import type { Attention, IterationSummary, Spend, SpendReport, Stage } from '../contracts/run';
-import { progressLines } from '../contracts/progress-text';
+import { stageProgress } from '../contracts/progress';
+import { countText, progressLines } from '../contracts/progress-text';
 import { runIterationEta, runProgress } from './run-progress';
-import type { RunStatus } from './loop-workflow';
+import type { RunStatus, Unanswered } from './loop-workflow';
+import { busyLine } from './worker-busy';
 import { trimmedText, type ProbeAnswer } from '../activities/report/probe-text';
 import { writtenTrackerLines } from './tracking-lines';
 
@@ -39,7 +41,32 @@ const runSpend = (reports: Array<SpendReport | undefined>): Spend | undefined =>
  *  else the workflow's status ("completed", "failed", …). */
 export function runStateWord(s: RunStatus): string {
   if (s.workflowStatus !== 'RUNNING') return s.workflowStatus.toLowerCase().replace(/_/g, ' ');
-  return s.iteration?.attention ? 'needs attention' : s.loop.paused ? 'paused' : 'running';
+  return (s.iteration?.attention ?? s.unanswered?.attention) ? 'needs attention' : s.loop.paused ? 'paused' : 'running';
+}
+
+/** "run demo (coral) · running · iteration 1 (of 0–2)": the first line of `status`, the live view's header. */
+export const statusHeadline = (s: RunStatus) =>
+  `run ${s.loop.runName}${s.loop.recipe ? ` (${s.loop.recipe})` : ''} · ${runStateWord(s)} · ${runIterationLabel(s)}`;
+
+/** What a stage's activities wait on, one line each. */
+const waitLines = (stage: string, s: RunStatus) => (s.waits ?? []).map((w) => `${stage} (${w.activity}): ${w.waiting}`);
+
+/** What the server alone says of a run whose worker did not answer (cli/run-without-worker.ts): the running stage,
+ *  and what its running pieces say they did; the stage's finished pieces are the worker's to count. */
+function unansweredLines(s: RunStatus, u: Unanswered, now: number): string[] {
+  const lines = [busyLine(u.reason)];
+  if (s.workflowStatus !== 'RUNNING') return lines;
+  if (u.stage) lines.push(`stage: ${u.stage}`);
+  const pieces = u.running.filter((w) => !u.stage || w.stage === u.stage);
+  if (pieces.length) {
+    const p = stageProgress(pieces[0].stage, pieces[0].unit, undefined, { done: 0 }, pieces, now);
+    const totals = pieces.map((w) => w.total);
+    const total = totals.every((t) => t !== undefined) ? totals.reduce((a, t) => a + t!, 0) : undefined;
+    if (p.unit === 'steps') lines.push(...progressLines(p));
+    else
+      lines.push(`running now: ${pieces.length} ${p.stage} piece${pieces.length === 1 ? '' : 's'}, ${countText({ ...p, total })} in them`);
+  }
+  return [...lines, ...waitLines(u.stage ?? 'stage', s)];
 }
 
 /** A stage that needs attention: where, since when, the error's first lines, and how to go on. */
@@ -63,8 +90,8 @@ export const metricsLine = (metrics: Record<string, number>) =>
 
 export function renderStatus(s: RunStatus, now = Date.now()): string {
   const { loop, iteration: it } = s;
-  const lines: string[] = [];
-  lines.push(`run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${runStateWord(s)} · ${runIterationLabel(s)}`);
+  const lines: string[] = [statusHeadline(s)];
+  if (s.unanswered) lines.push(...unansweredLines(s, s.unanswered, now).map((l) => `  ${l}`));
   if (it && s.workflowStatus === 'RUNNING') {
     lines.push(`  stage: ${it.stage}${it.paused ? ' (paused)' : ''}`);
     // The running stage's time and calls are counted when it ends: until then it shows how long it has been running
@@ -77,7 +104,7 @@ export function renderStatus(s: RunStatus, now = Date.now()): string {
     const progress = runProgress(s, now);
     if (progress) lines.push(...progressLines(progress, runIterationEta(s, progress)).map((l) => `  ${l}`));
     if (it.spend) lines.push(`  spend: ${spendLine(it.spend)}`);
-    for (const w of s.waits ?? []) lines.push(`  ${it.stage} (${w.activity}): ${w.waiting}`);
+    lines.push(...waitLines(it.stage, s).map((l) => `  ${l}`));
     if (it.metrics) lines.push(`  metrics: ${metricsLine(it.metrics)}`);
     if (it.attention) lines.push(...attentionLines(loop.runName, it.attention).map((l) => `  ${l}`));
   }

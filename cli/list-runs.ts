@@ -4,16 +4,10 @@
 // loop's status query says paused (a worker answers it); the loop's result says stopped (cli/runs.ts runState).
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { iterationLabel } from '../contracts/iteration-label';
-import {
-  IterationKey,
-  iterationWorkflowId,
-  loopStatusQuery,
-  NeedsAttentionKey,
-  RecipeKey,
-  RunNameKey,
-  StageKey,
-} from '../contracts/messages';
+import { IterationKey, loopStatusQuery, RecipeKey, RunNameKey } from '../contracts/messages';
+import { describeIteration, iterationFlags } from './iteration-description';
 import { runState, type LoopMemo } from './loop-workflow';
+import { queryInTime, WorkerBusyError } from './worker-busy';
 
 export interface RunRow {
   run: string;
@@ -28,12 +22,11 @@ export interface RunRow {
   stage?: string;
   /** When the run began: its first execution's start, across the loop's continue-as-new after every iteration. */
   started: string;
-  /** Set when no worker answered the loop's status query: a running run's pause is then unknown. */
+  /** Set when no worker polls the run's workflow queue: a running run's pause is then unknown. */
   noWorker?: true;
+  /** Set when a worker polls it but did not answer the loop's status query in time (cli/worker-busy.ts). */
+  workerBusy?: true;
 }
-
-/** How long a running run's status query may wait for a worker before `list` says so and goes on. */
-const QUERY_MS = 10_000;
 
 export async function listRuns(client: Client): Promise<RunRow[]> {
   const latest: WorkflowExecutionInfo[] = [];
@@ -71,7 +64,8 @@ async function runRow(client: Client, w: WorkflowExecutionInfo, workerPolls: (ta
   const memoTotal = (w.memo as Partial<LoopMemo> | undefined)?.iterations;
   const iterations = memoTotal ?? (w.status.name === 'COMPLETED' ? loopIteration + 1 : undefined);
   const iteration = iterations !== undefined ? Math.min(loopIteration, iterations - 1) : loopIteration;
-  const [child, started] = await Promise.all([describeIteration(client, run, iteration), runStart(client, w)]);
+  const [described, started] = await Promise.all([describeIteration(client, run, iteration), runStart(client, w)]);
+  const child = described && iterationFlags(described);
   const row: RunRow = {
     run,
     recipe: w.typedSearchAttributes.get(RecipeKey) ?? '',
@@ -84,27 +78,18 @@ async function runRow(client: Client, w: WorkflowExecutionInfo, workerPolls: (ta
   if (w.status.name !== 'RUNNING') row.state = await runState(client, w);
   else if (child?.attention) row.state = 'needs attention';
   else {
-    const paused = (await workerPolls(w.taskQueue))
-      ? await client
-          .withDeadline(Date.now() + QUERY_MS, () => client.workflow.getHandle(w.workflowId, w.runId).query(loopStatusQuery))
-          .then((s) => s.paused)
-          .catch(() => undefined)
-      : undefined;
+    let paused: boolean | undefined;
+    if (await workerPolls(w.taskQueue))
+      paused = await queryInTime(client, () => client.workflow.getHandle(w.workflowId, w.runId).query(loopStatusQuery))
+        .then((s) => s.paused)
+        .catch((err) => {
+          if (err instanceof WorkerBusyError) row.workerBusy = true;
+          return undefined;
+        });
+    if (paused === undefined && !row.workerBusy) row.noWorker = true;
     row.state = paused ? 'paused' : 'running';
-    if (paused === undefined) row.noWorker = true;
   }
   return row;
-}
-
-/** The iteration workflow's stage and needs-attention flag, from its search attributes (no worker needed). */
-async function describeIteration(client: Client, run: string, iteration: number) {
-  try {
-    const d = await client.workflow.getHandle(iterationWorkflowId(run, iteration)).describe();
-    return { stage: d.typedSearchAttributes.get(StageKey), attention: d.typedSearchAttributes.get(NeedsAttentionKey) === true };
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined; // not started yet, or past the server's retention
-    throw err;
-  }
 }
 
 /** The run's start: a continued run's from its memo, else the start of the first execution of the latest one's
@@ -134,7 +119,7 @@ export function renderRunRows(rows: RunRow[]): string {
       r.iterations === undefined
         ? `iteration ${r.iteration}`
         : iterationLabel({ iteration: r.state === 'completed' ? r.iterations : r.iteration, iterations: r.iterations });
-    const state = r.noWorker ? `${r.state} (no worker answered)` : r.state;
+    const state = r.noWorker ? `${r.state} (no worker answered)` : r.workerBusy ? `${r.state} (worker busy)` : r.state;
     lines.push([r.run, r.recipe, state, label, r.stage ?? '', r.started].join('\t'));
   }
   return lines.join('\n');

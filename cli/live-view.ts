@@ -6,9 +6,10 @@ import { iterationLabel } from '../contracts/iteration-label';
 import type { StageProgress } from '../contracts/progress';
 import type { StageStats } from '../contracts/run';
 import { STAGES, type Stage } from '../contracts/stages';
-import { attentionLines, metricsLine, runIterationLabel, runStateWord } from './format';
+import { attentionLines, metricsLine, statusHeadline } from './format';
 import { runIterationEta, runProgress } from './run-progress';
 import type { RunStatus } from './loop-workflow';
+import { busyLine } from './worker-busy';
 
 export interface LiveFrame {
   /** Lines to print once, in order (on a terminal: above the live rows). */
@@ -31,12 +32,18 @@ export class LiveView {
   private doneCount?: number;
   /** What the stage's activities were seen waiting on (a worker, a retry, a heartbeat timeout), clocks left out. */
   private waits = new Set<string>();
+  /** The last frame shown, its log left out, and when: what a busy worker's frames go on showing. */
+  private shown?: { frame: LiveFrame; at: number };
+  /** Since when no worker has answered (undefined while one does). */
+  private busySince?: number;
 
   /** The frame of the run's latest status: log lines for what changed since the previous one. */
-  next(s: RunStatus): LiveFrame {
+  next(s: RunStatus, now = Date.now()): LiveFrame {
     const { loop, iteration: it } = s;
     const running = s.workflowStatus === 'RUNNING';
     const log: string[] = [];
+    if (this.busySince !== undefined) log.push(`worker answering again after ${Math.round((now - this.busySince) / 1000)} s`);
+    this.busySince = undefined;
     const firstLook = this.doneCount === undefined;
     const stageLine = (i: number, stage: string) => `${iterationLabel({ iteration: i, iterations: loop.iterations })} · stage ${stage}`;
     // A line for each stage of iteration `i` that began since the last look, in the order stages run, up to `upTo`
@@ -89,11 +96,23 @@ export class LiveView {
 
     const progress = runProgress(s);
     const stage = stageKey ? ` · stage ${it!.stage}` : '';
-    return {
+    const frame: LiveFrame = {
       log,
-      header: `run ${loop.runName}${loop.recipe ? ` (${loop.recipe})` : ''} · ${runStateWord(s)} · ${runIterationLabel(s)}${stage}`,
+      header: `${statusHeadline(s)}${stage}`,
       ...(progress ? { progress, iterationEta: runIterationEta(s, progress) } : {}),
       ...(stageKey ? { stageKey } : {}),
     };
+    this.shown = { frame: { ...frame, log: [] }, at: now };
+    return frame;
+  }
+
+  /** The frame while no worker answers (`known`: what the server alone says): the last one shown, with a line saying
+   *  so once per busy spell; before any, the run's headline. Its statuses are not taken as the run's: they lack
+   *  what only the worker knows, and a stage or iteration end seen from them would be announced twice. */
+  busy(reason: string, known: RunStatus, now = Date.now()): LiveFrame {
+    const line = this.shown ? busyLine(reason, this.shown.at) : `${busyLine(reason)}, retrying`;
+    const log = this.busySince === undefined ? [line] : [];
+    this.busySince ??= now;
+    return this.shown ? { ...this.shown.frame, log } : { log, header: statusHeadline(known) };
   }
 }

@@ -5,6 +5,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   type Client,
+  type WorkflowExecutionDescription,
   type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -20,11 +21,13 @@ import {
 } from '../contracts/messages';
 import { TASK_QUEUES, type IterationStatus, type LoopConfig, type LoopInput, type LoopState, type LoopStatus } from '../contracts/run';
 import { effectiveConfig } from '../contracts/effective-config';
+import type { WorkProgress } from '../contracts/progress';
 import type { trainingLoop, LoopResult } from '../workflows/loop';
 import { UserError } from './user-error';
-import { serverRetryMs, withServerRetry, type RetryKind } from './server-retry';
-import { activityWaits, type ActivityWait } from './activity-waits';
+import type { ActivityWait } from './activity-waits';
+import { pendingWork, type ShardInFlight, type TrainerInFlight } from './iteration-description';
 import { runningWork, withRunningWork } from './running-work';
+import { queryInTime } from './worker-busy';
 
 /** Memo written at start: lets `list` say how many iterations a run has without asking a worker. */
 export interface LoopMemo {
@@ -86,18 +89,6 @@ export async function startExecution(
   }
 }
 
-export interface ShardInFlight {
-  done: number;
-  total: number;
-}
-
-/** A trainer running now (heartbeat details): its model role when the iteration trains several. */
-export interface TrainerInFlight {
-  role?: string;
-  step: number;
-  loss?: number;
-}
-
 export interface RunStatus {
   workflowStatus: string;
   loop: LoopStatus;
@@ -107,6 +98,19 @@ export interface RunStatus {
   /** Activities of the running iteration that wait on a heartbeat timeout, a retry or a worker. */
   waits?: ActivityWait[];
   result?: LoopResult;
+  /** Set when no worker answered the run's queries in time (cli/run-without-worker.ts): `loop` is then the state the
+   *  loop's execution started with, `iteration` is absent, and this says what the server knows of the running one. */
+  unanswered?: Unanswered;
+}
+
+/** The running iteration as the server alone knows it. */
+export interface Unanswered {
+  /** How the worker did not answer ("the status query timed out after 10 s"). */
+  reason: string;
+  stage?: string;
+  attention?: boolean;
+  /** The running activities' latest measurements (heartbeat details): the stage's finished work is the worker's. */
+  running: WorkProgress[];
 }
 
 /** The namespace is named: a run started under another TEMPORAL_NAMESPACE or profile is the usual cause. */
@@ -146,72 +150,37 @@ export async function getRunStatus(client: Client, runName: string): Promise<Run
       configChanges: result.iterations.at(-1)?.configChanges,
     };
   } else {
-    loop = await handle.query(loopStatusQuery);
+    loop = await queryInTime(client, () => handle.query(loopStatusQuery));
   }
   let iteration: IterationStatus | undefined;
-  const inFlight: ShardInFlight[] = [];
-  const training: TrainerInFlight[] = [];
-  let waits: ActivityWait[] = [];
+  let cd: WorkflowExecutionDescription | undefined;
   if (workflowStatus === 'RUNNING') {
     const child = client.workflow.getHandle(iterationWorkflowId(runName, loop.iteration));
+    const query = () => queryInTime(client, () => child.query(iterationStatusQuery));
     try {
-      let cd: Awaited<ReturnType<typeof child.describe>>;
       // A consistent look: the finished work (the query) and the running pieces (the description) from one moment.
       // A piece finishing between the two reads would be in neither; so the query is read again after the
       // description, and the pair is taken once no piece finished meanwhile (else a count could go back down).
       for (let look = 1; ; look++) {
-        iteration = await child.query(iterationStatusQuery);
+        iteration = await query();
         cd = await child.describe();
         if (look === CONSISTENT_LOOKS) break;
-        const again = await child.query(iterationStatusQuery);
+        const again = await query();
         const same = again.stage === iteration.stage && again.progress?.done === iteration.progress?.done;
         if (same && again.conversations.done === iteration.conversations.done) break;
       }
-      waits = activityWaits(cd.raw.pendingActivities ?? [], Date.now());
-      const details: unknown[] = [];
-      for (const pa of cd.raw.pendingActivities ?? []) {
-        const p = pa.heartbeatDetails?.payloads?.[0];
-        if (!p) continue;
-        const d = defaultPayloadConverter.fromPayload<Partial<ShardInFlight & TrainerInFlight>>(p as never);
-        details.push(d);
-        if (typeof d?.done === 'number' && typeof d.total === 'number') inFlight.push({ done: d.done, total: d.total });
-        if (typeof d?.step === 'number' && iteration) {
-          iteration.train = { step: d.step, loss: d.loss };
-          training.push({ role: d.role, step: d.step, loss: d.loss });
-        }
-      }
-      const progress = iteration && withRunningWork(iteration, runningWork(details));
-      if (iteration && progress) iteration.progress = progress;
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err; // between iterations: no child yet
     }
   }
-  training.sort((a, b) => (a.role ?? '').localeCompare(b.role ?? ''));
-  return { workflowStatus, loop, iteration, inFlight, training, waits, result };
-}
-
-/** getRunStatus through short server outages (see server-retry.ts). */
-export function getRunStatusRetrying(client: Client, runName: string, kind: RetryKind = 'status'): Promise<RunStatus> {
-  return withServerRetry(() => getRunStatus(client, runName), {
-    what: kind === 'wait' ? `waiting for run ${runName}` : `reading run ${runName}`,
-    giveUpAfterMs: serverRetryMs(kind),
-  });
-}
-
-export async function waitForRun(
-  client: Client,
-  runName: string,
-  onTick: (s: RunStatus) => void,
-  pollMs = 1000,
-  opts: { returnOnAttention?: boolean } = {},
-): Promise<RunStatus> {
-  for (;;) {
-    const s = await getRunStatusRetrying(client, runName, 'wait');
-    onTick(s);
-    if (s.workflowStatus !== 'RUNNING') return s;
-    if (opts.returnOnAttention && s.iteration?.attention) return s;
-    await new Promise((r) => setTimeout(r, pollMs));
+  const { details, inFlight, training, waits } = pendingWork(cd);
+  if (iteration) {
+    const trainer = training.at(-1);
+    if (trainer) iteration.train = { step: trainer.step, loss: trainer.loss };
+    const progress = withRunningWork(iteration, runningWork(details));
+    if (progress) iteration.progress = progress;
   }
+  return { workflowStatus, loop, iteration, inFlight, training, waits, result };
 }
 
 /** Control commands act on running runs only; anything else is a clear user error. */
@@ -226,10 +195,15 @@ export async function requireRunning(client: Client, runName: string): Promise<v
 }
 
 /** What the latest execution of a run's loop was started with: the input, and the state after the iterations
- *  finished before it (absent for a run's first execution). Read from its history, so no worker is needed. */
+ *  finished before it (absent for a run's first execution). Read from its history's first event, so no worker is
+ *  needed (and a loop's thousands of progress signals are not read). */
 export async function lastStart(client: Client, runName: string): Promise<{ input: LoopInput; state?: LoopState }> {
-  const history = await client.workflow.getHandle(loopWorkflowId(runName)).fetchHistory();
-  const [input, state] = (history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []).map((p) =>
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId: loopWorkflowId(runName) },
+    maximumPageSize: 1,
+  });
+  const [input, state] = (history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []).map((p) =>
     defaultPayloadConverter.fromPayload<unknown>(p as never),
   );
   if (!input) throw new Error(`the history of run ${runName} has no start input`);

@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import { renderStatus } from './format';
 import { liveDisplay, type LiveDisplay } from './live-display';
 import { LiveView } from './live-view';
-import { type RunStatus, waitForRun } from './loop-workflow';
+import type { RunStatus } from './loop-workflow';
+import { waitForRun } from './status-retrying';
 
 /** The run's status once it has closed (or, with `returnOnAttention`, once a stage needs attention); undefined when
  *  the user pressed Ctrl-C with `detachOnInterrupt`: watching stops, the run goes on. */
@@ -22,6 +23,7 @@ export async function watchRun(
   try {
     const watched = waitForRun(client, runName, (s) => display.show(view.next(s)), o.pollMs ?? 1000, {
       returnOnAttention: o.returnOnAttention,
+      onBusy: (err, known) => display.show(view.busy(err.reason, known)),
     });
     watched.catch(() => undefined); // after a detach, a later failure of the abandoned poll is nobody's concern
     return await Promise.race([watched, interrupted]);

@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { storeFor } from '../../activities/artifacts/store';
 import { probeAnswersByIteration } from '../../activities/report/probe-text';
 import { lineageLines, metricsTable } from '../format';
-import { getRunStatusRetrying, runConfig } from '../loop-workflow';
+import { runConfig } from '../loop-workflow';
+import { getRunStatusRetrying } from '../status-retrying';
 import { connectClientRetrying, serverRetryMs, withServerRetry } from '../server-retry';
 import { cliAction, UserError } from '../user-error';
 

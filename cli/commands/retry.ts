@@ -4,9 +4,10 @@ import { iterationConfigQuery, iterationWorkflowId, retryStageUpdate } from '../
 import { STAGES, type Stage } from '../../contracts/run';
 import { trainedCheckpoint } from '../format';
 import { collect } from '../option-values';
-import { getRunStatusRetrying } from '../loop-workflow';
+import { getRunStatusRetrying } from '../status-retrying';
 import { connectClientRetrying } from '../server-retry';
 import { cliAction, UserError } from '../user-error';
+import { WorkerBusyError } from '../worker-busy';
 
 export function retryCommand(program: Command): void {
   program
@@ -18,6 +19,7 @@ export function retryCommand(program: Command): void {
       cliAction(async (name: string, o: { stage?: Stage; set: string[] }) => {
         const client = await connectClientRetrying('status');
         const s = await getRunStatusRetrying(client, name);
+        if (s.unanswered && s.workflowStatus === 'RUNNING') throw new WorkerBusyError(s.unanswered.reason); // a retry is the worker's to take
         if (s.workflowStatus !== 'RUNNING' || !s.iteration?.attention)
           throw new UserError(
             `run "${name}" has no stage that needs attention (status: ${s.workflowStatus.toLowerCase()}${s.iteration ? `, stage ${s.iteration.stage}` : ''})`,

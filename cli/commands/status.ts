@@ -3,9 +3,11 @@ import type { Command } from 'commander';
 import { stringify as stringifyYaml } from 'yaml';
 import { iterationConfigQuery, iterationWorkflowId } from '../../contracts/messages';
 import { renderStatus } from '../format';
-import { getRunStatusRetrying, runConfig } from '../loop-workflow';
+import { runConfig } from '../loop-workflow';
+import { getRunStatusRetrying } from '../status-retrying';
 import { connectClientRetrying } from '../server-retry';
 import { cliAction } from '../user-error';
+import { queryInTime } from '../worker-busy';
 
 export function statusCommand(program: Command): void {
   program
@@ -21,7 +23,9 @@ export function statusCommand(program: Command): void {
           // A running iteration's config holds its own retry's change before the loop carries it on.
           const running = s.workflowStatus === 'RUNNING' && s.iteration;
           const config = running
-            ? await client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration)).query(iterationConfigQuery)
+            ? await queryInTime(client, () =>
+                client.workflow.getHandle(iterationWorkflowId(name, s.loop.iteration)).query(iterationConfigQuery),
+              )
             : await runConfig(client, name);
           console.log(stringifyYaml(config ?? null).trimEnd());
           return;

@@ -125,7 +125,75 @@ describe('status', () => {
   });
 });
 
+describe('status without a worker', () => {
+  const unanswered = (patch: Partial<RunStatus> = {}) =>
+    status(undefined, {
+      unanswered: {
+        reason: 'the status query timed out after 10 s',
+        stage: 'train',
+        running: [{ key: 'train', stage: 'train', unit: 'steps', done: 12, total: 40, loss: 0.41, at: NOW }],
+      },
+      waits: [{ activity: 'trainCheckpoint', attempt: 2, waiting: 'attempt 2 of 3 running, after: OOM' }],
+      ...patch,
+    });
+
+  it('says the worker is busy, then the stage, what the running pieces say and what they wait on', () => {
+    expect(renderStatus(unanswered(), NOW).split('\n').slice(0, 5)).toEqual([
+      'run r (coral) · running · iteration 1 (of 0–2)',
+      '  worker busy: the status query timed out after 10 s; showing what the server knows without it',
+      '  stage: train',
+      '  train: step 12 of 40 · loss 0.41 · ETA not yet known',
+      '  train (trainCheckpoint): attempt 2 of 3 running, after: OOM',
+    ]);
+    const generating = unanswered({
+      unanswered: {
+        reason: 'r',
+        stage: 'generate',
+        attention: true,
+        running: [
+          { key: 'eval-0', stage: 'generate', unit: 'conversations', done: 3, total: 8, at: NOW },
+          { key: 'eval-1', stage: 'generate', unit: 'conversations', done: 5, total: 8, at: NOW },
+        ],
+      },
+      waits: [],
+    });
+    const text = renderStatus(generating, NOW);
+    expect(text).toContain('run r (coral) · needs attention · iteration 1 (of 0–2)');
+    expect(text).toContain('  running now: 2 generate pieces, 8 of 16 conversations in them\n');
+  });
+
+  it('of a closed run, only the busy line: no stage', () => {
+    const text = renderStatus(unanswered({ workflowStatus: 'TERMINATED' }), NOW);
+    expect(text).toContain('run r (coral) · terminated');
+    expect(text).toContain('  worker busy: the status query timed out after 10 s');
+    expect(text).not.toContain('stage: train');
+  });
+});
+
 describe('the live view', () => {
+  it('while no worker answers: keeps the last frame, says so once with its time, and when the worker is back', () => {
+    const view = new LiveView();
+    const busy = status(undefined, { unanswered: { reason: 'the status query timed out after 10 s', running: [] } });
+    // Before any frame: the run's headline from what the server knows.
+    expect(view.busy('the status query timed out after 10 s', busy, NOW)).toEqual({
+      log: ['worker busy: the status query timed out after 10 s; showing what the server knows without it, retrying'],
+      header: 'run r (coral) · running · iteration 1 (of 0–2)',
+    });
+    view.next(status(iteration({ progress: generating })), NOW);
+    const shown = view.next(status(iteration({ progress: { ...generating, done: 40 } })), NOW + 1000);
+    const first = view.busy('the status query timed out after 10 s', busy, NOW + 12_000);
+    const clock = new Date(NOW + 1000).toTimeString().slice(0, 8);
+    expect(first).toEqual({
+      ...shown,
+      log: [`worker busy: the status query timed out after 10 s; showing the state of ${clock}, retrying`],
+    });
+    expect(view.busy('the status query timed out after 10 s', busy, NOW + 24_000)).toEqual({ ...shown, log: [] });
+    expect(view.next(status(iteration({ progress: { ...generating, done: 50 } })), NOW + 46_000).log).toEqual([
+      'worker answering again after 34 s',
+    ]);
+    expect(view.next(status(iteration({ progress: { ...generating, done: 51 } })), NOW + 47_000).log).toEqual([]);
+  });
+
   it('prints each stage change, attention and iteration end once; progress only of the stage it belongs to', () => {
     const view = new LiveView();
     const first = view.next(status(iteration({ progress: generating })));
