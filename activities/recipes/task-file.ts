@@ -96,13 +96,20 @@ export interface SplitFiles {
 export function splitTaskReader<T, K extends string>(
   load: (file: string, kind: K) => T[],
 ): (cfg: SplitFiles, split: 'eval' | 'train', kind: K) => T[] {
-  const cache = new Map<string, T[]>();
+  const loaded = new Map<string, T[]>();
+  const limited = new Map<string, T[]>();
   return (cfg, split, kind) => {
     const file = split === 'eval' ? cfg.evalTasks : cfg.trainTasks;
     if (!file) return [];
+    // The cut list is kept too: recipes ask for it once per conversation, and a fresh copy each time made every
+    // conversation cost time in the number of tasks (an iteration of 250,000 tasks × 4 samples).
     const key = `${file}#${kind}`;
-    let tasks = cache.get(key);
-    if (!tasks) cache.set(key, (tasks = load(file, kind)));
-    return cfg.limit ? tasks.slice(0, cfg.limit) : tasks;
+    let tasks = limited.get(`${key}#${cfg.limit ?? ''}`);
+    if (!tasks) {
+      let all = loaded.get(key);
+      if (!all) loaded.set(key, (all = load(file, kind)));
+      limited.set(`${key}#${cfg.limit ?? ''}`, (tasks = cfg.limit ? all.slice(0, cfg.limit) : all));
+    }
+    return tasks;
   };
 }
