@@ -1,13 +1,28 @@
 // The plan stage: an iteration's generation shards (over the config's recipe's conversations, `generation.shardSize`
 // each) and what its recipe needs besides generation. `planShards` alone is what iterations recorded before recipes
 // declared their needs scheduled.
+import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivitySignatures } from '../../contracts/activities';
 import { planShards as shardsOf } from '../generation/plan-shards';
 import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
 
 type PlanInput = Parameters<ActivitySignatures['planIteration']>[0];
 
-const shards = async ({ config, evalOnly }: PlanInput) => shardsOf(await recipeRuntime(config), config.generation.shardSize, evalOnly);
+/** Each shard adds ~2.5 KB to the iteration's history (its input, result and progress signal): 4,000 keep it near
+ *  10 MB, a fifth of Temporal's 50 MB limit, with room for retries. */
+export const MAX_SHARDS = 4000;
+
+async function shards({ config, evalOnly }: PlanInput) {
+  const plan = shardsOf(await recipeRuntime(config), config.generation.shardSize, evalOnly);
+  if (plan.length > MAX_SHARDS) {
+    const conversations = plan.reduce((a, s) => a + (s.conversations ?? 0), 0);
+    throw ApplicationFailure.nonRetryable(
+      `generation.shardSize: ${config.generation.shardSize} makes ${plan.length} shards of ${conversations} conversations, more than ${MAX_SHARDS} (each adds to the iteration's history, which Temporal caps at 50 MB); raise it to at least ${Math.ceil(conversations / MAX_SHARDS)} (collab-loop retry <run> --set generation.shardSize=N)`,
+      'ConfigError',
+    );
+  }
+  return plan;
+}
 
 export const planShards: ActivitySignatures['planShards'] = async (input) => shards(input);
 
