@@ -31,6 +31,8 @@ export interface ScaleOptions {
   heapMb: number;
   shardSize: number;
   shapes: Shape[];
+  /** Workflow tasks in a process of their own (`--queues workflows`), the W workers running the activities only. */
+  workflowProcess: boolean;
 }
 
 export interface WorkerFigures {
@@ -57,6 +59,8 @@ export interface ScaleRun {
   /** The iteration's status query, asked every second while it ran (what `collab-loop status` asks): how long the
    *  answers took, and how many got none (a worker busy past the query's timeout). */
   query: { asked: number; failed: number; p50Ms: number; maxMs: number };
+  /** With `workflowProcess`: that process's peak RSS. */
+  workflowWorkerPeakRssMb?: number;
 }
 
 /** Asks the iteration's status query every second until stopped; its answer times, as a busy user would see them. */
@@ -134,13 +138,17 @@ async function startSimulator(dir: string, tasks: string): Promise<{ url: string
 
 /** A `collab-loop worker` process with its heap capped, once it polls (in an object: a returned ResultPromise would
  *  be awaited, i.e. waited for until it exits). */
-async function startWorker(address: string, heapMb: number): Promise<{ proc: ResultPromise }> {
-  const worker = execa(process.execPath, [path.join(PROJECT_ROOT, 'bin/collab-loop.js'), 'worker'], {
-    cwd: PROJECT_ROOT,
-    reject: false,
-    all: true,
-    env: { TEMPORAL_ADDRESS: address, NODE_OPTIONS: `--max-old-space-size=${heapMb}` },
-  });
+async function startWorker(address: string, heapMb: number, queues?: string): Promise<{ proc: ResultPromise }> {
+  const worker = execa(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bin/collab-loop.js'), 'worker', ...(queues ? ['--queues', queues] : [])],
+    {
+      cwd: PROJECT_ROOT,
+      reject: false,
+      all: true,
+      env: { TEMPORAL_ADDRESS: address, NODE_OPTIONS: `--max-old-space-size=${heapMb}` },
+    },
+  );
   let out = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer) => {
@@ -204,8 +212,11 @@ async function runOnce(env: TestWorkflowEnvironment, dir: string, shape: Shape, 
   const tasksFile = taskFile(runDir, tasks);
   const simulator = await startSimulator(runDir, tasksFile);
   const workers: ResultPromise[] = [];
+  let workflows: ResultPromise | undefined;
   try {
-    for (let i = 0; i < o.workers; i++) workers.push((await startWorker(env.address, o.heapMb)).proc);
+    if (o.workflowProcess) workflows = (await startWorker(env.address, o.heapMb, 'workflows')).proc;
+    const queues = o.workflowProcess ? 'llm,cpu,gpu,sandbox' : undefined;
+    for (let i = 0; i < o.workers; i++) workers.push((await startWorker(env.address, o.heapMb, queues)).proc);
     const stateDir = path.join(runDir, 'state');
     mkdirSync(stateDir);
     const config = resolveConfigPaths(
@@ -264,10 +275,11 @@ async function runOnce(env: TestWorkflowEnvironment, dir: string, shape: Shape, 
       historyBytes: desc.historySize ?? Number.NaN,
       cacheBytes: bytesUnder(path.join(stateDir, 'llm-cache')),
       query,
+      ...(workflows ? { workflowWorkerPeakRssMb: peakRssMb(workflows.pid!) } : {}),
     };
   } finally {
-    for (const w of workers) w.kill('SIGTERM');
-    await Promise.all(workers);
+    for (const w of [...workers, ...(workflows ? [workflows] : [])]) w.kill('SIGTERM');
+    await Promise.all([...workers, ...(workflows ? [workflows] : [])]);
     simulator.proc.kill('SIGTERM');
     await simulator.proc;
     rmSync(runDir, { recursive: true, force: true });
@@ -283,7 +295,7 @@ export async function benchScale(o: ScaleOptions): Promise<ScaleRun[]> {
   });
   const runs: ScaleRun[] = [];
   console.log(
-    `\nscale — one evaluation-only CoRal iteration (maxTurns 4), ${o.workers} workers with --max-old-space-size=${o.heapMb}, shardSize ${o.shardSize}`,
+    `\nscale — one evaluation-only CoRal iteration (maxTurns 4), ${o.workers} workers with --max-old-space-size=${o.heapMb}, shardSize ${o.shardSize}${o.workflowProcess ? ', workflow tasks in a process of their own' : ''}`,
   );
   console.log(
     `  the simulator: ${SLOTS} in service, ${LATENCY_MS} ms each (ideal ${(SLOTS / (LATENCY_MS / 1000)).toFixed(0)} calls/s); ${os.availableParallelism()} cores for all of them and the Temporal dev server`,
@@ -301,6 +313,10 @@ export async function benchScale(o: ScaleOptions): Promise<ScaleRun[]> {
         console.log(
           `      status query every second: ${r.query.asked} asked, answered in ${r.query.p50Ms.toFixed(0)} ms (median), ${r.query.maxMs.toFixed(0)} ms (slowest), ${r.query.failed} unanswered`,
         );
+        if (r.workflowWorkerPeakRssMb !== undefined)
+          console.log(
+            `      workflow tasks in their own process (--queues workflows): its peak RSS ${r.workflowWorkerPeakRssMb.toFixed(0)} MB`,
+          );
       }
     for (const shape of o.shapes) {
       const [base, ...larger] = runs.filter((r) => r.shape === shape);

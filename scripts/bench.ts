@@ -481,6 +481,7 @@ interface BenchFlags {
   heapMb: number;
   shardSize: number;
   shape: Shape[];
+  workflowProcess?: boolean;
 }
 
 function positiveInt(v: string): number {
@@ -507,6 +508,7 @@ await new Command('npm run bench --')
   .option('--workers <n>', 'scale: worker processes sharing the shards', positiveInt, 2)
   .option('--heap-mb <n>', "scale: each worker's --max-old-space-size", positiveInt, 768)
   .option('--shard-size <n>', 'scale: generation.shardSize (conversations per shard)', positiveInt, 1000)
+  .option('--workflow-process', 'scale: workflow tasks in a `collab-loop worker --queues workflows` process of their own')
   .option(
     '--shape <shape...>',
     'scale: few-tasks (24 tasks × many samples) and/or many-tasks (many tasks × 4 samples)',
@@ -519,7 +521,14 @@ await new Command('npm run bench --')
       const clipModel = o.clipModel && path.resolve(o.clipModel);
       const problem = clipModel && clipCheckpointProblem(clipModel);
       if (problem) throw new UserError(`--clip-model: ${problem}`);
-      const scale = { conversations: o.conversations, workers: o.workers, heapMb: o.heapMb, shardSize: o.shardSize, shapes: o.shape };
+      const scale = {
+        conversations: o.conversations,
+        workers: o.workers,
+        heapMb: o.heapMb,
+        shardSize: o.shardSize,
+        shapes: o.shape,
+        workflowProcess: !!o.workflowProcess,
+      };
       await runBench(sections, { clipModel, scale });
     }),
   )
