@@ -367,6 +367,8 @@ const SECTIONS: Record<TemporalSection, (env: TestWorkflowEnvironment) => Promis
 interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
   clipModel?: string;
+  /** cache-index: entries written to the index (default 10,000,000). */
+  entries?: number;
 }
 
 async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<void> {
@@ -425,6 +427,10 @@ async function runBench(only: string[] = [], opts: BenchOptions = {}): Promise<v
       `  (${b.cores} cores shared by the client measured, the endpoint, the Temporal dev server and this process's workflow worker: calls/s is bounded by CPU, not by the endpoint; the worker's request cache is on ${os.tmpdir()}: TMPDIR picks its filesystem)`,
     );
   });
+  await section('cache-index', async () => {
+    const { benchCacheIndex } = await import('./bench-cache-index');
+    await benchCacheIndex(opts.entries);
+  });
   await section('object-store', async () => {
     const { benchObjectStore } = await import('./bench-object-store');
     await benchObjectStore();
@@ -472,13 +478,16 @@ await new Command('npm run bench --')
   .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
   .description("throughput and footprint figures; each section's replace its block in docs/benchmarks.md")
   .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
+  .option('--entries <n>', 'cache-index: entries written to the index (default 10,000,000)')
   .showHelpAfterError()
   .action(
-    cliAction(async (sections: string[], o: { clipModel?: string }) => {
+    cliAction(async (sections: string[], o: { clipModel?: string; entries?: string }) => {
       const clipModel = o.clipModel && path.resolve(o.clipModel);
       const problem = clipModel && clipCheckpointProblem(clipModel);
       if (problem) throw new UserError(`--clip-model: ${problem}`);
-      await runBench(sections, { clipModel });
+      const entries = o.entries === undefined ? undefined : Number(o.entries);
+      if (entries !== undefined && !(Number.isInteger(entries) && entries > 0)) throw new UserError('--entries: a whole number above 0');
+      await runBench(sections, { clipModel, entries });
     }),
   )
   .parseAsync(process.argv);
