@@ -15,9 +15,19 @@ export const TEMPORAL_SECTIONS = [
 export type TemporalSection = (typeof TEMPORAL_SECTIONS)[number];
 
 /** ColBench scoring (the sandbox, the renderer, the screenshot scores), the CPU an LLM call costs in a worker
- *  process (llm-cpu starts its own Temporal dev server and endpoint), the object stores' throughput, and endpoint
- *  limits shared by two processes through Redis, and one iteration of 10k to 1M conversations on worker processes (scale). */
-export const STANDALONE_SECTIONS = ['sandbox', 'render', 'clip-vs-default', 'llm-cpu', 'object-store', 'shared-limits', 'scale'] as const;
+ *  process (llm-cpu starts its own Temporal dev server and endpoint), the request cache's index at a large cache's
+ *  size, the object stores' throughput, endpoint limits shared by two processes through Redis, and one iteration of
+ *  10k to 1M conversations on worker processes (scale). */
+export const STANDALONE_SECTIONS = [
+  'sandbox',
+  'render',
+  'clip-vs-default',
+  'llm-cpu',
+  'cache-index',
+  'object-store',
+  'shared-limits',
+  'scale',
+] as const;
 
 /** The Temporal sections' peak RSS, printed once after them: a block of its own. */
 export const PEAK_RSS = 'peak-rss';

@@ -368,6 +368,8 @@ const SECTIONS: Record<TemporalSection, (env: TestWorkflowEnvironment) => Promis
 interface BenchOptions {
   /** clip-vs-default: the CLIP checkpoint directory (default models/tiny-clip, random weights). */
   clipModel?: string;
+  /** cache-index: entries written to the index. */
+  entries: number;
   scale: ScaleOptions;
 }
 
@@ -427,6 +429,10 @@ async function runBench(only: string[], opts: BenchOptions): Promise<void> {
       `  (${b.cores} cores shared by the client measured, the endpoint, the Temporal dev server and this process's workflow worker: calls/s is bounded by CPU, not by the endpoint; the worker's request cache is on ${os.tmpdir()}: TMPDIR picks its filesystem)`,
     );
   });
+  await section('cache-index', async () => {
+    const { benchCacheIndex } = await import('./bench-cache-index');
+    await benchCacheIndex(opts.entries);
+  });
   await section('object-store', async () => {
     const { benchObjectStore } = await import('./bench-object-store');
     await benchObjectStore();
@@ -476,6 +482,7 @@ async function benchWithTemporal(
 
 interface BenchFlags {
   clipModel?: string;
+  entries: number;
   conversations: number[];
   workers: number;
   heapMb: number;
@@ -504,6 +511,7 @@ await new Command('npm run bench --')
   .argument('[sections...]', 'only these sections (e.g. toa-search toa-methods); default all')
   .description("throughput and footprint figures; each section's replace its block in docs/benchmarks.md")
   .option('--clip-model <dir>', 'clip-vs-default: a CLIP checkpoint directory (default models/tiny-clip, random weights)')
+  .option('--entries <n>', 'cache-index: entries written to the index', positiveInt, 10_000_000)
   .option('--conversations <n...>', 'scale: conversations per iteration, one run (per shape) each', positiveInts, SCALE_DEFAULT_SIZES)
   .option('--workers <n>', 'scale: worker processes sharing the shards', positiveInt, 2)
   .option('--heap-mb <n>', "scale: each worker's --max-old-space-size", positiveInt, 768)
@@ -529,7 +537,7 @@ await new Command('npm run bench --')
         shapes: o.shape,
         workflowProcess: !!o.workflowProcess,
       };
-      await runBench(sections, { clipModel, scale });
+      await runBench(sections, { clipModel, entries: o.entries, scale });
     }),
   )
   .parseAsync(process.argv);

@@ -7,6 +7,7 @@ import type { ObjectStore } from '../storage/object-store';
 import { isLocalStorage, localStateDir, objectStoreFor, type StorageOf } from '../storage/run-storage';
 import { JournalRequestCache } from './journal-cache';
 import { ObjectJournalCache } from './object-journal-cache';
+import { openedCaches } from './opened-caches';
 import path from 'node:path';
 import type { CachedAnswer, ChatCall, ModelApi, RequestCache } from './types';
 
@@ -48,25 +49,25 @@ export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi =
   );
 }
 
-/** One cache per process and directory: its journal, or the answers waiting for the store, are the process's own. */
-const opened = new Map<string, RequestCache>();
-
 /** The run's durable request cache, beside its artifacts and shared by every stage, worker and host that calls a
  *  model for the run (and every run on the same store: the key says nothing about the run): journals in
- *  <stateDir>/llm-cache on one machine (one per process), journal objects in an object store (object-journal-cache.ts;
- *  while it cannot be written, this host's <stateDir>/llm-cache-unsaved). */
+ *  <stateDir>/llm-cache on one machine (one per process, indexed in its index.lmdb), journal objects in an object store
+ *  (object-journal-cache.ts; indexed, and kept while the store cannot be written, in this host's
+ *  <stateDir>/llm-cache-unsaved/<store>). */
 export function requestCacheFor(config: StorageOf): RequestCache {
+  // One cache per process and directory (opened-caches.ts): its journal, or the answers waiting for the store, are the
+  // process's own.
   const store = objectStoreFor(config);
   if (!isLocalStorage(config)) {
     const dir = path.join(localStateDir(config), 'llm-cache-unsaved', sha256Hex(store.location).slice(0, 16));
-    let cache = opened.get(dir);
-    if (!cache) opened.set(dir, (cache = new ObjectJournalCache(store, dir, new ObjectRequestCache(store))));
+    let cache = openedCaches.get(dir);
+    if (!cache) openedCaches.set(dir, (cache = new ObjectJournalCache(store, dir, new ObjectRequestCache(store))));
     return cache;
   }
   const dir = path.join(localStateDir(config), 'llm-cache');
-  let cache = opened.get(dir);
+  let cache = openedCaches.get(dir);
   // Caches written before the journals are these same per-answer files under the state dir: still read.
-  if (!cache) opened.set(dir, (cache = new JournalRequestCache(dir, new ObjectRequestCache(store))));
+  if (!cache) openedCaches.set(dir, (cache = new JournalRequestCache(dir, new ObjectRequestCache(store))));
   return cache;
 }
 

@@ -7,18 +7,22 @@
 // back). While the store cannot be reached, answers wait on this host instead (unsaved-answers.ts) and go out as one
 // batch once it answers again. Writes and reads serve several stages at once, so they run outside the stage that
 // started them (heartbeat.ts outsideActivity): cancelling one stage never fails another's answers.
-// Lookups read every journal object once (a list and a GET each), index where each answer is in memory (the last
-// few objects' bytes are kept for hits; an older one is read again on a hit), and on a miss read the objects
-// written since — at most every REFRESH_MS, so a run of misses (a fresh run: every call is one) costs a LIST now and
-// then, not a request per call. Per-answer objects (llm-cache/<ab>/<key>.json, written before the journals) are still
-// read on a miss while the store holds any (looked for until journals are there without them: readNew).
+// Where each answer is, is in an index on this host's disk shared by its processes (objects.lmdb in the cache's local
+// directory: journal-index.ts), so a process that starts reads no journal object the host has indexed already; a miss
+// lists the journal objects and reads only those not indexed yet — at most every REFRESH_MS, so a run of misses (a
+// fresh run: every call is one) costs a LIST now and then, not a request per call. The last few objects' bytes are
+// kept for hits; an older one is read again on a hit. Per-answer objects (llm-cache/<ab>/<key>.json, written before
+// the journals) are still read on a miss while the store holds any (looked for until journals are there without
+// them: readNew).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import type { ObjectStore } from '../storage/object-store';
 import { isTransientStorageError } from '../storage/outage-retry';
 import { outsideActivity } from '../heartbeat';
 import type { CachedAnswer, RequestCache } from './types';
-import { answerOf, indexLines, journalLine } from './journal-cache';
+import { answerOf, journalLine, linesOf } from './journal-format';
+import { IndexUse, type JournalIndex, type Location } from './journal-index';
 import { UnsavedAnswers } from './unsaved-answers';
 
 export const JOURNAL_PREFIX = 'llm-cache/journal/';
@@ -35,13 +39,8 @@ const REFRESH_MS = 2_000;
 const KEPT_OBJECTS = 16;
 /** Journal objects read at once when catching up. */
 const READ_CONCURRENCY = 8;
-
-/** Where an answer is: its line in a journal object. */
-interface Location {
-  name: string;
-  start: number;
-  length: number;
-}
+/** The index's file in the cache's local directory (index.lmdb there is the unsaved answers' journal cache's). */
+const OBJECTS_INDEX_FILE = 'objects.lmdb';
 
 interface Pending {
   key: string;
@@ -50,20 +49,19 @@ interface Pending {
 }
 
 export class ObjectJournalCache implements RequestCache {
-  /** Answers the store could not take when they arrived; none without a local directory for them. */
-  readonly unsaved?: UnsavedAnswers;
-  /** Key → its line, for every journal object read or written by this process. */
-  private readonly index = new Map<string, Location>();
+  /** Answers the store could not take when they arrived. */
+  readonly unsaved: UnsavedAnswers;
+  /** Key → its line in a journal object, for every object this host has read or written. */
+  private readonly index: IndexUse;
   /** The bytes of the journal objects used last (a Map keeps insertion order: the first is the least recent). */
   private readonly kept = new Map<string, Buffer>();
   private readonly loading = new Map<string, Promise<Buffer | undefined>>();
-  /** Journal objects already in the index. */
-  private readonly seen = new Set<string>();
   private readonly writer = `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private seq = 0;
   private pending: Pending[] = [];
-  /** PUTs in flight, and whether a look for pending answers is queued. */
+  /** PUTs in flight (and their flushes, for close()), and whether a look for pending answers is queued. */
   private writes = 0;
+  private readonly flushes = new Set<Promise<void>>();
   private scheduled = false;
   private refreshing?: Promise<void>;
   private lastRefresh = Number.NEGATIVE_INFINITY;
@@ -71,44 +69,58 @@ export class ObjectJournalCache implements RequestCache {
    *  'unknown', each look checks again; 'no', looked once journals were there and found none (readNew). */
   private legacy: 'yes' | 'no' | 'unknown' = 'unknown';
 
-  /** @param unsavedDir where this host keeps answers the store cannot take for now (unsaved-answers.ts)
+  /** @param dir this host's directory for the store's cache: the index, and the answers the store cannot take for now
+   *  (unsaved-answers.ts)
    *  @param older reads the per-answer objects (cache.ts ObjectRequestCache) */
   constructor(
     readonly objects: ObjectStore,
-    unsavedDir?: string,
+    dir: string,
     private readonly older?: RequestCache,
   ) {
-    if (unsavedDir) this.unsaved = new UnsavedAnswers(unsavedDir, (answers) => this.writeBatch(answers), MAX_BATCH);
+    this.unsaved = new UnsavedAnswers(dir, (answers) => this.writeBatch(answers), MAX_BATCH);
+    this.index = new IndexUse(path.join(dir, OBJECTS_INDEX_FILE));
   }
 
   async get(key: string): Promise<CachedAnswer | undefined> {
-    const kept = await this.unsaved?.get(key);
+    const kept = await this.unsaved.get(key);
     if (kept) return kept;
-    if (!this.index.has(key)) await this.refresh();
-    const at = this.index.get(key);
-    if (at) return this.read(at);
+    const index = await this.index.get();
+    let at = index.find(key);
+    if (!at) {
+      await this.refresh(index);
+      at = index.find(key);
+    }
+    if (at) return this.read(at, key);
     // A failed read fails the call here, unlike journal-cache.ts (a miss on local disk): as every read of this store
     // does (the journal LIST and GETs above), once the store stays unreachable past its outage tolerance
     // (s3-object-store.ts patient). The activity retries; a miss would pay again for an answer the store holds.
     return this.legacy === 'yes' && this.older ? this.older.get(key) : undefined;
   }
 
-  private async read(at: Location): Promise<CachedAnswer | undefined> {
-    let bytes = this.kept.get(at.name);
+  /** Waits for the PUTs and looks under way, then lets go of the index (once its commits are in) and of the unsaved
+   *  answers' journal. */
+  async close(): Promise<void> {
+    await Promise.all([...this.flushes, this.refreshing?.catch(() => {})]);
+    await Promise.all([this.index.release(), this.unsaved.close()]);
+  }
+
+  private async read(at: Location, key: string): Promise<CachedAnswer | undefined> {
+    const name = at.journal;
+    let bytes = this.kept.get(name);
     if (bytes)
-      this.kept.delete(at.name); // moved to the most recent end below
+      this.kept.delete(name); // moved to the most recent end below
     else {
       // Hits on one object that is no longer kept share its GET.
-      let load = this.loading.get(at.name);
+      let load = this.loading.get(name);
       if (!load) {
-        load = outsideActivity(() => this.objects.get(at.name)).finally(() => this.loading.delete(at.name));
-        this.loading.set(at.name, load);
+        load = outsideActivity(() => this.objects.get(name)).finally(() => this.loading.delete(name));
+        this.loading.set(name, load);
       }
       bytes = await load;
     }
     if (!bytes) return undefined; // removed (someone cleared the cache): a miss
-    this.keep(at.name, bytes);
-    return answerOf(bytes.subarray(at.start, at.start + at.length));
+    this.keep(name, bytes);
+    return answerOf(bytes.subarray(at.start, at.start + at.length), key);
   }
 
   private keep(name: string, bytes: Buffer): void {
@@ -119,10 +131,10 @@ export class ObjectJournalCache implements RequestCache {
     }
   }
 
-  /** Indexes every whole line of a journal object (a line that does not parse is left out: a miss is safe). */
-  private indexLines(name: string, bytes: Buffer): void {
-    indexLines(bytes, (key, start, length) => this.index.set(key, { name, start, length }));
-    this.seen.add(name);
+  /** Indexes every whole line of a journal object (a line that does not parse is left out: a miss is safe); found by
+   *  this process at once, committed in the background (a failed commit leaves the object to the next look). */
+  private indexObject(index: JournalIndex, name: string, bytes: Buffer): void {
+    index.record(name, linesOf(bytes).lines, bytes.length).catch(() => {});
     this.keep(name, bytes);
   }
 
@@ -143,7 +155,9 @@ export class ObjectJournalCache implements RequestCache {
       this.scheduled = false; // the answers of this tick join the batch
       while (this.pending.length && this.writes < MAX_WRITES) {
         const batch = this.pending.splice(0, MAX_BATCH);
-        void outsideActivity(() => this.flush(batch)); // a batch of several stages' answers
+        const flush = outsideActivity(() => this.flush(batch)); // a batch of several stages' answers
+        this.flushes.add(flush);
+        void flush.finally(() => this.flushes.delete(flush));
       }
     });
   }
@@ -153,12 +167,12 @@ export class ObjectJournalCache implements RequestCache {
     try {
       await this.writeBatch(
         batch.map((b) => [b.key, b.answer]),
-        { failFast: !!this.unsaved },
+        { failFast: true },
       );
       for (const b of batch) b.done();
-      this.unsaved?.saveSoon(); // the store takes writes again: what waited goes now
+      this.unsaved.saveSoon(); // the store takes writes again: what waited goes now
     } catch (e) {
-      if (!this.unsaved || !isTransientStorageError(e)) for (const b of batch) b.done(e);
+      if (!isTransientStorageError(e)) for (const b of batch) b.done(e);
       else {
         // Paid for already: kept on this host, and the callers go on rather than wait out the outage.
         const unsaved = this.unsaved;
@@ -175,22 +189,24 @@ export class ObjectJournalCache implements RequestCache {
     const name = `${JOURNAL_PREFIX}${this.writer}/${String(this.seq++).padStart(8, '0')}.jsonl`;
     const bytes = Buffer.from(answers.map(([k, a]) => journalLine(k, a)).join(''));
     await this.objects.put(name, bytes, opts);
-    this.indexLines(name, bytes);
+    // In the store now, whether or not the index takes it: another look finds it there.
+    const index = await this.index.get().catch(() => undefined);
+    if (index) this.indexObject(index, name, bytes);
   }
 
   /** Reads the journal objects written since the last look, unless that look was under REFRESH_MS ago; concurrent
    *  misses share one look. */
-  private refresh(): Promise<void> {
+  private refresh(index: JournalIndex): Promise<void> {
     if (this.refreshing) return this.refreshing;
     if (Date.now() - this.lastRefresh < REFRESH_MS) return Promise.resolve();
-    this.refreshing = outsideActivity(() => this.readNew()).finally(() => {
+    this.refreshing = outsideActivity(() => this.readNew(index)).finally(() => {
       this.lastRefresh = Date.now();
       this.refreshing = undefined;
     });
     return this.refreshing;
   }
 
-  private async readNew(): Promise<void> {
+  private async readNew(index: JournalIndex): Promise<void> {
     const probe = this.legacy === 'unknown';
     const [names, first] = await Promise.all([
       this.objects.list(JOURNAL_PREFIX),
@@ -202,13 +218,13 @@ export class ObjectJournalCache implements RequestCache {
     // journals appeared has written some by then; one starting to write only later costs a call paid again, never a
     // wrong answer. (Asking per key on every miss instead would cost a GET per fresh call.)
     if (probe && first[0] !== undefined) this.legacy = first[0].startsWith(JOURNAL_PREFIX) ? 'no' : 'yes';
-    const fresh = names.filter((n) => !this.seen.has(n));
+    const fresh = names.filter((n) => index.indexedTo(n) === 0);
     for (let i = 0; i < fresh.length; i += READ_CONCURRENCY)
-      await Promise.all(fresh.slice(i, i + READ_CONCURRENCY).map((n) => this.readJournal(n)));
+      await Promise.all(fresh.slice(i, i + READ_CONCURRENCY).map((n) => this.readJournal(index, n)));
   }
 
-  private async readJournal(name: string): Promise<void> {
+  private async readJournal(index: JournalIndex, name: string): Promise<void> {
     const bytes = await this.objects.get(name);
-    if (bytes) this.indexLines(name, bytes);
+    if (bytes) this.indexObject(index, name, bytes);
   }
 }

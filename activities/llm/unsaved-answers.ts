@@ -43,6 +43,11 @@ export class UnsavedAnswers {
     this.saveSoon();
   }
 
+  /** Lets go of the journal's file handles and index (a later call opens them again). */
+  close(): Promise<void> {
+    return this.journal.close();
+  }
+
   /** Starts writing what waits to the store, unless that is already under way. */
   saveSoon(): void {
     if (this.waiting.size === 0 || this.saving) return;

@@ -1,11 +1,15 @@
 // The request cache on S3: answers go out as journal objects, a batch per PUT, and a miss costs no request of its
 // own — what lets a run on S3 go about as fast as on local disk. What a user relies on besides: every answer a killed
-// worker had acknowledged is found by a worker on another host (so at most the calls in flight are paid again), and
-// answers cached one object per answer (runs cached before the journals) are still found.
+// worker had acknowledged is found by a worker on another host (so at most the calls in flight are paid again), a
+// worker that starts on a host reads no journal object the host has indexed already (the index is in the host's state
+// dir, shared by its processes), and answers cached one object per answer (runs cached before the journals) are still
+// found.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ObjectRequestCache, requestCacheFor } from '../../../../activities/llm/cache';
+import { ObjectJournalCache } from '../../../../activities/llm/object-journal-cache';
 import { objectStoreFor } from '../../../../activities/storage/run-storage';
 import { tempStateDir } from '../../../helpers/config';
 import { ackedBeforeKill } from '../../../helpers/killed-writer';
@@ -52,6 +56,23 @@ describe('request cache on S3', () => {
     const elsewhere = hostCache(s);
     for (let n = 0; n < rounds * perRound; n++) expect(await elsewhere.get(`k${n}`)).toEqual(answer(n));
   }, 120_000);
+
+  it('a worker that starts on a host reads only the journal objects the host has not indexed', async () => {
+    const s = storage();
+    const store = objectStoreFor({ stateDir: tempStateDir(), storage: s });
+    const dir = path.join(tempStateDir('host-'), 'llm-cache-unsaved');
+    const first = new ObjectJournalCache(store, dir);
+    for (let n = 0; n < 5; n++) await first.put(`k${n}`, answer(n)); // one journal object each
+    await first.close();
+    await hostCache(s).put('k5', answer(5)); // another host's object, not indexed here
+    const from = log.requests.length;
+    const restarted = new ObjectJournalCache(store, dir);
+    expect(await restarted.get('k3')).toEqual(answer(3)); // from the index: a GET of its object, for the answer
+    expect(await restarted.get('k5')).toEqual(answer(5)); // a miss: lists, and reads the one object not indexed
+    expect(await restarted.get('missing')).toBeUndefined();
+    expect(log.requests.slice(from).filter(isObjectGet)).toHaveLength(2);
+    await restarted.close();
+  }, 60_000);
 
   it('every answer a SIGKILLed worker acknowledged is found on another host', async () => {
     const s = storage();

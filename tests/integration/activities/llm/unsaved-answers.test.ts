@@ -39,8 +39,8 @@ describe('request cache answers the S3 store cannot take yet', () => {
     }
     await cache.unsaved?.saved();
     expect(cache.unsaved?.size).toBe(0);
-    // Another host: no local journal, only the store.
-    const elsewhere = new ObjectJournalCache(store);
+    // Another host: its own directory (no local journal, no index yet), only the store.
+    const elsewhere = new ObjectJournalCache(store, path.join(tempStateDir('elsewhere-'), 'llm-cache-unsaved'));
     for (const n of [0, 1, 2, 3]) expect(await elsewhere.get(n ? `k${n}` : 'before')).toEqual(answer(n));
   }, 120_000);
 });
