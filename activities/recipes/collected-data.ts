@@ -2,15 +2,20 @@
 // what `buildData` returns for a recipe whose rows are built by its builder, so the rows are made in one place.
 import type { DataBuilder, RowSink, TrainingData } from './types';
 
-export function collectedData<Build>(builder: (sink: RowSink) => DataBuilder<Build>, records: Iterable<Build>): TrainingData {
-  const data: TrainingData = { byRole: {}, counts: {} };
+/** `roles`: roles the result names even when the builder wrote them no row (a recipe's buildData always had them). */
+export function collectedData<Build>(
+  builder: (sink: RowSink) => DataBuilder<Build>,
+  records: Iterable<Build>,
+  roles: readonly string[] = [],
+): TrainingData {
+  const data: TrainingData = { byRole: Object.fromEntries(roles.map((r) => [r, { sft: [], dpo: [] }])), counts: {} };
   const b = builder({
     row: (role, dataset, line) => {
       const rows = (data.byRole[role] ??= { sft: [], dpo: [] });
       (rows[dataset] ??= []).push(line);
     },
     extra: (name, line) => {
-      (data.extra ??= {})[name] = [...(data.extra?.[name] ?? []), line];
+      ((data.extra ??= {})[name] ??= []).push(line);
     },
   });
   for (const r of records) b.add(r);

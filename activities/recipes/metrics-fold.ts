@@ -30,4 +30,8 @@ export class RunningMean {
   get value(): number {
     return this.n ? this.sum / this.n : 0;
   }
+  /** Undefined over no values, where a missing score must never read as 0 (the same sum as shared/mean.ts meanOf). */
+  get mean(): number | undefined {
+    return this.n ? this.sum / this.n : undefined;
+  }
 }

@@ -4,7 +4,8 @@
 import type { CoralConversation } from './conversation';
 import type { coralDataOptions } from './data-options';
 import { buildPreferencePairs } from './preference-pairs';
-import { buildSftExamples, byTaskAndSample } from './sft';
+import { buildSftExamples } from './sft';
+import { byTaskAndSample } from '../shared/task-order';
 import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
 import type { DataBuilder, RowSink } from '../types';
 

@@ -10,7 +10,7 @@ import type { Compat } from './compat';
 import type { CoralConversation } from './conversation';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
 import { rewardGapPairs, shuffledPairs, type Discourage, type PairChoice } from './pair-choice';
-import { byTaskAndSample } from './sft';
+import { byTaskAndSample } from '../shared/task-order';
 
 export type { PreferencePair };
 

@@ -12,7 +12,7 @@ import { coralDataOptions } from './data-options';
 import { coralDataBuilder } from './data-builder';
 import { collectedData } from '../collected-data';
 import { coralConversationView } from './report-view';
-import { byTaskAndSample } from './sft';
+import { byTaskAndSample } from '../shared/task-order';
 import { loadCoralTasks, type CoralTask } from './tasks';
 import { splitTaskReader } from '../task-file';
 import { agentDecoding } from './decoding';

@@ -10,6 +10,7 @@
 import type { SftExample } from '../../data/examples';
 import { recordView } from './agent-view';
 import type { CoralConversation } from './conversation';
+import { byTaskAndSample } from '../shared/task-order';
 
 export type { SftExample };
 
@@ -22,9 +23,6 @@ export interface SftOptions {
   maxPerTask?: number;
   selection?: SftSelection;
 }
-
-export const byTaskAndSample = (a: CoralConversation, b: CoralConversation) =>
-  a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.sampleIndex - b.sampleIndex;
 
 export function buildSftExamples(records: readonly CoralConversation[], opts: SftOptions = {}): SftExample[] {
   const maxPerTask = opts.maxPerTask ?? 10;

@@ -10,12 +10,11 @@
 //     as context), as the seed's trainer (lm_ft/lm_ft.py `preprocess`) masks only the user turns of a conversation.
 import type { SftExample } from '../../data/examples';
 import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
+import { byTaskAndSample } from '../shared/task-order';
 import { type AnswerCompat, isCorrect, sameAnswer } from './answers';
 import { criticRole, generatorRole, type DebateRecord } from './debate';
 import type { DebateDataset } from './tasks';
 
-const byTaskAndSample = (a: DebateRecord, b: DebateRecord) =>
-  a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.sampleIndex - b.sampleIndex;
 /** Agent n's reply in `round` as a target, the rounds before it (its own view) as context. */
 const example = (r: DebateRecord, n: number, round: number): SftExample => ({
   taskId: r.taskId,
@@ -25,52 +24,85 @@ const example = (r: DebateRecord, n: number, round: number): SftExample => ({
   completion: r.agents[n].messages[2 * round + 1].content as string,
 });
 
+/** Where a selection puts each example it keeps, as soon as it is decided (a streamed build writes it at once). */
+export type EmitExample = (role: string, example: SftExample) => void;
+
+/** A selection over debates as they arrive (any order: the rows depend on the records, not on their order). */
+export interface DebateSelection {
+  add(r: DebateRecord): void;
+  /** The roles the data is for (each, even without examples) and the counts. */
+  finish(): { roles: string[]; counts: Record<string, number> };
+}
+
 export interface DebateData {
   /** Role → its examples. */
   examples: Record<string, SftExample[]>;
   counts: Record<string, number>;
 }
 
-export function debateTrainingData(
-  records: readonly DebateRecord[],
+const increment = (xs: number[], i: number, by = 1) => {
+  xs[i] = (xs[i] ?? 0) + by;
+};
+
+/** The multi-agent data (generators and critics). Generator examples and corrected critic debates are emitted as
+ *  their debate arrives; maintained critic debates are held to the end, because how many are kept is a share of ALL
+ *  corrected ones and which are kept a seeded shuffle over all of them (in task order, as buildData always drew). */
+export function debateSelection(
   o: { dataset: DebateDataset; maintainedPerCorrected: number; seed: number; compat: AnswerCompat },
-): DebateData {
-  const examples: Record<string, SftExample[]> = {};
-  const counts: Record<string, number> = {};
-  const sorted = [...records].sort(byTaskAndSample);
-  const agents = Math.max(0, ...sorted.map((r) => r.agents.length));
+  emit: EmitExample,
+): DebateSelection {
   // sameAnswer(given, reference): the seed asks grade_answer(round-0 answer, consensus), grade_answer(final answer,
   // consensus) and grade_answer(round-0 answer, final answer) (ft_generator.py, ft_critic.py).
   const same = (a: string | undefined, b: string | undefined) =>
     a !== undefined && b !== undefined && sameAnswer(o.dataset, a, b, o.compat);
-  for (let n = 0; n < agents; n++) {
-    const generator: SftExample[] = [];
-    // One entry per debate: its examples (one, or one per round under compat: seed).
-    const corrected: SftExample[][] = [];
-    const maintained: SftExample[][] = [];
-    for (const r of sorted) {
-      const a = r.agents[n];
+  let agents = 0;
+  const generated: number[] = [];
+  const corrected: number[] = [];
+  const correctedRows: number[] = [];
+  // Per agent, one entry per maintained debate: its examples (one, or one per round under compat: seed).
+  const maintained: SftExample[][][] = [];
+  return {
+    add(r) {
+      agents = Math.max(agents, r.agents.length);
       const consensus = r.roundVotes[r.roundVotes.length - 1].answer;
-      if (!a || consensus === undefined) continue;
-      if (same(a.answers[0], consensus)) generator.push(example(r, n, 0));
-      const last = a.answers.length - 1;
-      if (last >= 1 && same(a.answers[last], consensus)) {
+      if (consensus === undefined) return;
+      for (const [n, a] of r.agents.entries()) {
+        if (same(a.answers[0], consensus)) {
+          emit(generatorRole(n), example(r, n, 0));
+          increment(generated, n);
+        }
+        const last = a.answers.length - 1;
+        if (last < 1 || !same(a.answers[last], consensus)) continue;
         // SEED-COMPAT: every reply of the debate is a target (lm_ft.py trains on all assistant turns).
-        const turns = o.compat === 'seed' ? Array.from({ length: last + 1 }, (_, t) => t) : [last];
-        (same(a.answers[0], a.answers[last]) ? maintained : corrected).push(turns.map((t) => example(r, n, t)));
+        const turns = (o.compat === 'seed' ? Array.from({ length: last + 1 }, (_, t) => t) : [last]).map((t) => example(r, n, t));
+        if (same(a.answers[0], a.answers[last])) (maintained[n] ??= []).push(turns);
+        else {
+          for (const e of turns) emit(criticRole(n), e);
+          increment(corrected, n);
+          increment(correctedRows, n, turns.length);
+        }
       }
-    }
-    const keep = Math.min(maintained.length, Math.round(corrected.length * o.maintainedPerCorrected));
-    const critic = [...corrected, ...shuffled(maintained, seededRandom(hashSeed(o.seed, 'maintained', n))).slice(0, keep)].flat();
-    examples[generatorRole(n)] = generator;
-    examples[criticRole(n)] = critic;
-    counts[`${generatorRole(n)}_examples`] = generator.length;
-    counts[`${criticRole(n)}_corrected`] = corrected.length;
-    counts[`${criticRole(n)}_maintained`] = keep;
-    // Rows written: one per kept debate, or one per round of it under compat: seed.
-    counts[`${criticRole(n)}_examples`] = critic.length;
-  }
-  return { examples, counts };
+    },
+    finish() {
+      const counts: Record<string, number> = {};
+      const roles: string[] = [];
+      for (let n = 0; n < agents; n++) {
+        const held = (maintained[n] ?? []).sort((a, b) => byTaskAndSample(a[0], b[0]));
+        const keep = Math.min(held.length, Math.round((corrected[n] ?? 0) * o.maintainedPerCorrected));
+        const kept = shuffled(held, seededRandom(hashSeed(o.seed, 'maintained', n)))
+          .slice(0, keep)
+          .flat();
+        for (const e of kept) emit(criticRole(n), e);
+        roles.push(generatorRole(n), criticRole(n));
+        counts[`${generatorRole(n)}_examples`] = generated[n] ?? 0;
+        counts[`${criticRole(n)}_corrected`] = corrected[n] ?? 0;
+        counts[`${criticRole(n)}_maintained`] = keep;
+        // Rows written: one per kept debate, or one per round of it under compat: seed.
+        counts[`${criticRole(n)}_examples`] = (correctedRows[n] ?? 0) + kept.length;
+      }
+      return { roles, counts };
+    },
+  };
 }
 
 /**
@@ -78,21 +110,40 @@ export function debateTrainingData(
  * (`generator_0`) that agrees with the vote over its N answers (`keep: vote`, no gold) or that is the gold answer
  * (`keep: gold`, STaR's filter on rationales that reach the right answer).
  */
-export function baselineTrainingData(
-  records: readonly DebateRecord[],
+export function baselineSelection(
   o: { dataset: DebateDataset; keep: 'vote' | 'gold'; compat: AnswerCompat },
-): DebateData {
-  const examples: SftExample[] = [];
-  for (const r of [...records].sort(byTaskAndSample)) {
-    const vote = r.roundVotes[0].answer;
-    for (const [n, a] of r.agents.entries()) {
-      const answer = a.answers[0];
-      const keep =
-        o.keep === 'gold'
-          ? isCorrect(o.dataset, answer, r.gold, o.compat)
-          : answer !== undefined && vote !== undefined && sameAnswer(o.dataset, answer, vote, o.compat);
-      if (keep) examples.push(example(r, n, 0));
-    }
-  }
-  return { examples: { [generatorRole(0)]: examples }, counts: { [`${generatorRole(0)}_examples`]: examples.length } };
+  emit: EmitExample,
+): DebateSelection {
+  let examples = 0;
+  return {
+    add(r) {
+      const vote = r.roundVotes[0].answer;
+      for (const [n, a] of r.agents.entries()) {
+        const answer = a.answers[0];
+        const keep =
+          o.keep === 'gold'
+            ? isCorrect(o.dataset, answer, r.gold, o.compat)
+            : answer !== undefined && vote !== undefined && sameAnswer(o.dataset, answer, vote, o.compat);
+        if (!keep) continue;
+        emit(generatorRole(0), example(r, n, 0));
+        examples++;
+      }
+    },
+    finish: () => ({ roles: [generatorRole(0)], counts: { [`${generatorRole(0)}_examples`]: examples } }),
+  };
 }
+
+/** A selection's examples over records in memory, in task order. */
+export function selectedExamples(records: readonly DebateRecord[], selection: (emit: EmitExample) => DebateSelection): DebateData {
+  const collected: Record<string, SftExample[]> = {};
+  const s = selection((role, e) => (collected[role] ??= []).push(e));
+  for (const r of [...records].sort(byTaskAndSample)) s.add(r);
+  const { roles, counts } = s.finish();
+  return { examples: Object.fromEntries(roles.map((role) => [role, collected[role] ?? []])), counts };
+}
+
+export const debateTrainingData = (records: readonly DebateRecord[], o: Parameters<typeof debateSelection>[0]): DebateData =>
+  selectedExamples(records, (emit) => debateSelection(o, emit));
+
+export const baselineTrainingData = (records: readonly DebateRecord[], o: Parameters<typeof baselineSelection>[0]): DebateData =>
+  selectedExamples(records, (emit) => baselineSelection(o, emit));

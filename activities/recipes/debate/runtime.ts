@@ -3,7 +3,8 @@
 import type { RecipeRuntime, Split } from '../types';
 import { formatSft, type TrainingDataFormat } from '../../data/formats';
 import { oneModel, shape, type DebateRecipeConfig } from './config';
-import { baselineTrainingData, debateTrainingData } from './data';
+import { baselineSelection, debateSelection, type EmitExample, selectedExamples } from './data';
+import { debateDataBuilder } from './data-builder';
 import { runDebate, type DebateRecord } from './debate';
 import { type Embed, withEmbeddingDissimilarity } from './diversity';
 import { embeddingsClient } from '../../llm/embeddings';
@@ -25,6 +26,11 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
   const embedding = cfg.diversity.embeddings;
   let client: Embed | undefined;
   const embed: Embed | undefined = embedding && ((texts) => (client ??= embeddingsClient(embedding))(texts));
+  // The same selection builds the rows in memory (buildData) and streamed (dataBuilder).
+  const selection = (emit: EmitExample) =>
+    oneModel(cfg)
+      ? baselineSelection({ dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote', compat: cfg.compat }, emit)
+      : debateSelection({ dataset: cfg.dataset, maintainedPerCorrected: cfg.data.maintainedPerCorrected, seed, compat: cfg.compat }, emit);
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
@@ -50,18 +56,12 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
     metricsFold: () => debateMetricsFold({ dataset: cfg.dataset, compat: cfg.compat }),
     metricKinds: DEBATE_METRIC_KINDS,
     buildData: (records) => {
-      const data = oneModel(cfg)
-        ? baselineTrainingData(records, { dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote', compat: cfg.compat })
-        : debateTrainingData(records, {
-            dataset: cfg.dataset,
-            maintainedPerCorrected: cfg.data.maintainedPerCorrected,
-            seed,
-            compat: cfg.compat,
-          });
+      const data = selectedExamples(records, selection);
       // Each role learns from its own examples only.
       const byRole = Object.fromEntries(Object.entries(data.examples).map(([role, ex]) => [role, { sft: formatSft(ex, format), dpo: [] }]));
       return { byRole, counts: data.counts };
     },
+    dataBuilder: (sink) => debateDataBuilder(selection, format, sink),
     describeRecord: (split, r) =>
       debateConversationView(
         r,

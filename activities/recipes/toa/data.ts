@@ -9,13 +9,29 @@ import type { Prompts } from '../prompt-texts';
 import { generatePrompt } from './prompts';
 import type { ToaBuildRecord } from './records';
 import type { ToaTask } from './tasks';
-
-const byTask = (a: ToaBuildRecord, b: ToaBuildRecord) =>
-  a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.sampleIndex - b.sampleIndex;
+import { byTaskAndSample } from '../shared/task-order';
 
 /** Scored responses, best first; ties keep play order (the seed's stable sort). */
 function ranked(r: ToaBuildRecord) {
   return r.search.results.responses.filter((x) => x.reward !== undefined).sort((a, b) => b.reward! - a.reward! || a.play - b.play);
+}
+
+/** One prompt's examples: none when no response was scored, a pair only when the best beats the rejected one. */
+export function toaExamples(
+  r: ToaBuildRecord,
+  task: ToaTask,
+  o: { dpoRank: number; prompts: Prompts },
+): { sft?: SftExample; pair?: PreferencePair } {
+  const scored = ranked(r);
+  if (!scored.length) return {};
+  const base = { taskId: r.taskId, sampleIndex: r.sampleIndex, turn: 0, messages: generatePrompt(o.prompts, task) };
+  const rejected = scored[Math.min(o.dpoRank, scored.length) - 1];
+  return {
+    sft: { ...base, completion: scored[0].text },
+    ...(scored.length >= 2 && scored[0].reward! > rejected.reward!
+      ? { pair: { ...base, chosen: scored[0].text, rejected: rejected.text } }
+      : {}),
+  };
 }
 
 export function toaTrainingData(
@@ -25,16 +41,11 @@ export function toaTrainingData(
 ): { sft: SftExample[]; pairs: PreferencePair[] } {
   const sft: SftExample[] = [];
   const pairs: PreferencePair[] = [];
-  for (const r of [...records].sort(byTask)) {
+  for (const r of [...records].sort(byTaskAndSample)) {
     const task = taskOf(r.taskId);
-    if (!task) continue;
-    const scored = ranked(r);
-    if (!scored.length) continue;
-    const base = { taskId: r.taskId, sampleIndex: r.sampleIndex, turn: 0, messages: generatePrompt(o.prompts, task) };
-    sft.push({ ...base, completion: scored[0].text });
-    const rejected = scored[Math.min(o.dpoRank, scored.length) - 1];
-    if (scored.length >= 2 && scored[0].reward! > rejected.reward!)
-      pairs.push({ ...base, chosen: scored[0].text, rejected: rejected.text });
+    const ex = task ? toaExamples(r, task, o) : {};
+    if (ex.sft) sft.push(ex.sft);
+    if (ex.pair) pairs.push(ex.pair);
   }
   return { sft, pairs };
 }

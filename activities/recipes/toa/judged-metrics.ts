@@ -6,9 +6,9 @@
 // translations (0–1; the paper prints KIWI-XXL × 100).
 import { hashSeed } from '../../seeded-random';
 import type { MetricSpec } from '../../report/metric-kinds';
-import { meanOf } from '../shared/mean';
+import { type MetricsFold, RunningMean } from '../metrics-fold';
 import { arenaWinRate } from './arena-hard';
-import type { ArenaScore } from './evaluation';
+import type { ArenaScore, PairJudgement } from './evaluation';
 import type { ToaEvalRecord } from './records';
 import { lengthControlledWinRate, type PreferenceRow } from './win-rates';
 
@@ -21,35 +21,70 @@ export const JUDGED_METRIC_KINDS: readonly MetricSpec[] = [
   { match: /^(.+)\/kiwi$/, kind: 'value', plot: 'KIWI score of the translations', line: '$1' },
 ];
 
-export function judgedMetrics(records: readonly ToaEvalRecord[], o: { bootstrap: number; seed: number }): Record<string, number> {
-  const out: Record<string, number> = {};
-  const who = [...new Set(records.flatMap((r) => Object.keys(r.judged ?? {})))];
-  for (const w of who) {
-    const js = records.flatMap((r) => (r.judged?.[w] ? [r.judged[w]] : []));
-    const rows: PreferenceRow[] = js.flatMap((j) =>
-      j.alpaca && 'value' in j.alpaca
-        ? [{ p: j.alpaca.value, delta: j.referenceChars - j.chars, ...(j.difficulty === undefined ? {} : { difficulty: j.difficulty }) }]
-        : [],
-    );
-    const lc = lengthControlledWinRate(rows);
-    if (lc) {
-      out[`${w}/alpaca_win_rate`] = lc.winRate;
-      out[`${w}/alpaca_lc_win_rate`] = lc.lcWinRate;
+/** What the rates of one judged text need, a few numbers per prompt (the records are not kept): the length-controlled
+ *  fit and the bootstrap read every prompt's outcome at once, in record order. */
+class JudgedTexts {
+  /** Per prompt with an AlpacaEval preference: p, Δ and γ (NaN when the reference gives none: a JSON record never
+   *  holds NaN). */
+  readonly p: number[] = [];
+  readonly delta: number[] = [];
+  readonly difficulty: number[] = [];
+  /** Every readable Arena-Hard game's score (−2 … 2). */
+  readonly arena: ArenaScore[] = [];
+  readonly chars = new RunningMean();
+  add(j: PairJudgement): void {
+    if (j.alpaca && 'value' in j.alpaca) {
+      this.p.push(j.alpaca.value);
+      this.delta.push(j.referenceChars - j.chars);
+      this.difficulty.push(j.difficulty ?? Number.NaN);
     }
-    const scores: ArenaScore[] = js.flatMap((j) => (j.arena ?? []).flatMap((g) => ('value' in g ? [g.value] : [])));
-    const arena = arenaWinRate(scores, { rounds: o.bootstrap, seed: hashSeed(o.seed, w, 'arena-bootstrap') });
-    if (arena) {
-      out[`${w}/arena_win_rate`] = arena.winRate;
-      out[`${w}/arena_ci_low`] = arena.ciLow;
-      out[`${w}/arena_ci_high`] = arena.ciHigh;
-    }
-    const chars = meanOf(js.map((j) => j.chars));
-    if (chars !== undefined) out[`${w}/avg_chars`] = chars;
+    for (const g of j.arena ?? []) if ('value' in g) this.arena.push(g.value);
+    this.chars.add(j.chars);
   }
-  const kiwied = [...new Set(records.flatMap((r) => Object.keys(r.kiwi ?? {})))];
-  for (const w of kiwied) {
-    const mean = meanOf(records.flatMap((r) => (r.kiwi?.[w] && 'score' in r.kiwi[w] ? [r.kiwi[w].score] : [])));
-    if (mean !== undefined) out[`${w}/kiwi`] = mean;
+  rows(): PreferenceRow[] {
+    return this.p.map((p, i) => ({
+      p,
+      delta: this.delta[i],
+      ...(Number.isNaN(this.difficulty[i]) ? {} : { difficulty: this.difficulty[i] }),
+    }));
   }
-  return out;
+}
+
+/** The judged rates as records stream past; the keys follow the order in which records first name each text. */
+export function judgedMetricsFold(o: { bootstrap: number; seed: number }): MetricsFold<ToaEvalRecord> {
+  const judged = new Map<string, JudgedTexts>();
+  const kiwi = new Map<string, RunningMean>();
+  return {
+    add(r) {
+      for (const [w, j] of Object.entries(r.judged ?? {})) {
+        let texts = judged.get(w);
+        if (!texts) judged.set(w, (texts = new JudgedTexts()));
+        if (j) texts.add(j);
+      }
+      for (const [w, k] of Object.entries(r.kiwi ?? {})) {
+        let mean = kiwi.get(w);
+        if (!mean) kiwi.set(w, (mean = new RunningMean()));
+        if (k && 'score' in k) mean.add(k.score);
+      }
+    },
+    result() {
+      const out: Record<string, number> = {};
+      for (const [w, texts] of judged) {
+        const lc = lengthControlledWinRate(texts.rows());
+        if (lc) {
+          out[`${w}/alpaca_win_rate`] = lc.winRate;
+          out[`${w}/alpaca_lc_win_rate`] = lc.lcWinRate;
+        }
+        const arena = arenaWinRate(texts.arena, { rounds: o.bootstrap, seed: hashSeed(o.seed, w, 'arena-bootstrap') });
+        if (arena) {
+          out[`${w}/arena_win_rate`] = arena.winRate;
+          out[`${w}/arena_ci_low`] = arena.ciLow;
+          out[`${w}/arena_ci_high`] = arena.ciHigh;
+        }
+        if (texts.chars.mean !== undefined) out[`${w}/avg_chars`] = texts.chars.mean;
+      }
+      for (const [w, mean] of kiwi) if (mean.mean !== undefined) out[`${w}/kiwi`] = mean.mean;
+      return out;
+    },
+  };
 }

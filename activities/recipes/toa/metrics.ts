@@ -6,9 +6,9 @@
 import type { RecipeFigure } from '../types';
 import type { Method } from './baselines';
 import type { SearchSummary, ToaEvalRecord } from './records';
-import { meanOf } from '../shared/mean';
+import { foldRecords, type MetricsFold, RunningMean } from '../metrics-fold';
 import type { MetricSpec } from '../../report/metric-kinds';
-import { JUDGED_METRIC_KINDS, judgedMetrics } from './judged-metrics';
+import { JUDGED_METRIC_KINDS, judgedMetricsFold } from './judged-metrics';
 
 /** What each metric below is, for the report's plots: rewards are the reward model's scale (own range); one line
  *  per compared method. */
@@ -27,24 +27,59 @@ const put = (out: Record<string, number>, key: string, v: number | undefined) =>
   if (v !== undefined) out[key] = v;
 };
 
-/** `judging`: the bootstrap rounds and seed of the evaluation's Arena-Hard interval (judged-metrics.ts). */
-export function toaMetrics(records: readonly ToaEvalRecord[], judging = { bootstrap: 100, seed: 0 }): Record<string, number> {
-  const scored = records.flatMap((r) => (r.student.reward !== undefined ? [r.student.reward] : []));
-  const out: Record<string, number> = {
-    failed_rewards: records.filter((r) => r.student.reward === undefined).length,
-    prompts: records.length,
-  };
-  put(out, 'reward', meanOf(scored));
-  const methods = [...new Set(records.flatMap((r) => Object.keys(r.methods)))];
-  for (const m of methods) {
-    const runs = records.flatMap((r) => (r.methods[m as keyof typeof r.methods] ? [r.methods[m as keyof typeof r.methods]!] : []));
-    put(out, `${m}/best_reward`, meanOf(runs.flatMap((s) => (s.best ? [s.best.reward] : []))));
-    put(out, `${m}/topk_reward`, meanOf(runs.flatMap((s) => (s.topK.mean !== undefined ? [s.topK.mean] : []))));
-    out[`${m}/tflops`] = runs.reduce((a, s) => a + s.flops, 0) / runs.length / 1e12;
-    out[`${m}/failed_rewards`] = runs.reduce((a, s) => a + s.failed, 0);
+/** A compared method's runs so far: a method named by any record is reported, even where no record ran it. */
+class MethodRuns {
+  readonly best = new RunningMean();
+  readonly topK = new RunningMean();
+  flops = 0;
+  runs = 0;
+  failed = 0;
+  add(s: SearchSummary): void {
+    if (s.best) this.best.add(s.best.reward);
+    if (s.topK.mean !== undefined) this.topK.add(s.topK.mean);
+    this.flops += s.flops;
+    this.runs++;
+    this.failed += s.failed;
   }
-  return { ...out, ...judgedMetrics(records, judging) };
 }
+
+/** The metrics as records stream past (metrics-fold.ts): running sums per method, and the judged rates' compact
+ *  per-prompt numbers (judged-metrics.ts). `judging`: the bootstrap rounds and seed of the evaluation's Arena-Hard
+ *  interval. */
+export function toaMetricsFold(judging = { bootstrap: 100, seed: 0 }): MetricsFold<ToaEvalRecord> {
+  const reward = new RunningMean();
+  let failed = 0;
+  let prompts = 0;
+  const methods = new Map<string, MethodRuns>();
+  const judged = judgedMetricsFold(judging);
+  return {
+    add(r) {
+      prompts++;
+      if (r.student.reward !== undefined) reward.add(r.student.reward);
+      else failed++;
+      for (const [m, s] of Object.entries(r.methods)) {
+        let runs = methods.get(m);
+        if (!runs) methods.set(m, (runs = new MethodRuns()));
+        if (s) runs.add(s);
+      }
+      judged.add(r);
+    },
+    result() {
+      const out: Record<string, number> = { failed_rewards: failed, prompts };
+      put(out, 'reward', reward.mean);
+      for (const [m, s] of methods) {
+        put(out, `${m}/best_reward`, s.best.mean);
+        put(out, `${m}/topk_reward`, s.topK.mean);
+        out[`${m}/tflops`] = s.flops / s.runs / 1e12;
+        out[`${m}/failed_rewards`] = s.failed;
+      }
+      return { ...out, ...judged.result() };
+    },
+  };
+}
+
+export const toaMetrics = (records: readonly ToaEvalRecord[], judging?: { bootstrap: number; seed: number }): Record<string, number> =>
+  foldRecords(toaMetricsFold(judging), records);
 
 /** The report's scaling figures (the paper's reward-vs-compute plot): per method, each prompt's mean top-k reward and
  *  best reward against its policy FLOPs. */

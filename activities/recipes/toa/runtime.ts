@@ -1,18 +1,20 @@
 // Glue between TOA's logic (this folder) and the generic stages: on the eval split the student answers each prompt
 // once (scored by the reward role) and the compared methods search it at the same N; on the train split the
 // configured method builds each prompt's pool of N scored responses, from which the student's data is drawn.
-import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
+import type { TrainingDataFormat } from '../../data/formats';
 import type { Chat } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
-import type { RecipeRuntime, Split } from '../types';
+import type { RecipeRuntime, RowSink, Split } from '../types';
+import { collectedData } from '../collected-data';
+import { byTaskAndSample } from '../shared/task-order';
 import type { Method, PlanParams } from './baselines';
 import { JUDGE_ROLE, KIWI_ROLE, policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
 import { judgeAgainstReference, type PairJudgement } from './evaluation';
 import { judgesPairs } from './evaluation-config';
 import { loadReferences, referenceFor } from './references';
 import { methodTemperature, searchSettings, STUDENT_TEMPERATURE } from './settings';
-import { toaTrainingData } from './data';
-import { rewardVsFlops, TOA_METRIC_KINDS, toaMetrics } from './metrics';
+import { toaDataBuilder } from './data-builder';
+import { rewardVsFlops, TOA_METRIC_KINDS, toaMetrics, toaMetricsFold } from './metrics';
 import { generatePrompt, TOA_PROMPTS } from './prompts';
 import { recipePrompts } from '../prompt-file';
 import { recordTokens, summarizeSearch, type ToaBuildRecord, type ToaEvalRecord } from './records';
@@ -86,6 +88,8 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
     );
     return Object.fromEntries(who.map((w, i) => [w, 'reward' in scored[i] ? { score: scored[i].reward } : { failed: scored[i].failed }]));
   };
+  const judging = { bootstrap: cfg.evaluation?.bootstrap ?? 100, seed };
+  const dataBuilder = (sink: RowSink) => toaDataBuilder((id) => taskOf('train', id), { ...cfg.data, prompts }, format, sink);
   return {
     // Each task run is one tree search over the models (TOA paper §3), not one conversation.
     progressUnit: 'searches',
@@ -128,21 +132,12 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
       };
     },
     recordTokens,
-    metrics: (records) => toaMetrics(records, { bootstrap: cfg.evaluation?.bootstrap ?? 100, seed }),
+    metrics: (records) => toaMetrics(records, judging),
+    metricsFold: () => toaMetricsFold(judging),
     metricKinds: TOA_METRIC_KINDS,
     reportFigures: rewardVsFlops,
-    buildData: (built) => {
-      const { sft, pairs } = toaTrainingData(built, (id) => taskOf('train', id), { ...cfg.data, prompts });
-      return {
-        byRole: { [STUDENT_ROLE]: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format) } },
-        counts: {
-          sft_examples: sft.length,
-          preference_pairs: pairs.length,
-          searched_prompts: built.length,
-          failed_rewards: built.reduce((a, r) => a + r.search.results.failed, 0),
-        },
-      };
-    },
+    buildData: (built) => collectedData(dataBuilder, [...built].sort(byTaskAndSample), [STUDENT_ROLE]),
+    dataBuilder,
     describeRecord: (split, record) => toaRecordView(record, taskOf(split, record.taskId)),
     probePrompts: (n) =>
       tasksFor('eval')

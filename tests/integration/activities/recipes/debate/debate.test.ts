@@ -27,6 +27,8 @@ import { debateRecipe } from '../../../../../activities/recipes/debate/recipe';
 import { shape } from '../../../../../activities/recipes/debate/config';
 import { tempStateDir } from '../../../../helpers/config';
 import { writeFileSync } from 'node:fs';
+import { debateRuntime } from '../../../../../activities/recipes/debate/runtime';
+import { builtRows, streamedBuild } from '../../../../helpers/streamed-build';
 
 const TASKS = path.join(CONFIGS, 'tasks/debate');
 
@@ -269,6 +271,69 @@ describe('training data (no gold labels)', () => {
     // The gold never decides: the same debates with another gold give the same data.
     const regolded = records.map((r) => ({ ...r, gold: '3', correct: false }));
     expect(debateTrainingData(regolded, { dataset: 'math', maintainedPerCorrected: 0.5, seed: 1, compat: 'fixed' })).toEqual(d);
+  });
+});
+
+describe('the streamed data build', () => {
+  it('writes the rows buildData returns as debates arrive in plan order, the kept maintained critics at the end', () => {
+    // Task-index order (c, a, b) is not id order; every agent keeps something, critic_1 corrects twice.
+    const records = [
+      record('c', [
+        ['7', '7'],
+        ['8', '7'],
+        ['9', '9'],
+      ]),
+      record(
+        'c',
+        [
+          ['7', '7'],
+          ['7', '7'],
+          ['9', '7'],
+        ],
+        1,
+      ),
+      record('a', [
+        ['5', '5'],
+        ['4', '5'],
+        ['4', '4'],
+      ]),
+      record(
+        'a',
+        [
+          ['5', '5'],
+          ['5', '5'],
+          ['4', '5'],
+        ],
+        1,
+      ),
+      record('b', [
+        ['3', '3'],
+        ['3', '3'],
+        ['2', '3'],
+      ]),
+    ];
+    for (const [mode, compat] of [
+      ['debate', 'fixed'],
+      ['debate', 'seed'],
+      ['star', 'fixed'],
+      ['majority_ft', 'fixed'],
+    ] as const) {
+      const cfg = debateRecipeSchema.parse({
+        name: 'debate',
+        dataset: 'math',
+        evalTasks: 'x.jsonl',
+        mode,
+        compat,
+        data: { maintainedPerCorrected: 1 },
+      });
+      const runtime = debateRuntime(cfg, 3, 'trl');
+      const built = runtime.buildData([...records].reverse());
+      const streamed = streamedBuild(runtime, records);
+      expect(streamed.rows).toEqual(builtRows(built));
+      expect(streamed.counts).toEqual(built.counts);
+      // Rows are written as their debate arrives, not once every debate is in (star: c's never reach the gold 5).
+      expect(streamed.firstRowAt).toBe(mode === 'star' ? 2 : 0);
+    }
   });
 });
 

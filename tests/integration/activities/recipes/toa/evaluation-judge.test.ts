@@ -209,6 +209,12 @@ describe('TOA evaluation against reference outputs, through the project client',
       expect(m[`${who}/arena_ci_high`]).toBeGreaterThanOrEqual(m[`${who}/arena_win_rate`]);
     }
     expect(m['student/avg_chars']).toBeCloseTo(records.reduce((a, r) => a + r.student.text.length, 0) / records.length, 6);
+    // Folded record by record (evaluation reads shard by shard), the same metrics, keys in the same order.
+    const fold = rt.metricsFold!();
+    for (const r of records) fold.add(r);
+    const folded = fold.result();
+    expect(folded).toEqual(m);
+    expect(Object.keys(folded)).toEqual(Object.keys(m));
   });
 
   it("samples at the preset's temperatures: UltraFeedback's 0.8 for TOA's search, 0.7 for the baselines and the student", () => {

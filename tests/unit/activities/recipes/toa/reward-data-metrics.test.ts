@@ -1,5 +1,8 @@
 // TOA's reward call (reward.ts), its data builder (data.ts) and its metrics (metrics.ts) on hand-made answers and
 // records: a score that cannot be had is FAILED (never 0) and is never ranked, averaged or trained on.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Chat, ChatCall, ModelApi } from '../../../../../activities/llm/types';
@@ -7,6 +10,9 @@ import { scoreResponse } from '../../../../../activities/recipes/toa/reward';
 import { toaTrainingData } from '../../../../../activities/recipes/toa/data';
 import { DEFAULT_TOA_PROMPTS } from '../../../../../activities/recipes/toa/prompts';
 import { toaMetrics } from '../../../../../activities/recipes/toa/metrics';
+import { toaRecipeSchema } from '../../../../../activities/recipes/toa/config';
+import { toaRuntime } from '../../../../../activities/recipes/toa/runtime';
+import { builtRows, streamedBuild } from '../../../../helpers/streamed-build';
 import type { ToaBuildRecord, ToaEvalRecord, SearchSummary } from '../../../../../activities/recipes/toa/records';
 import type { ResponseRecord } from '../../../../../activities/recipes/toa/search';
 import type { ToaTask } from '../../../../../activities/recipes/toa/tasks';
@@ -118,6 +124,46 @@ describe('toaTrainingData', () => {
     ]);
     // The prompt is the question itself, as the student will be asked it.
     expect(sft[0].messages).toEqual([{ role: 'user', content: 'Name three primes.' }]);
+  });
+});
+
+describe('the streamed data build', () => {
+  it('writes the rows buildData returns as each search arrives, in plan order', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toa-data-'));
+    const tasks = path.join(dir, 'tasks.jsonl');
+    // Task-index order (b, a, c, d) is not id order.
+    writeFileSync(tasks, `${['b', 'a', 'c', 'd'].map((id) => JSON.stringify({ id, instruction: `Question ${id}?` })).join('\n')}\n`);
+    const cfg = toaRecipeSchema.parse({
+      name: 'toa',
+      task: 'instruction',
+      evalTasks: tasks,
+      trainTasks: tasks,
+      policies: 2,
+      data: { dpoRank: 3 },
+    });
+    const records = [
+      built('b', [response(1, 2), response(2, undefined), response(3, 4)]),
+      built('a', [response(1, 5), response(2, 9), response(3, undefined), response(4, 8), response(5, 3)]),
+      built('c', [response(1, 6), response(2, 6)]),
+      built('d', [response(1, undefined)]),
+      built('gone', [response(1, 7), response(2, 1)]),
+    ];
+    for (const format of ['trl', 'fairseq2', 'verl'] as const) {
+      const runtime = toaRuntime(cfg, 0, format);
+      const data = runtime.buildData([...records].reverse());
+      const streamed = streamedBuild(runtime, records);
+      expect(streamed.rows).toEqual(builtRows(data));
+      expect(streamed.counts).toEqual(data.counts);
+      expect(streamed.firstRowAt).toBe(0);
+    }
+    expect(toaRuntime(cfg, 0, 'trl').buildData(records).counts).toEqual({
+      sft_examples: 3,
+      preference_pairs: 2,
+      searched_prompts: 5,
+      failed_rewards: 0,
+    });
+    // The student's datasets are named even when nothing was built.
+    expect(toaRuntime(cfg, 0, 'trl').buildData([]).byRole).toEqual({ student: { sft: [], dpo: [] } });
   });
 });
 
