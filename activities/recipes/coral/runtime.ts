@@ -47,7 +47,7 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
     metrics: (records) => coralMetrics(records, cfg.compat),
     metricsFold: () => coralMetricsFold(cfg.compat),
     metricKinds: CORAL_METRIC_KINDS,
-    buildData: (convs) => collectedData(dataBuilder, [...convs].sort(byTaskAndSample)),
+    buildData: (convs) => collectedData(dataBuilder, [...convs].sort(byTaskAndSample), [AGENT_ROLE]),
     dataBuilder,
     describeRecord: (split, c) =>
       coralConversationView(
