@@ -38,7 +38,9 @@ export function planParams(cfg: ToaRecipeConfig, method: Method, seed: number): 
 
 export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingDataFormat): RecipeRuntime<ToaEvalRecord, ToaBuildRecord> {
   const tasksFor = (split: Split): ToaTask[] => readToaSplit(cfg, split, cfg.task);
-  const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
+  // By id, built once per split: the data builder looks up every record's task (a million of them at scale).
+  const byId: Partial<Record<Split, Map<string, ToaTask>>> = {};
+  const taskOf = (split: Split, id: string) => (byId[split] ??= firstById(tasksFor(split))).get(id);
   const decoding = (temperature: number) => ({ temperature, topP: cfg.topP, maxTokens: cfg.maxTokens });
   const prompts = recipePrompts(TOA_PROMPTS, cfg);
   const references = judgesPairs(cfg.evaluation) && cfg.evaluation?.references ? loadReferences(cfg.evaluation.references) : undefined;
@@ -144,4 +146,11 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
         .slice(0, n)
         .map((t) => generatePrompt(prompts, t)),
   };
+}
+
+/** Each id's first task, as a search from the start finds it. */
+function firstById(tasks: readonly ToaTask[]): Map<string, ToaTask> {
+  const m = new Map<string, ToaTask>();
+  for (const t of tasks) if (!m.has(t.id)) m.set(t.id, t);
+  return m;
 }
