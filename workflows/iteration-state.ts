@@ -119,8 +119,13 @@ export const stageContext = (s: IterationState) => ({
 export const wantsTrainData = (s: IterationState) => !s.input.evalOnly && !!s.input.config.recipe.trainTasks;
 
 /** The finished shards of a split, in plan order. */
-export const resultsOf = (s: IterationState, split: ShardSpec['split']): ShardResult[] =>
-  (s.plan?.shards ?? []).filter((x) => x.split === split).flatMap((x) => s.shardResults.get(shardKey(x)) ?? []);
+/** A split's shard results as a stage that reads their records is told them: without the spend and progress the
+ *  workflow keeps for itself, so a thousand shards add their refs, not their accounting, to that input's history. */
+export const recordsOf = (s: IterationState, split: ShardSpec['split']): ShardResult[] =>
+  (s.plan?.shards ?? [])
+    .filter((x) => x.split === split)
+    .flatMap((x) => s.shardResults.get(shardKey(x)) ?? [])
+    .map(({ records, conversations, calls, cachedCalls, tokens }) => ({ records, conversations, calls, cachedCalls, tokens }));
 
 export const conversationsIn = (shards: ShardResult[]) => shards.reduce((a, x) => a + x.conversations, 0);
 

@@ -11,7 +11,7 @@ import { summary } from '../iteration-progress';
 import {
   conversationsIn,
   earlier,
-  resultsOf,
+  recordsOf,
   servedCheckpoint,
   servedEndpoints,
   stageContext,
@@ -24,7 +24,7 @@ import { buildDataSummary, scorerDataSummary, serveScorersSummary, trainSummary 
 export async function buildData(s: IterationState, stats: StageStats): Promise<void> {
   if (!wantsTrainData(s)) return;
   s.trainedRoles.clear(); // new data: every role trains again (a finished trainer on the same data returns at once)
-  const shards = resultsOf(s, 'train');
+  const shards = recordsOf(s, 'train');
   const text = buildDataSummary(s.config, conversationsIn(shards));
   const { needs } = earlier(s.plan, 'the shard plan');
   if (needs.modelsForData) checkBudget(s);

@@ -2,11 +2,11 @@
 import type { StageStats } from '../../contracts/run';
 import { scheduled, stageActivities } from '../activity-proxies';
 import { summary } from '../iteration-progress';
-import { conversationsIn, resultsOf, stageContext, type IterationState } from '../iteration-state';
+import { conversationsIn, recordsOf, stageContext, type IterationState } from '../iteration-state';
 import { evaluateSummary } from '../stage-summaries';
 
 export async function evaluate(s: IterationState, _stats: StageStats): Promise<void> {
-  const shards = resultsOf(s, 'eval');
+  const shards = recordsOf(s, 'eval');
   s.evaluation = await scheduled(stageActivities(s.config).cpu.evaluateIteration, summary(s, evaluateSummary(conversationsIn(shards))), {
     ...stageContext(s),
     checkpoint: s.checkpoint,
