@@ -118,9 +118,8 @@ export const stageContext = (s: IterationState) => ({
  *  config does not change it). */
 export const wantsTrainData = (s: IterationState) => !s.input.evalOnly && !!s.input.config.recipe.trainTasks;
 
-/** The finished shards of a split, in plan order. */
-/** A split's shard results as a stage that reads their records is told them: without the spend and progress the
- *  workflow keeps for itself, so a thousand shards add their refs, not their accounting, to that input's history. */
+/** A split's finished shards, in plan order, as a stage that reads their records is told them: without the spend and
+ *  progress the workflow keeps for itself, so a thousand shards add their refs, not their accounting, to history. */
 export const recordsOf = (s: IterationState, split: ShardSpec['split']): ShardResult[] =>
   (s.plan?.shards ?? [])
     .filter((x) => x.split === split)
