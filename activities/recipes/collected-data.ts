@@ -2,15 +2,20 @@
 // what `buildData` returns for a recipe whose rows are built by its builder, so the rows are made in one place.
 import type { DataBuilder, RowSink, TrainingData } from './types';
 
-export function collectedData<Build>(builder: (sink: RowSink) => DataBuilder<Build>, records: Iterable<Build>): TrainingData {
-  const data: TrainingData = { byRole: {}, counts: {} };
+/** `into`: the datasets `buildData` always returned, empty or not (a builder's sink only sees rows). */
+export function collectedData<Build>(
+  builder: (sink: RowSink) => DataBuilder<Build>,
+  records: Iterable<Build>,
+  into: TrainingData = { byRole: {}, counts: {} },
+): TrainingData {
+  const data = into;
   const b = builder({
     row: (role, dataset, line) => {
       const rows = (data.byRole[role] ??= { sft: [], dpo: [] });
       (rows[dataset] ??= []).push(line);
     },
     extra: (name, line) => {
-      (data.extra ??= {})[name] = [...(data.extra?.[name] ?? []), line];
+      ((data.extra ??= {})[name] ??= []).push(line);
     },
   });
   for (const r of records) b.add(r);

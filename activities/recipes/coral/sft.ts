@@ -10,6 +10,7 @@
 import type { SftExample } from '../../data/examples';
 import { recordView } from './agent-view';
 import type { CoralConversation } from './conversation';
+import { byTaskAndSample } from '../task-groups';
 
 export type { SftExample };
 
@@ -23,8 +24,7 @@ export interface SftOptions {
   selection?: SftSelection;
 }
 
-export const byTaskAndSample = (a: CoralConversation, b: CoralConversation) =>
-  a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.sampleIndex - b.sampleIndex;
+export { byTaskAndSample };
 
 export function buildSftExamples(records: readonly CoralConversation[], opts: SftOptions = {}): SftExample[] {
   const maxPerTask = opts.maxPerTask ?? 10;
