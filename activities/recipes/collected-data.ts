@@ -2,13 +2,13 @@
 // what `buildData` returns for a recipe whose rows are built by its builder, so the rows are made in one place.
 import type { DataBuilder, RowSink, TrainingData } from './types';
 
-/** `roles`: roles the result names even when the builder wrote them no row (a recipe's buildData always had them). */
+/** `into`: the datasets `buildData` always returned, empty or not (a builder's sink only sees rows). */
 export function collectedData<Build>(
   builder: (sink: RowSink) => DataBuilder<Build>,
   records: Iterable<Build>,
-  roles: readonly string[] = [],
+  into: TrainingData = { byRole: {}, counts: {} },
 ): TrainingData {
-  const data: TrainingData = { byRole: Object.fromEntries(roles.map((r) => [r, { sft: [], dpo: [] }])), counts: {} };
+  const data = into;
   const b = builder({
     row: (role, dataset, line) => {
       const rows = (data.byRole[role] ??= { sft: [], dpo: [] });
@@ -22,3 +22,9 @@ export function collectedData<Build>(
   data.counts = b.finish();
   return data;
 }
+
+/** No rows yet for each of `roles`: what a recipe's buildData names even when it built nothing. */
+export const emptyDatasets = (roles: readonly string[]): TrainingData => ({
+  byRole: Object.fromEntries(roles.map((r) => [r, { sft: [], dpo: [] }])),
+  counts: {},
+});

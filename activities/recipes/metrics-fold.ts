@@ -1,13 +1,13 @@
 // Metrics folded as records stream past (evaluate reads an iteration's records shard by shard, never all at once):
 // a fold holds running sums, so evaluating a million conversations takes the memory of one shard.
-/** A recipe's metrics over a stream of its evaluation records. */
-export interface MetricsFold<Eval, M extends Record<string, number> = Record<string, number>> {
+/** A recipe's metrics over a stream of its evaluation records (or one of them: `M` a number). */
+export interface MetricsFold<Eval, M = Record<string, number>> {
   add(record: Eval): void;
   result(): M;
 }
 
 /** The metrics of records already in memory, through the same fold. */
-export function foldRecords<Eval, M extends Record<string, number>>(fold: MetricsFold<Eval, M>, records: Iterable<Eval>): M {
+export function foldRecords<Eval, M>(fold: MetricsFold<Eval, M>, records: Iterable<Eval>): M {
   for (const r of records) fold.add(r);
   return fold.result();
 }

@@ -4,7 +4,8 @@
 import type { ScoringServices, Split } from '../types';
 import type { ColbenchCodeRecipeConfig, ColbenchHtmlRecipeConfig } from './config';
 import type { ColbenchTrajectory } from './episode';
-import { colbenchCodeMetrics, colbenchHtmlMetrics } from './metrics';
+import { colbenchCodeMetricsFold, colbenchHtmlMetricsFold } from './metrics';
+import type { MetricsFold } from '../metrics-fold';
 import { scoreCodeTrajectory, scoreHtmlTrajectory, type CodeScore, type HtmlScore } from './scoring';
 import { loadColbenchTasks, type ColbenchCodeTask, type ColbenchHtmlTask, type ColbenchTask } from './tasks';
 import { splitTaskReader } from '../task-file';
@@ -17,7 +18,7 @@ export interface ColbenchKindRuntime<T extends ColbenchTask, S extends CodeScore
   score(r: ColbenchTrajectory, task: T, services: ScoringServices, slot: number): Promise<S>;
   /** The final score trajectory pairs and rejection fine-tuning rank by: code, the test fraction; html, similarity. */
   value(s: S): number;
-  metrics(records: Array<ColbenchTrajectory & { score: S }>): Record<string, number>;
+  metricsFold(): MetricsFold<ColbenchTrajectory & { score: S }>;
 }
 
 const readCode = splitTaskReader((file, kind: 'code') => loadColbenchTasks(file, kind));
@@ -37,7 +38,7 @@ export const codeKind = (cfg: ColbenchCodeRecipeConfig): ColbenchKindRuntime<Col
       compat: cfg.compat,
     }),
   value: (s) => s.fraction,
-  metrics: (records) => ({ ...colbenchCodeMetrics(records, bestOfK(cfg)) }),
+  metricsFold: () => colbenchCodeMetricsFold(bestOfK(cfg)),
 });
 
 export const htmlKind = (cfg: ColbenchHtmlRecipeConfig): ColbenchKindRuntime<ColbenchHtmlTask, HtmlScore> => ({
@@ -53,5 +54,5 @@ export const htmlKind = (cfg: ColbenchHtmlRecipeConfig): ColbenchKindRuntime<Col
       compat: cfg.compat,
     }),
   value: (s) => s.similarity,
-  metrics: (records) => ({ ...colbenchHtmlMetrics(records, bestOfK(cfg)) }),
+  metricsFold: () => colbenchHtmlMetricsFold(bestOfK(cfg)),
 });

@@ -1,9 +1,12 @@
 // ColBench metrics under the seed's definitions (sweet_rl scripts/evaluate_code.py, utils/code_utils.py; sweet_rl scripts/evaluate_html.py), each a per-episode value averaged over all
 // episodes (every sample of a task counts on its own), plus best-of-k: per task, the max over its first k samples,
 // averaged over tasks. Zero episodes give zeros (with `episodes: 0`), never NaN: metrics travel as JSON numbers.
+// Folded as episodes stream past (metrics-fold.ts): running means and sums, and for best-of-k one task's values at a
+// time, so evaluation memory stays flat.
 import { trajectoryTokens, type ColbenchTrajectory } from './episode';
 import type { CodeScore, HtmlScore } from './scoring';
-import { meanOf } from '../shared/mean';
+import { foldRecords, type MetricsFold, RunningMean } from '../metrics-fold';
+import { taskGroups } from '../task-groups';
 import { totalTokens } from '../../llm/usage';
 import type { MetricSpec } from '../../report/metric-kinds';
 
@@ -20,9 +23,8 @@ export const COLBENCH_METRIC_KINDS: readonly MetricSpec[] = [
 export type ScoredCodeTrajectory = ColbenchTrajectory & { score: CodeScore };
 export type ScoredHtmlTrajectory = ColbenchTrajectory & { score: HtmlScore };
 
-const mean = (xs: readonly number[]) => meanOf(xs) ?? 0;
-
-interface Common {
+// Types, not interfaces: they are Record<string, number>s where the generic stages take one.
+type Common = {
   /** The agent answered with the marker before running out of turns. */
   answered_rate: number;
   avg_agent_turns: number;
@@ -33,42 +35,74 @@ interface Common {
   agent_tokens: number;
   avg_tokens_per_episode: number;
   episodes: number;
-}
+};
 
-function common(records: readonly ColbenchTrajectory[]): Common {
-  const humanTurns = records.reduce((a, r) => a + r.dialogue.filter((t) => t.role === 'human').length, 0);
-  const noResponse = records.reduce((a, r) => a + r.humanNoResponse, 0);
-  const total = records.reduce((a, r) => a + trajectoryTokens(r), 0);
+function commonFold(): MetricsFold<ColbenchTrajectory, Common> {
+  const answered = new RunningMean();
+  const turns = new RunningMean();
+  let humanTurns = 0;
+  let noResponse = 0;
+  let total = 0;
+  let agent = 0;
+  let episodes = 0;
   return {
-    answered_rate: mean(records.map((r) => (r.answeredWithMarker ? 1 : 0))),
-    avg_agent_turns: mean(records.map((r) => r.agentTurns)),
-    human_no_response_rate: humanTurns ? noResponse / humanTurns : 0,
-    total_tokens: total,
-    agent_tokens: records.reduce((a, r) => a + totalTokens(r.usage.agent), 0),
-    avg_tokens_per_episode: records.length ? total / records.length : 0,
-    episodes: records.length,
+    add(r) {
+      answered.add(r.answeredWithMarker ? 1 : 0);
+      turns.add(r.agentTurns);
+      humanTurns += r.dialogue.filter((t) => t.role === 'human').length;
+      noResponse += r.humanNoResponse;
+      total += trajectoryTokens(r);
+      agent += totalTokens(r.usage.agent);
+      episodes++;
+    },
+    result: () => ({
+      answered_rate: answered.value,
+      avg_agent_turns: turns.value,
+      human_no_response_rate: humanTurns ? noResponse / humanTurns : 0,
+      total_tokens: total,
+      agent_tokens: agent,
+      avg_tokens_per_episode: episodes ? total / episodes : 0,
+      episodes,
+    }),
   };
 }
 
 /**
  * Per task, the best `value` among its samples with sampleIndex < k (all samples when k is omitted), averaged over
- * tasks. A task with no sample below k does not count.
+ * tasks. A task with no sample below k does not count. Records come task-major (the plan's order): one task's
+ * values are held at a time.
  */
-export function bestOfK<T extends { taskId: string; sampleIndex: number }>(
+function bestOfKFold<T extends { taskId: string; sampleIndex: number }>(value: (r: T) => number, k?: number): MetricsFold<T, number> {
+  const mean = new RunningMean();
+  const tasks = taskGroups<{ taskId: string; v: number }>('colbench best-of-k', (task) =>
+    mean.add(task.reduce((a, x) => Math.max(a, x.v), Number.NEGATIVE_INFINITY)),
+  );
+  return {
+    add(r) {
+      if (k === undefined || r.sampleIndex < k) tasks.add({ taskId: r.taskId, v: value(r) });
+    },
+    result() {
+      tasks.end();
+      return mean.value;
+    },
+  };
+}
+
+export const bestOfK = <T extends { taskId: string; sampleIndex: number }>(
   records: readonly T[],
   value: (r: T) => number,
   k?: number,
-): number {
-  const best = new Map<string, number>();
-  for (const r of records) {
-    if (k !== undefined && r.sampleIndex >= k) continue;
-    const v = value(r);
-    best.set(r.taskId, Math.max(best.get(r.taskId) ?? -Infinity, v));
-  }
-  return mean([...best.values()]);
+): number => foldRecords(bestOfKFold(value, k), records);
+
+/** Best-of-k folds by metric name, when k > 1. */
+function bestOfKFolds<T extends { taskId: string; sampleIndex: number }>(
+  k: number | undefined,
+  values: Record<string, (r: T) => number>,
+): Array<[string, MetricsFold<T, number>]> {
+  return k && k > 1 ? Object.entries(values).map(([name, value]) => [`best_of_${k}_${name}`, bestOfKFold(value, k)]) : [];
 }
 
-export interface ColbenchCodeMetrics extends Common {
+export type ColbenchCodeMetrics = Common & {
   /** Headline: share of episodes whose answer passes every hidden test (the seed's "success rate"). */
   success_rate: number;
   /** Mean fraction of hidden tests passed (the seed's "average correctness" / "% tests passed"). */
@@ -79,39 +113,69 @@ export interface ColbenchCodeMetrics extends Common {
    *  left out of the fractions under `compat: fixed`; above 0 the task file has broken references. */
   reference_error_tests: number;
   [bestOf: `best_of_${number}_${string}`]: number;
-}
+};
 
-export function colbenchCodeMetrics(records: readonly ScoredCodeTrajectory[], opts: { bestOfK?: number } = {}): ColbenchCodeMetrics {
-  const m: ColbenchCodeMetrics = {
-    success_rate: mean(records.map((r) => (r.score.success ? 1 : 0))),
-    tests_passed_fraction: mean(records.map((r) => r.score.fraction)),
-    rejected_rate: mean(records.map((r) => (r.score.rejected ? 1 : 0))),
-    reference_error_tests: records.reduce((a, r) => a + r.score.reasons.reference_error, 0),
-    ...common(records),
+export function colbenchCodeMetricsFold(opts: { bestOfK?: number } = {}): MetricsFold<ScoredCodeTrajectory, ColbenchCodeMetrics> {
+  const success = new RunningMean();
+  const fraction = new RunningMean();
+  const rejected = new RunningMean();
+  let referenceErrors = 0;
+  const common = commonFold();
+  const best = bestOfKFolds<ScoredCodeTrajectory>(opts.bestOfK, {
+    success_rate: (r) => (r.score.success ? 1 : 0),
+    tests_passed_fraction: (r) => r.score.fraction,
+  });
+  return {
+    add(r) {
+      success.add(r.score.success ? 1 : 0);
+      fraction.add(r.score.fraction);
+      rejected.add(r.score.rejected ? 1 : 0);
+      referenceErrors += r.score.reasons.reference_error;
+      common.add(r);
+      for (const [, b] of best) b.add(r);
+    },
+    result: () => ({
+      success_rate: success.value,
+      tests_passed_fraction: fraction.value,
+      rejected_rate: rejected.value,
+      reference_error_tests: referenceErrors,
+      ...common.result(),
+      ...Object.fromEntries(best.map(([name, b]) => [name, b.result()])),
+    }),
   };
-  const k = opts.bestOfK;
-  if (k && k > 1) {
-    m[`best_of_${k}_success_rate`] = bestOfK(records, (r) => (r.score.success ? 1 : 0), k);
-    m[`best_of_${k}_tests_passed_fraction`] = bestOfK(records, (r) => r.score.fraction, k);
-  }
-  return m;
 }
 
-export interface ColbenchHtmlMetrics extends Common {
+export const colbenchCodeMetrics = (records: readonly ScoredCodeTrajectory[], opts: { bestOfK?: number } = {}): ColbenchCodeMetrics =>
+  foldRecords(colbenchCodeMetricsFold(opts), records);
+
+export type ColbenchHtmlMetrics = Common & {
   /** Headline: mean similarity of the final render with the reference render (the seed: CLIP cosine). */
   mean_similarity: number;
   /** Episodes that left a render to score. */
   rendered_rate: number;
   [bestOf: `best_of_${number}_${string}`]: number;
+};
+
+export function colbenchHtmlMetricsFold(opts: { bestOfK?: number } = {}): MetricsFold<ScoredHtmlTrajectory, ColbenchHtmlMetrics> {
+  const similarity = new RunningMean();
+  const rendered = new RunningMean();
+  const common = commonFold();
+  const best = bestOfKFolds<ScoredHtmlTrajectory>(opts.bestOfK, { mean_similarity: (r) => r.score.similarity });
+  return {
+    add(r) {
+      similarity.add(r.score.similarity);
+      rendered.add(r.score.answered ? 1 : 0);
+      common.add(r);
+      for (const [, b] of best) b.add(r);
+    },
+    result: () => ({
+      mean_similarity: similarity.value,
+      rendered_rate: rendered.value,
+      ...common.result(),
+      ...Object.fromEntries(best.map(([name, b]) => [name, b.result()])),
+    }),
+  };
 }
 
-export function colbenchHtmlMetrics(records: readonly ScoredHtmlTrajectory[], opts: { bestOfK?: number } = {}): ColbenchHtmlMetrics {
-  const m: ColbenchHtmlMetrics = {
-    mean_similarity: mean(records.map((r) => r.score.similarity)),
-    rendered_rate: mean(records.map((r) => (r.score.answered ? 1 : 0))),
-    ...common(records),
-  };
-  const k = opts.bestOfK;
-  if (k && k > 1) m[`best_of_${k}_mean_similarity`] = bestOfK(records, (r) => r.score.similarity, k);
-  return m;
-}
+export const colbenchHtmlMetrics = (records: readonly ScoredHtmlTrajectory[], opts: { bestOfK?: number } = {}): ColbenchHtmlMetrics =>
+  foldRecords(colbenchHtmlMetricsFold(opts), records);

@@ -3,11 +3,14 @@
 // SWEET-RL step pairs (needs the agent and a critic, so built with models) or the MT-DPO / RFT baselines.
 import type { ColbenchRecipeConfig } from './config';
 import type { Chat } from '../../llm/types';
-import { AGENT_ROLE, type RecipeRuntime, type ScoringServices, type Split, type TrainingData } from '../types';
+import { AGENT_ROLE, type RecipeRuntime, type RowSink, type ScoringServices, type Split, type TrainingData } from '../types';
 import type { TrainingDataFormat } from '../../data/formats';
-import { formatPreferences, formatSft } from '../../data/formats';
+import { formatPreferences } from '../../data/formats';
 import { agentMessages } from './agent-view';
-import { criticPreferencePairs, rejectionFinetuningExamples, multiTurnDpoPairs, trajectoryDpoRow, type TrajectoryPair } from './baselines';
+import { criticPreferencePairs, trajectoryDpoRow, type TrajectoryPair } from './baselines';
+import { colbenchDataBuilder } from './data-builder';
+import { collectedData, emptyDatasets } from '../collected-data';
+import { byTaskAndSample } from '../shared/task-order';
 import { learnedCritic } from './critic';
 import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
 import { codeKind, htmlKind, type ColbenchKindRuntime } from './kinds';
@@ -16,6 +19,7 @@ import { colbenchDecoding } from './decoding';
 import { recipePrompts } from '../prompt-file';
 import { colbenchConversationView } from './report-view';
 import { COLBENCH_METRIC_KINDS } from './metrics';
+import { foldRecords } from '../metrics-fold';
 import type { CodeScore, HtmlScore } from './scoring';
 import { pairsFromRanking, rankCandidates, sampleCandidates, turnStates } from './sweet-rl';
 import type { ColbenchTask } from './tasks';
@@ -50,16 +54,11 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
   const pairOptions = kind === 'html' ? ({ mode: 'all-pairs' } as const) : {};
   // Whole-conversation rows (OpenRLHF implicit prompt); the trainers read them as preference rows.
   const trajectoryRows = (pairs: TrajectoryPair[]) => (format === 'verl' ? [] : pairs.map((p) => JSON.stringify(trajectoryDpoRow(p))));
-  const baselineData = (records: TrainTrajectory<S>[]): TrainingData => {
-    const scores = records.map(scoreOf);
-    const sft = rejectionFinetuningExamples(records, scores);
-    const pairs = multiTurnDpoPairs(records, scores, seed, pairOptions);
-    const dpo = trajectoryRows(pairs);
-    return {
-      byRole: { [AGENT_ROLE]: { sft: formatSft(sft, format), dpo } },
-      counts: { sft_examples: sft.length, trajectory_pairs: pairs.length },
-    };
-  };
+  const dataBuilder = (sink: RowSink) =>
+    colbenchDataBuilder<TrainTrajectory<S>>({ seed, format, scoreOf, pairOptions, pairRows: trajectoryRows }, sink);
+  // The rows in (task, sample) order, as the baselines lay them out over all episodes.
+  const baselineData = (records: TrainTrajectory<S>[]): TrainingData =>
+    collectedData(dataBuilder, [...records].sort(byTaskAndSample), emptyDatasets([AGENT_ROLE]));
 
   return {
     taskCount: (split) => tasksFor(split).length,
@@ -97,9 +96,11 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
       await Promise.all(Array.from({ length: Math.min(slots, trajectories.length) }, (_, s) => lane(s)));
       return out;
     },
-    metrics: k.metrics,
+    metrics: (records) => foldRecords(k.metricsFold(), records),
+    metricsFold: k.metricsFold,
     metricKinds: COLBENCH_METRIC_KINDS,
     buildData: baselineData,
+    dataBuilder,
     ...(cfg.data.method === 'sweet-rl'
       ? {
           buildDataWithModels: async (

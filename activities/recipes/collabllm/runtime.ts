@@ -1,7 +1,7 @@
 // Glue between CollabLLM's logic (this folder) and the generic stages: evaluation conversations on the eval split,
 // built conversations (candidates, futures, rewards) on the train split, metrics, and the assistant's data.
-import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
-import type { GenerationServices, RecipeRuntime, Split } from '../types';
+import type { TrainingDataFormat } from '../../data/formats';
+import type { GenerationServices, RecipeRuntime, RowSink, Split } from '../types';
 import { SUCCESS_METRIC, weightsOf, type CollabllmRecipeConfig } from './config';
 import {
   buildConversation,
@@ -12,8 +12,10 @@ import {
   type CollabEvalRecord,
   type CollabSettings,
 } from './conversation';
-import { collabMultiturnRows, collabPreferencePairs, collabSftExamples } from './data';
-import { COLLAB_METRIC_KINDS, collabMetrics } from './iteration-metrics';
+import { collabDataBuilder, emptyCollabData, planConvIds } from './data-builder';
+import { collectedData } from '../collected-data';
+import { byTaskAndSample } from '../shared/task-order';
+import { COLLAB_METRIC_KINDS, collabMetrics, collabMetricsFold } from './iteration-metrics';
 import { collabConversationView } from './report-view';
 import type { RunTaskTests } from './score-conversation';
 import { compatSettings } from './seed-settings';
@@ -89,6 +91,11 @@ export function collabRuntime(
   const taskOf = (split: Split, id: string) => tasksFor(split).find((t) => t.id === id);
   const settings = collabSettings(cfg, seed);
   const testsWith = taskTestRunner(cfg);
+  const builder = (convId: (r: CollabBuildRecord) => number) => (sink: RowSink) => {
+    const train = new Map(tasksFor('train').map((t) => [t.id, t]));
+    const options = { minGap: cfg.data.minGap, sftFloor: cfg.data.sftFloor, format, taskOf: (id: string) => train.get(id), convId };
+    return collabDataBuilder(options, sink);
+  };
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),
@@ -103,26 +110,18 @@ export function collabRuntime(
     },
     recordTokens: ({ usage }) => totalTokens(usage),
     metrics: (records) => collabMetrics(records, SUCCESS_METRIC[cfg.task]),
+    metricsFold: () => collabMetricsFold(SUCCESS_METRIC[cfg.task]),
     metricKinds: COLLAB_METRIC_KINDS,
     buildData: (built) => {
-      const options = { minGap: cfg.data.minGap, sftFloor: cfg.data.sftFloor };
-      const sft = collabSftExamples(built, options);
-      const pairs = collabPreferencePairs(built, options);
-      const multiturn = collabMultiturnRows(built, (id) => taskOf('train', id));
-      return {
-        // The multiturn rows are also the online-RL prompts (the converter of onlineRl.rollout, verl-rollout.ts, turns them into verl's).
-        byRole: { assistant: { sft: formatSft(sft, format), dpo: formatPreferences(pairs, format), rl: multiturn } },
-        counts: {
-          sft_examples: sft.length,
-          preference_pairs: pairs.length,
-          multiturn_rows: multiturn.length,
-          built_conversations: built.length,
-          missing_scores: built.reduce((a, r) => a + r.missingScores, 0),
-          simulator_failures: built.reduce((a, r) => a + r.simulatorFailures, 0),
-        },
-        extra: { multiturn },
-      };
+      // Handed over in (task, sample) order, the conversations are numbered as they come.
+      let convId = 0;
+      return collectedData(
+        builder(() => convId++),
+        [...built].sort(byTaskAndSample),
+        emptyCollabData(),
+      );
     },
+    dataBuilder: (sink) => builder(planConvIds(tasksFor('train'), cfg.trainSamples))(sink),
     describeRecord: (split, record) => collabConversationView(record, taskOf(split, record.taskId)),
     // What the policy sees first: the user's request (the simulator's opening names the task's first line).
     probePrompts: (n) =>

@@ -7,6 +7,7 @@ import { buildPreferencePairs } from './preference-pairs';
 import { buildSftExamples } from './sft';
 import { byTaskAndSample } from '../shared/task-order';
 import { formatPreferences, formatSft, type TrainingDataFormat } from '../../data/formats';
+import { perTaskBuilder } from '../task-groups';
 import type { DataBuilder, RowSink } from '../types';
 
 export function coralDataBuilder(
@@ -15,33 +16,19 @@ export function coralDataBuilder(
   format: TrainingDataFormat,
   sink: RowSink,
 ): DataBuilder<CoralConversation> {
-  let task: CoralConversation[] = [];
-  const built = new Set<string>();
   let sft = 0;
   let pairs = 0;
-  const buildTask = () => {
-    if (!task.length) return;
-    const id = task[0].taskId;
-    // Records arrive task-major (the shard plan); a task seen again would get its per-task caps twice.
-    if (built.has(id)) throw new Error(`coral data: the records of task ${id} are not together (a shard out of order?)`);
-    built.add(id);
-    task.sort(byTaskAndSample);
-    const examples = buildSftExamples(task, opts.sft);
-    const preferences = buildPreferencePairs(task, opts.pairs);
-    for (const line of formatSft(examples, format)) sink.row(role, 'sft', line);
-    for (const line of formatPreferences(preferences, format)) sink.row(role, 'dpo', line);
-    sft += examples.length;
-    pairs += preferences.length;
-    task = [];
-  };
-  return {
-    add(r) {
-      if (task.length && task[0].taskId !== r.taskId) buildTask();
-      task.push(r);
+  return perTaskBuilder<CoralConversation>(
+    'coral data',
+    (task) => {
+      task.sort(byTaskAndSample);
+      const examples = buildSftExamples(task, opts.sft);
+      const preferences = buildPreferencePairs(task, opts.pairs);
+      for (const line of formatSft(examples, format)) sink.row(role, 'sft', line);
+      for (const line of formatPreferences(preferences, format)) sink.row(role, 'dpo', line);
+      sft += examples.length;
+      pairs += preferences.length;
     },
-    finish() {
-      buildTask();
-      return { sft_examples: sft, preference_pairs: pairs };
-    },
-  };
+    () => ({ sft_examples: sft, preference_pairs: pairs }),
+  );
 }

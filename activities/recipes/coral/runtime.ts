@@ -10,7 +10,7 @@ import { recipePrompts } from '../prompt-file';
 import { CORAL_METRIC_KINDS, coralMetrics, coralMetricsFold } from './metrics';
 import { coralDataOptions } from './data-options';
 import { coralDataBuilder } from './data-builder';
-import { collectedData } from '../collected-data';
+import { collectedData, emptyDatasets } from '../collected-data';
 import { coralConversationView } from './report-view';
 import { byTaskAndSample } from '../shared/task-order';
 import { loadCoralTasks, type CoralTask } from './tasks';
@@ -47,7 +47,7 @@ export function coralRuntime(cfg: CoralRecipeConfig, seed: number, format: Train
     metrics: (records) => coralMetrics(records, cfg.compat),
     metricsFold: () => coralMetricsFold(cfg.compat),
     metricKinds: CORAL_METRIC_KINDS,
-    buildData: (convs) => collectedData(dataBuilder, [...convs].sort(byTaskAndSample), [AGENT_ROLE]),
+    buildData: (convs) => collectedData(dataBuilder, [...convs].sort(byTaskAndSample), emptyDatasets([AGENT_ROLE])),
     dataBuilder,
     describeRecord: (split, c) =>
       coralConversationView(

@@ -5,7 +5,7 @@ import type { TrainingDataFormat } from '../../data/formats';
 import type { Chat } from '../../llm/types';
 import { hashSeed } from '../../seeded-random';
 import type { RecipeRuntime, RowSink, Split } from '../types';
-import { collectedData } from '../collected-data';
+import { collectedData, emptyDatasets } from '../collected-data';
 import { byTaskAndSample } from '../shared/task-order';
 import type { Method, PlanParams } from './baselines';
 import { JUDGE_ROLE, KIWI_ROLE, policyRole, policyRoles, REWARD_ROLE, STUDENT_ROLE, type ToaRecipeConfig } from './config';
@@ -138,7 +138,7 @@ export function toaRuntime(cfg: ToaRecipeConfig, seed: number, format: TrainingD
     metricsFold: () => toaMetricsFold(judging),
     metricKinds: TOA_METRIC_KINDS,
     reportFigures: rewardVsFlops,
-    buildData: (built) => collectedData(dataBuilder, [...built].sort(byTaskAndSample), [STUDENT_ROLE]),
+    buildData: (built) => collectedData(dataBuilder, [...built].sort(byTaskAndSample), emptyDatasets([STUDENT_ROLE])),
     dataBuilder,
     describeRecord: (split, record) => toaRecordView(record, taskOf(split, record.taskId)),
     probePrompts: (n) =>
