@@ -49,12 +49,7 @@ export class JournalRequestCache implements RequestCache {
   }
 
   async get(key: string): Promise<CachedAnswer | undefined> {
-    const index = await this.index.get();
-    let at = index.find(key);
-    if (!at) {
-      await this.refresh(index);
-      at = index.find(key);
-    }
+    const at = await (await this.index.get()).findCaughtUp(key, (index) => this.refresh(index));
     if (at) return this.read(at, key);
     return this.legacy && this.older ? this.older.get(key).catch(() => undefined) : undefined;
   }

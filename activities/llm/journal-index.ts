@@ -70,6 +70,14 @@ export class JournalIndex {
     this.names = env.openDB<string, number>({ name: 'names', keyEncoding: 'uint32' });
   }
 
+  /** Where `key` is; on a miss, after `catchUp` has indexed the journal tails no one indexed yet. */
+  async findCaughtUp(key: string, catchUp: (index: JournalIndex) => Promise<void>): Promise<Location | undefined> {
+    const at = this.find(key);
+    if (at) return at;
+    await catchUp(this);
+    return this.find(key);
+  }
+
   find(key: string): Location | undefined {
     const recorded = this.uncommitted.get(key);
     if (recorded) return recorded;

@@ -84,12 +84,7 @@ export class ObjectJournalCache implements RequestCache {
   async get(key: string): Promise<CachedAnswer | undefined> {
     const kept = await this.unsaved.get(key);
     if (kept) return kept;
-    const index = await this.index.get();
-    let at = index.find(key);
-    if (!at) {
-      await this.refresh(index);
-      at = index.find(key);
-    }
+    const at = await (await this.index.get()).findCaughtUp(key, (index) => this.refresh(index));
     if (at) return this.read(at, key);
     // A failed read fails the call here, unlike journal-cache.ts (a miss on local disk): as every read of this store
     // does (the journal LIST and GETs above), once the store stays unreachable past its outage tolerance

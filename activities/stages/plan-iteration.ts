@@ -8,9 +8,10 @@ import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
 
 type PlanInput = Parameters<ActivitySignatures['planIteration']>[0];
 
-/** Each shard adds ~2.5 KB to the iteration's history (its input, result and progress signal): 4,000 keep it near
- *  10 MB, a fifth of Temporal's 50 MB limit, with room for retries. */
-export const MAX_SHARDS = 4000;
+/** Each shard adds ~4 KB to the iteration's history (its input, result, progress signal and workflow tasks: 0.40 MB
+ *  for 101 shards in `npm run bench -- scale`): 3,000 keep it near 12 MB, a quarter of Temporal's 50 MB limit, with
+ *  room for retries. */
+export const MAX_SHARDS = 3000;
 
 async function shards({ config, evalOnly }: PlanInput) {
   const plan = shardsOf(await recipeRuntime(config), config.generation.shardSize, evalOnly);

@@ -25,7 +25,7 @@ describe('planIteration', () => {
     expect((err as ApplicationFailure).nonRetryable).toBe(true);
     expect((err as ApplicationFailure).type).toBe('ConfigError');
     expect((err as Error).message).toBe(
-      `generation.shardSize: 10 makes 4800 shards of 48000 conversations, more than ${MAX_SHARDS} (each adds to the iteration's history, which Temporal caps at 50 MB); raise it to at least 12 (collab-loop retry <run> --set generation.shardSize=N)`,
+      `generation.shardSize: 10 makes 4800 shards of 48000 conversations, more than ${MAX_SHARDS} (each adds to the iteration's history, which Temporal caps at 50 MB); raise it to at least 16 (collab-loop retry <run> --set generation.shardSize=N)`,
     );
   });
 });
