@@ -251,7 +251,7 @@ export const trainerSchema = z.discriminatedUnion('kind', [
 
 /** The config format's version. Raise it (and add the step from the version before) when older configs cannot
  *  simply be re-parsed into the current format: configs/upgrade.ts says when. */
-export const CONFIG_VERSION = 1;
+export const CONFIG_VERSION = 2;
 
 export const loopConfigSchema = z.strictObject({
   /** Which format the config is written in: files need not say (they are read as the current one); configs that

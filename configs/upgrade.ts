@@ -24,6 +24,21 @@ const STEPS: readonly Step[] = [
     const upgrade = RECIPES.find((r) => r.name === recipe.name)?.fromUnversioned;
     return upgrade ? { ...c, recipe: upgrade(recipe) } : c;
   },
+  // 1: generation.shardSize counted tasks (every sample of each: default 100); it counts conversations now
+  // (activities/generation/plan-shards.ts). A recorded run keeps shards of about the size it had: the tasks times the
+  // larger split's samples per task (the recipe's defaults where its section leaves them out).
+  (c) => {
+    const recipe = section(c.recipe);
+    const parsed = RECIPES.find((r) => r.name === recipe.name)?.schema.safeParse(recipe);
+    const samples = (k: 'evalSamples' | 'trainSamples') => {
+      const n = parsed?.success ? (parsed.data as Raw)[k] : recipe[k];
+      return typeof n === 'number' && n > 0 ? n : 1;
+    };
+    const perTask = Math.max(samples('evalSamples'), recipe.trainTasks ? samples('trainSamples') : 1);
+    const generation = section(c.generation);
+    const tasks = typeof generation.shardSize === 'number' ? generation.shardSize : 100;
+    return { ...c, generation: { ...generation, shardSize: tasks * perTask } };
+  },
 ];
 if (STEPS.length !== CONFIG_VERSION)
   throw new Error(`internal: configs/upgrade.ts has ${STEPS.length} steps for version ${CONFIG_VERSION}`);

@@ -52,6 +52,26 @@ describe('configs recorded before versions (version 0)', () => {
   });
 });
 
+describe('configs of version 1', () => {
+  it('keep shards of the size they had: shardSize counted tasks, every sample of each', () => {
+    const v1 = (generation: object, recipe: object) => ({
+      ...current(),
+      configVersion: 1,
+      generation,
+      recipe: { ...current().recipe, ...recipe },
+    });
+    // demo.yaml trains: the larger split's samples per task.
+    const trains = upgradeConfig(v1({ shardSize: 8 }, { evalSamples: 2, trainSamples: 3 }));
+    expect(trains.generation.shardSize).toBe(24);
+    // No shardSize: the old default, 100 tasks.
+    expect(upgradeConfig(v1({}, { evalSamples: 2, trainSamples: 1 })).generation.shardSize).toBe(200);
+    // Evaluation only: the train split's samples do not count.
+    const { trainTasks: _, ...evalOnly } = current().recipe as Record<string, unknown>;
+    const recipe = { ...evalOnly, evalSamples: 4, trainSamples: 9 };
+    expect(upgradeConfig({ ...current(), configVersion: 1, generation: { shardSize: 5 }, recipe }).generation.shardSize).toBe(20);
+  });
+});
+
 describe('current configs', () => {
   it('are left as they are', () => {
     const config = current();
