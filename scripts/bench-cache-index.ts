@@ -61,7 +61,7 @@ export async function benchCacheIndex(entries = DEFAULT_ENTRIES): Promise<void> 
       const last = Math.min(entries, first + BATCH);
       for (let i = first; i < last; i++) lines.push([benchKey(i), (i % PER_JOURNAL) * LINE, LINE - 1]);
       const journal = `journal-bench-${Math.floor(first / PER_JOURNAL)}.jsonl`;
-      const commit = index.record(journal, lines, ((last - 1) % PER_JOURNAL) * LINE + LINE);
+      const commit = index.record(journal, lines, (first % PER_JOURNAL) * LINE, ((last - 1) % PER_JOURNAL) * LINE + LINE);
       inFlight.add(commit);
       void commit.finally(() => inFlight.delete(commit));
       if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);

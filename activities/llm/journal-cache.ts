@@ -91,13 +91,16 @@ export class JournalRequestCache implements RequestCache {
       try {
         const fh = await (this.handle ??= mkdir(this.dir, { recursive: true }).then(() => open(this.own, 'a')));
         const bytes = Buffer.concat(batch.map((b) => b.line));
-        await fh.write(bytes, 0, bytes.length);
+        const { bytesWritten } = await fh.write(bytes, 0, bytes.length);
+        // A short write (a full disk) left part of the batch out: the answers are not durable, so the batch fails.
+        if (bytesWritten !== bytes.length) throw new Error(`request cache ${this.own}: wrote ${bytesWritten} of ${bytes.length} bytes`);
+        const from = this.ownSize;
         const lines: JournalLine[] = [];
         for (const b of batch) {
           lines.push([b.key, this.ownSize, b.line.length - 1]);
           this.ownSize += b.line.length;
         }
-        index?.record(path.basename(this.own), lines, this.ownSize).catch(() => {});
+        index?.record(path.basename(this.own), lines, from, this.ownSize).catch(() => {});
         for (const b of batch) b.done();
       } catch (err) {
         // Go on in a new journal: this one may now end in part of a line (others read it as they read any journal).
@@ -173,9 +176,11 @@ export class JournalRequestCache implements RequestCache {
           else break; // a line still being written: read next time
           continue;
         }
+        const chunkFrom = at;
         at += end;
-        // Found by this process at once; a commit that fails leaves the tail to the next miss.
-        index.record(journal, lines, at).catch(() => {});
+        // Found by this process at once; a commit that fails leaves the tail to the next miss. Each chunk's commit is
+        // waited for, so a large journal written before the index is never held in memory as pending entries.
+        await index.record(journal, lines, chunkFrom, at).catch(() => {});
       }
     } finally {
       await fh.close();

@@ -96,22 +96,31 @@ export class JournalIndex {
     return Math.max(this.uncommittedTo.get(journal) ?? 0, this.journals.get(journal)?.[1] ?? 0);
   }
 
-  /** Records `lines` of `journal`, indexed up to `to` once they are committed (resolves then). find() has them at
-   *  once; if the commit fails they are dropped, and the journal's tail past its indexed offset is read again. */
-  record(journal: string, lines: JournalLine[], to: number): Promise<void> {
+  /** Records `lines`, the bytes `from`…`to` of `journal`, committed in the background (resolves then; never throws
+   *  at once). find() has them at once. The journal counts as indexed up to `to` only where the index already reached
+   *  `from`: bytes before it that were never committed (an index that could not be opened, a commit that failed)
+   *  stay past the indexed offset, so the next miss's catch-up reads them again. */
+  record(journal: string, lines: JournalLine[], from: number, to: number): Promise<void> {
     const located = lines.map(([key, start, length]): [string, Location] => [key, { journal, start, length }]);
     for (const [key, at] of located) this.uncommitted.set(key, at);
-    if (to > (this.uncommittedTo.get(journal) ?? 0)) this.uncommittedTo.set(journal, to);
-    const commit = this.env.transaction(() => {
-      // In the write transaction: another process's commit of this journal or of a new one cannot come in between.
-      const known = this.journals.get(journal);
-      const id = known?.[0] ?? this.numberJournal(journal);
-      for (const [key, at] of located) {
-        const k = keyBytes(key);
-        if (k.length <= MAX_KEY_BYTES) this.lines.put(k, locationBytes(id, at.start, at.length));
-      }
-      if (!known || to > known[1]) this.journals.put(journal, [id, to]);
-    });
+    if (this.indexedTo(journal) >= from && to > (this.uncommittedTo.get(journal) ?? 0)) this.uncommittedTo.set(journal, to);
+    let commit: Promise<unknown>;
+    try {
+      commit = this.env.transaction(() => {
+        // In the write transaction: another process's commit of this journal or of a new one cannot come in between.
+        const known = this.journals.get(journal);
+        const id = known?.[0] ?? this.numberJournal(journal);
+        for (const [key, at] of located) {
+          const k = keyBytes(key);
+          if (k.length <= MAX_KEY_BYTES) this.lines.put(k, locationBytes(id, at.start, at.length));
+        }
+        const indexed = known?.[1] ?? 0;
+        if (indexed >= from && to > indexed) this.journals.put(journal, [id, to]);
+        else if (!known) this.journals.put(journal, [id, 0]);
+      });
+    } catch (err) {
+      commit = Promise.reject(err); // a closed file: as a failed commit
+    }
     const settle = () => {
       for (const [key, at] of located) if (this.uncommitted.get(key) === at) this.uncommitted.delete(key);
       if (this.uncommittedTo.get(journal) === to) this.uncommittedTo.delete(journal);

@@ -129,7 +129,7 @@ export class ObjectJournalCache implements RequestCache {
   /** Indexes every whole line of a journal object (a line that does not parse is left out: a miss is safe); found by
    *  this process at once, committed in the background (a failed commit leaves the object to the next look). */
   private indexObject(index: JournalIndex, name: string, bytes: Buffer): void {
-    index.record(name, linesOf(bytes).lines, bytes.length).catch(() => {});
+    index.record(name, linesOf(bytes).lines, 0, bytes.length).catch(() => {});
     this.keep(name, bytes);
   }
 

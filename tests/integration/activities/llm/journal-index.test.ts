@@ -22,11 +22,12 @@ describe('request cache index', () => {
           [hexKey(1), 0, 100],
           ['k-2', 101, 50],
         ],
+        0,
         152,
       ),
-      index.record('journal-b.jsonl', [[hexKey(3), big, 70]], big + 71),
+      index.record('journal-b.jsonl', [[hexKey(3), big, 70]], 0, big + 71),
     ]);
-    await index.record('journal-a.jsonl', [], 90); // a catch-up that read less never takes the offset back
+    await index.record('journal-a.jsonl', [], 0, 90); // a catch-up that read less never takes the offset back
     await first.release();
 
     const next = await new IndexUse(file).get();
@@ -41,10 +42,32 @@ describe('request cache index', () => {
     expect(next.keys().sort()).toEqual([hexKey(1), hexKey(3), 'k-2'].sort());
   });
 
+  it('leaves bytes that never reached the index past its indexed offset, for the next catch-up to read', async () => {
+    const use = new IndexUse(path.join(tempStateDir(), 'llm-cache', 'index.lmdb'));
+    const index = await use.get();
+    // The batch of bytes 0…100 was never recorded (the index could not be opened then); the next one was.
+    await index.record('journal-a.jsonl', [[hexKey(7), 100, 50]], 100, 151);
+    expect(index.find(hexKey(7))).toEqual({ journal: 'journal-a.jsonl', start: 100, length: 50 });
+    expect(index.indexedTo('journal-a.jsonl')).toBe(0);
+    // The catch-up reads the journal from its indexed offset, 0, and indexes all of it.
+    await index.record(
+      'journal-a.jsonl',
+      [
+        [hexKey(6), 0, 99],
+        [hexKey(7), 100, 50],
+      ],
+      0,
+      151,
+    );
+    expect(index.indexedTo('journal-a.jsonl')).toBe(151);
+    expect(index.find(hexKey(6))).toEqual({ journal: 'journal-a.jsonl', start: 0, length: 99 });
+    await use.release();
+  });
+
   it('finds what this process recorded before it is committed', async () => {
     const use = new IndexUse(path.join(tempStateDir(), 'llm-cache', 'index.lmdb'));
     const index = await use.get();
-    const committed = index.record('journal-a.jsonl', [[hexKey(5), 10, 20]], 31);
+    const committed = index.record('journal-a.jsonl', [[hexKey(5), 10, 20]], 0, 31);
     expect(index.find(hexKey(5))).toEqual({ journal: 'journal-a.jsonl', start: 10, length: 20 });
     expect(index.indexedTo('journal-a.jsonl')).toBe(31);
     await committed;
