@@ -7,9 +7,8 @@ import type { Stage } from './stages';
 /** What a stage counts. */
 export type ProgressUnit = 'conversations' | 'records' | 'pairs' | 'searches' | 'steps';
 
-/** LLM calls by outcome: `ok` answered by the endpoint, `cached` from the durable request cache, `failed` given up
- *  by the client, `retried` failed requests sent again. */
-/** An activity's LLM calls by what answered them. */
+/** An activity's LLM calls by what answered them: `failed` given up by the client, `retried` failed requests sent
+ *  again. */
 export interface CallCounts {
   /** Sent to the endpoint and answered: the calls/s of a progress line are over these and `failed`. */
   ok: number;

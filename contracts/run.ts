@@ -196,7 +196,7 @@ export interface LoopStatus {
   configChanges?: string[];
 }
 
-/** A unit of generation work: tasks [start, end) of one split, each sampled `samples` times. */
+/** A unit of generation work: `generation.shardSize` conversations of one split. */
 export interface ShardSpec {
   split: 'eval' | 'train';
   index: number;
@@ -209,11 +209,11 @@ export interface ShardSpec {
   unit?: 'conversation';
 }
 
-/** A shard's name within its iteration ("eval-3"): results, budget ledger entries and progress reports go by it. */
 /** Shard activities one iteration runs at once unless `generation.parallelShards` says otherwise (the value of
  *  iterations whose config predates the option). */
 export const DEFAULT_PARALLEL_SHARDS = 16;
 
+/** A shard's name within its iteration ("eval-3"): results, budget ledger entries and progress reports go by it. */
 export const shardKey = (shard: Pick<ShardSpec, 'split' | 'index'>) => `${shard.split}-${shard.index}`;
 
 export interface ShardInput {

@@ -108,11 +108,10 @@ export function newIterationState(input: IterationInput): IterationState {
 
 /** What every stage activity is told: which run, which iteration, the config in effect. The stages name files by
  *  the run, so a restarted run is told its data name (contracts/run-data-name.ts); a first run, its plain name. */
-export const stageContext = (s: IterationState) => ({
-  runName: runDataName(s.input),
-  iteration: s.input.iteration,
-  ...(s.configRef ? { configRef: s.configRef } : { config: s.config }),
-});
+export const stageContext = (s: IterationState) => ({ runName: runDataName(s.input), iteration: s.input.iteration, ...configInput(s) });
+
+/** The config as an activity input carries it: by reference once the iteration stored it (config-by-ref-v1). */
+export const configInput = (s: IterationState) => (s.configRef ? { configRef: s.configRef } : { config: s.config });
 
 /** Training data is built only for loops that train, from a train split (as the iteration started: a retry's
  *  config does not change it). */

@@ -1,8 +1,7 @@
 // A data build's rows written as they are made: each dataset (a role's sft, dpo or rl rows, or a recipe's extra one)
 // goes to its own file, then into the artifact store as one JSONL artifact, so building data from a million
 // conversations holds none of its rows in memory.
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import os from 'node:os';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { ArtifactRef } from '../../contracts/artifact-ref';
 import type { ArtifactStore } from '../artifacts/store';
@@ -20,8 +19,14 @@ interface OpenDataset {
 }
 
 export class DatasetFiles implements RowSink {
-  private readonly dir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-data-'));
+  private readonly dir: string;
   private readonly open = new Map<string, OpenDataset>();
+
+  /** @param parent where the files go: the worker's state dir (a tmpfs /tmp would hold the rows in memory) */
+  constructor(parent: string) {
+    mkdirSync(parent, { recursive: true });
+    this.dir = mkdtempSync(path.join(parent, 'data-'));
+  }
 
   row(role: string, dataset: string, line: string): void {
     this.write(`${role}/${dataset}`, line);
@@ -61,7 +66,9 @@ export class DatasetFiles implements RowSink {
 
 function flush(d: OpenDataset): void {
   if (!d.pending.length) return;
-  writeSync(d.fd, d.pending.join(''));
+  const bytes = Buffer.from(d.pending.join(''));
+  // write() may take part of the bytes (a full disk fails with ENOSPC on the next try): every byte goes, or it throws.
+  for (let at = 0; at < bytes.length; ) at += writeSync(d.fd, bytes, at, bytes.length - at);
   d.pending = [];
   d.pendingBytes = 0;
 }

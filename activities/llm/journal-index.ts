@@ -223,10 +223,18 @@ async function release(file: string): Promise<void> {
 }
 
 async function openIndex(file: string): Promise<JournalIndex> {
+  // Loaded on first use: what imports the caches without using them (a simulator's request keys) pays nothing.
+  let lmdb: typeof import('lmdb');
   try {
-    // Loaded on first use: what imports the caches without using them (a simulator's request keys) pays nothing.
-    const { open: openLmdb } = await import('lmdb');
-    return new JournalIndex(openLmdb({ path: file, maxDbs: 3, mapSize: MAP_SIZE }));
+    lmdb = await import('lmdb');
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new StorageError(
+      `the request cache index needs the lmdb package and its native binary for ${process.platform}-${process.arch}, which did not load (${why}): run \`node bin/setup.js\``,
+    );
+  }
+  try {
+    return new JournalIndex(lmdb.open({ path: file, maxDbs: 3, mapSize: MAP_SIZE }));
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new StorageError(

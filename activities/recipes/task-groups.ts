@@ -1,5 +1,6 @@
 // Records as the plan hands them to a streaming fold or data build: task-major (every sample of a task together),
 // so per-task work (caps, shuffles, best-of-k) holds one task's records at a time.
+import { ApplicationFailure } from '@temporalio/activity';
 import type { DataBuilder } from './types';
 
 /** Hands each task's records to `onTask` once the next task's first record (or the end) arrives. A task whose
@@ -13,7 +14,12 @@ export function taskGroups<R extends { taskId: string }>(
   const end = () => {
     if (!task.length) return;
     const id = task[0].taskId;
-    if (done.has(id)) throw new Error(`${what}: the records of task ${id} are not together (a shard out of order?)`);
+    // Not retried: the same records come back in the same order.
+    if (done.has(id))
+      throw ApplicationFailure.nonRetryable(
+        `${what}: the records of task ${id} are not together (a shard out of order?)`,
+        'RecordsOutOfOrder',
+      );
     done.add(id);
     const records = task;
     task = [];

@@ -16,6 +16,8 @@ import type { RecipeRuntime, RoleTrainingData, TrainingData } from '../recipes/t
 import type { ArtifactRef } from '../../contracts/artifact-ref';
 import type { ArtifactStore } from '../artifacts/store';
 import { DatasetFiles } from '../data/dataset-files';
+import { localStateDir } from '../storage/run-storage';
+import path from 'node:path';
 import { builderChats, logProbChats } from '../data/builder-models';
 import { datasetRef } from '../data/dataset-ref';
 import { totalTokens } from '../llm/usage';
@@ -38,7 +40,7 @@ interface Built {
 
 /** A recipe with a streaming builder: records read shard by shard, rows written to files as they are made. */
 async function streamed(store: ArtifactStore, input: BuildDataInput, builder: NonNullable<RecipeRuntime['dataBuilder']>): Promise<Built> {
-  const files = new DatasetFiles();
+  const files = new DatasetFiles(path.join(localStateDir(input.config), 'tmp'));
   try {
     const b = builder(files);
     const records = await store.forEachRow(

@@ -3,6 +3,7 @@
 // declared their needs scheduled.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivitySignatures } from '../../contracts/activities';
+import type { ShardSpec } from '../../contracts/run';
 import { planShards as shardsOf } from '../generation/plan-shards';
 import { recipeNeeds, recipeRuntime } from '../recipes/runtime';
 
@@ -18,11 +19,21 @@ async function shards({ config, evalOnly }: PlanInput) {
   if (plan.length > MAX_SHARDS) {
     const conversations = plan.reduce((a, s) => a + (s.conversations ?? 0), 0);
     throw ApplicationFailure.nonRetryable(
-      `generation.shardSize: ${config.generation.shardSize} makes ${plan.length} shards of ${conversations} conversations, more than ${MAX_SHARDS} (each adds to the iteration's history, which Temporal caps at 50 MB); raise it to at least ${Math.ceil(conversations / MAX_SHARDS)} (collab-loop retry <run> --set generation.shardSize=N)`,
+      `generation.shardSize: ${config.generation.shardSize} makes ${plan.length} shards of ${conversations} conversations, more than ${MAX_SHARDS} (each adds to the iteration's history, which Temporal caps at 50 MB); raise it to at least ${fittingShardSize(plan)} (collab-loop retry <run> --set generation.shardSize=N)`,
       'ConfigError',
     );
   }
   return plan;
+}
+
+/** The smallest shardSize whose plan has at most MAX_SHARDS shards (each split rounds its last shard up). */
+export function fittingShardSize(plan: readonly ShardSpec[]): number {
+  const perSplit = new Map<string, number>();
+  for (const s of plan) perSplit.set(s.split, (perSplit.get(s.split) ?? 0) + (s.conversations ?? 0));
+  const shards = (size: number) => [...perSplit.values()].reduce((a, n) => a + Math.ceil(n / size), 0);
+  let size = Math.ceil([...perSplit.values()].reduce((a, n) => a + n, 0) / MAX_SHARDS);
+  while (shards(size) > MAX_SHARDS) size++;
+  return size;
 }
 
 export const planShards: ActivitySignatures['planShards'] = async (input) => shards(input);

@@ -4,7 +4,15 @@ import { DEFAULT_PARALLEL_SHARDS, shardKey, type LlmUsage, type ShardSpec, type 
 import { scheduled, stageActivities } from '../activity-proxies';
 import { checkBudget, ledgerInput, spendReport } from '../budget';
 import { publish, summary, tellLoop } from '../iteration-progress';
-import { earlier, servedEndpoints, stageContext, wantsTrainData, type IterationPlan, type IterationState } from '../iteration-state';
+import {
+  configInput,
+  earlier,
+  servedEndpoints,
+  stageContext,
+  wantsTrainData,
+  type IterationPlan,
+  type IterationState,
+} from '../iteration-state';
 import { legacyNeeds } from '../legacy-needs';
 import { planSummary, shardSummary } from '../stage-summaries';
 
@@ -17,7 +25,7 @@ const sumUsage = (rs: Array<Partial<LlmUsage>>): LlmUsage => ({
 /** The shards and the recipe's needs; iterations started before recipes declared their needs decided by name. */
 async function plan(s: IterationState): Promise<IterationPlan> {
   const cpu = stageActivities(s.config).cpu;
-  const input = { config: s.config, evalOnly: !wantsTrainData(s) };
+  const input = { ...configInput(s), evalOnly: !wantsTrainData(s) };
   if (s.patches.declaresNeeds) return scheduled(cpu.planIteration, summary(s, planSummary(s.config)), input);
   return {
     shards: await scheduled(cpu.planShards, summary(s, planSummary(s.config)), input),

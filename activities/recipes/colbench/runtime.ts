@@ -96,7 +96,8 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
       await Promise.all(Array.from({ length: Math.min(slots, trajectories.length) }, (_, s) => lane(s)));
       return out;
     },
-    metrics: (records) => foldRecords(k.metricsFold(), records),
+    // The fold takes a task's episodes together (best-of-k); records in memory may come in any order.
+    metrics: (records) => foldRecords(k.metricsFold(), [...records].sort(byTaskAndSample)),
     metricsFold: k.metricsFold,
     metricKinds: COLBENCH_METRIC_KINDS,
     buildData: baselineData,

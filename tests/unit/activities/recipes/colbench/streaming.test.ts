@@ -41,9 +41,12 @@ describe('ColBench streams its episodes', () => {
     const folded = foldRecords(runtime.metricsFold!(), episodes);
     expect(folded).toStrictEqual(metrics);
     expect(Object.keys(folded)).toEqual(Object.keys(metrics));
-    // Best-of-k holds one task at a time: a task whose episodes come back after another's is refused.
+    // Best-of-k holds one task at a time: the fold refuses a task whose episodes come back after another's, while
+    // metrics over records in memory takes them in any order.
     const [a, b] = [episodes[0], episodes[3]];
-    expect(() => runtime.metrics([a, b, { ...a, sampleIndex: 1 }])).toThrow(/records of task .* are not together/);
+    const scattered = [a, b, { ...a, sampleIndex: 1 }];
+    expect(() => foldRecords(runtime.metricsFold!(), scattered)).toThrow(/records of task .* are not together/);
+    expect(runtime.metrics(scattered)).toStrictEqual(runtime.metrics([a, { ...a, sampleIndex: 1 }, b]));
   });
 
   it('the streaming builder writes the rows buildData returns, each task’s once its episodes are in', async () => {
