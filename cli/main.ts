@@ -4,6 +4,7 @@
 // (the CLI is a fresh process per command, so its start-up is most of a quick command's time).
 import { Command } from 'commander';
 import { COMMANDS } from './commands';
+import { exitClosingCaches } from '../activities/llm/opened-caches';
 
 const program = new Command('collab-loop')
   .description('Durable self-improvement loops for collaborative and multi-agent LLMs (Temporal workflows)')
@@ -19,4 +20,4 @@ for (const register of new Set(registers)) register(program);
 // detached dev server's pipes can keep the event loop alive after a one-shot command has finished; the command's
 // work is done, so leave.
 await program.parseAsync(process.argv);
-process.exit(process.exitCode ?? 0);
+await exitClosingCaches(process.exitCode ?? 0);

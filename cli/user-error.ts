@@ -1,6 +1,7 @@
 // The CLI's promise: a user mistake prints one line naming what to fix — never a stack trace.
 import { USER_INPUT_ERRORS } from '../contracts/errors';
 import { temporalAddressForMessages } from './temporal-config';
+import { exitClosingCaches } from '../activities/llm/opened-caches';
 
 export class UserError extends Error {
   override name = 'UserError';
@@ -43,7 +44,7 @@ export function cliAction<A extends unknown[]>(fn: (...args: A) => Promise<void>
       const { message, user } = describeCliError(err);
       console.error(`collab-loop: ${message}`);
       if (!user && process.env.DEBUG) console.error((err as Error).stack);
-      process.exit(user ? 2 : 1);
+      await exitClosingCaches(user ? 2 : 1);
     }
   };
 }

@@ -90,9 +90,8 @@ export async function benchCacheIndex(entries = DEFAULT_ENTRIES): Promise<void> 
     console.log(
       `  lookup                   hit ${p.hitUs.toFixed(2)} µs, miss ${p.missUs.toFixed(2)} µs (${LOOKUPS.toLocaleString('en-US')} random keys each)`,
     );
-    console.log(
-      "  (own: the process's memory; mapped files: page cache pages it maps, the index's among them — the kernel maps the cached pages around each one touched — shared by every process of the host and given back under memory pressure)",
-    );
+    console.log("  (own: the process's memory; mapped files: page cache pages it maps, the index's among them — the kernel maps");
+    console.log('  the cached pages around each one touched — shared by every process of the host and given back under memory pressure)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

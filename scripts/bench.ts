@@ -28,6 +28,7 @@ import type { S3Server } from '../cli/stack/seaweedfs';
 import { recordFigures } from './bench-figures';
 import { BENCH_SECTIONS, PEAK_RSS, TEMPORAL_SECTIONS, type TemporalSection } from './bench-sections';
 import type { ScaleOptions, Shape } from './bench-scale';
+import { exitClosingCaches } from '../activities/llm/opened-caches';
 
 const LATENCY_MS = 100;
 const CAPACITY = 32;
@@ -543,4 +544,4 @@ await new Command('npm run bench --')
   .parseAsync(process.argv);
 // Temporal's native runtime and the servers the sections start can keep the event loop alive after the figures are
 // printed; the work is done, so leave.
-process.exit(process.exitCode ?? 0);
+await exitClosingCaches(process.exitCode ?? 0);

@@ -11,6 +11,7 @@ import { newUsageCounter } from '../activities/llm/usage';
 import { closeSharedLimits } from '../activities/llm/shared-limiter';
 import { llmSchema } from '../configs/schema';
 import type { ClientJob } from './limits-clients';
+import { closeRequestCaches, exitClosingCaches } from '../activities/llm/opened-caches';
 
 async function main(job: ClientJob): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'shared-limits-client-'));
@@ -40,13 +41,14 @@ async function main(job: ClientJob): Promise<void> {
   await Promise.all(Array.from({ length: job.inFlight }, lane));
   console.log(JSON.stringify({ calls: job.calls, seconds: (performance.now() - t0) / 1000, answeredAt }));
   closeSharedLimits();
+  await closeRequestCaches();
   rmSync(dir, { recursive: true, force: true });
 }
 
 main(JSON.parse(process.argv[2]) as ClientJob).then(
-  () => process.exit(0),
+  () => exitClosingCaches(0),
   (err: Error) => {
     console.error(err.message);
-    process.exit(1);
+    return exitClosingCaches(1);
   },
 );

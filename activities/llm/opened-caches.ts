@@ -4,6 +4,14 @@ import type { RequestCache } from './types';
 
 export const openedCaches = new Map<string, RequestCache & { close(): Promise<void> }>();
 
+/** Closes the caches, then exits: process.exit() while a request cache's index commit waits for its callback on this
+ *  thread hangs for good (lmdb-js's write thread is a libuv pool thread that exit joins). Every exit of a process
+ *  that may have used a cache goes through here. */
+export async function exitClosingCaches(code: Parameters<typeof process.exit>[0]): Promise<never> {
+  await closeRequestCaches().catch(() => {});
+  process.exit(code);
+}
+
 /** Closes every cache opened so far: for a process that opens many runs' caches in turn, such as a test worker. A
  *  cache used again afterwards opens what it needs again. */
 export async function closeRequestCaches(): Promise<void> {

@@ -46,7 +46,9 @@ function budgetConfig(shared: boolean) {
     evaluateOn(endpoint, c, 64);
     c.recipe.limit = 24;
     c.recipe.maxTokens = MAX_TOKENS;
-    c.generation = { shardSize: 1, concurrency: 2, heartbeatTimeoutSeconds: 10 };
+    // One question × its 2 samples per shard: identical calls of a question (temperature 0) share one request in
+    // their process, where two shards on two workers would each pay for it.
+    c.generation = { shardSize: 2, concurrency: 2, heartbeatTimeoutSeconds: 10 };
     c.budget = { tokens: BUDGET };
     if (shared) c.llm = { ...c.llm, sharedLimits: { redis: redis.url } };
   });
