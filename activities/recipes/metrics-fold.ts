@@ -12,13 +12,6 @@ export function foldRecords<Eval, M>(fold: MetricsFold<Eval, M>, records: Iterab
   return fold.result();
 }
 
-/** For a recipe whose metrics need every record at once (bootstraps, per-task groupings): collects them. Its
- *  evaluation holds the iteration's records; a recipe that declares `metricsFold` does not. */
-export function collectingFold<Eval>(metrics: (records: Eval[]) => Record<string, number>): MetricsFold<Eval> {
-  const records: Eval[] = [];
-  return { add: (r) => records.push(r), result: () => metrics(records) };
-}
-
 /** A running mean: 0 over no values (a rate over no conversations), never NaN. */
 export class RunningMean {
   private sum = 0;

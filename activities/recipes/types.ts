@@ -102,16 +102,15 @@ export interface RecipeRuntime<Eval = unknown, Build = Eval, Raw = Eval | Build>
   /** Tokens a record consumed (prompt + completion), for accounting. */
   recordTokens(record: Raw): number;
   metrics(records: Eval[]): Record<string, number>;
-  /** The same metrics folded as records stream past (metrics-fold.ts), so evaluation holds one shard at a time;
-   *  absent, evaluation collects every record for `metrics`. */
-  metricsFold?(): MetricsFold<Eval>;
+  /** The same metrics folded as records stream past (metrics-fold.ts), so evaluation holds one shard at a time. */
+  metricsFold(): MetricsFold<Eval>;
   /** What each of `metrics`' keys is (a rate, a count, a standard error…), for the report's plots (the recipe's
    *  metrics.ts declares them beside the code that computes them). */
   metricKinds: readonly MetricSpec[];
   buildData(records: Build[]): TrainingData;
   /** The same rows as `buildData`, written to `sink` as records stream past, so build-data holds neither the records
-   *  nor the rows; absent, build-data collects every record for `buildData`. */
-  dataBuilder?(sink: RowSink): DataBuilder<Build>;
+   *  nor the rows. */
+  dataBuilder(sink: RowSink): DataBuilder<Build>;
   /** One record as the report's conversation browser shows it (the recipe's `report-view.ts`). */
   describeRecord(split: Split, record: Eval | Build): ConversationView;
   /** The first `n` evaluation prompts as a served model would get them (the deploy stage's probe). */

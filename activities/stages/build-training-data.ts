@@ -39,7 +39,7 @@ interface Built {
 }
 
 /** A recipe with a streaming builder: records read shard by shard, rows written to files as they are made. */
-async function streamed(store: ArtifactStore, input: BuildDataInput, builder: NonNullable<RecipeRuntime['dataBuilder']>): Promise<Built> {
+async function streamed(store: ArtifactStore, input: BuildDataInput, builder: RecipeRuntime['dataBuilder']): Promise<Built> {
   const files = new DatasetFiles(path.join(localStateDir(input.config), 'tmp'));
   try {
     const b = builder(files);
@@ -56,7 +56,7 @@ async function streamed(store: ArtifactStore, input: BuildDataInput, builder: No
   }
 }
 
-/** Rows built in memory (`buildData`, or `buildDataWithModels`), kept as artifacts when asked for. */
+/** Rows built in memory (`buildDataWithModels`), kept as artifacts when asked for. */
 function inMemory(store: ArtifactStore, data: TrainingData, records: number): Built {
   const lines = (name: string): string[] | undefined => {
     const [scope, dataset] = name.split('/') as [string, string];
@@ -73,19 +73,14 @@ export async function buildTrainingData(input: BuildDataInput): Promise<BuiltDat
   const byRole: Record<string, UsageCounter> = {};
   let built: Built;
   let budget: BudgetSpender | undefined;
-  const readAll = () => store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
   if (runtime.buildDataWithModels && agent) {
     budget = await budgetSpender(input);
     const { chats, usage } = builderChats({ ...input, agent }, declared, budget);
     Object.assign(byRole, usage);
     const logProbs = input.scorers ? await logProbChats({ ...input, agent, scorers: input.scorers }, declared, byRole, budget) : undefined;
-    const records = await readAll();
+    const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
     built = inMemory(store, await runtime.buildDataWithModels(records, chats, logProbs), records.length);
-  } else if (runtime.dataBuilder) built = await streamed(store, input, runtime.dataBuilder);
-  else {
-    const records = await readAll();
-    built = inMemory(store, runtime.buildData(records), records.length);
-  }
+  } else built = await streamed(store, input, (sink) => runtime.dataBuilder(sink));
   const counter = totalUsage(Object.values(byRole));
   const usage: LlmUsage = {
     calls: counter.calls,

@@ -1,9 +1,8 @@
 // Turns the evaluation split's records into the recipe's metrics (CoRal: agreement_correctness, ...), folded as the
-// records stream past shard by shard where the recipe declares a fold.
+// records stream past shard by shard.
 import type { ArtifactRef, ShardResult } from '../../contracts/run';
 import type { StageContext } from '../../contracts/activities';
 import { recipeRuntime } from '../recipes/runtime';
-import { collectingFold } from '../recipes/metrics-fold';
 import { writeStageManifest } from '../manifest';
 import { storeFor } from '../artifacts/store';
 
@@ -12,7 +11,7 @@ export async function evaluateIteration(
 ): Promise<{ metrics: Record<string, number>; manifest: ArtifactRef }> {
   const store = storeFor(input.config);
   const runtime = await recipeRuntime(input.config);
-  const fold = runtime.metricsFold?.() ?? collectingFold(runtime.metrics);
+  const fold = runtime.metricsFold();
   const conversations = await store.forEachRow(
     input.shards.map((s) => s.records),
     (r) => fold.add(r),

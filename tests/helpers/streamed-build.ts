@@ -10,7 +10,7 @@ export function streamedBuild<B>(runtime: Pick<RecipeRuntime<unknown, B>, 'dataB
   const rows: Rows = {};
   let added = 0;
   let firstRowAt: number | undefined;
-  const b = runtime.dataBuilder!({
+  const b = runtime.dataBuilder({
     row: (role, dataset, line) => {
       (rows[`${role}/${dataset}`] ??= []).push(line);
       firstRowAt ??= added;

@@ -38,14 +38,14 @@ describe('ColBench streams its episodes', () => {
     const episodes = await planEpisodes('eval');
     const metrics = runtime.metrics(episodes);
     expect(metrics.best_of_3_success_rate).toBeGreaterThan(0);
-    const folded = foldRecords(runtime.metricsFold!(), episodes);
+    const folded = foldRecords(runtime.metricsFold(), episodes);
     expect(folded).toStrictEqual(metrics);
     expect(Object.keys(folded)).toEqual(Object.keys(metrics));
     // Best-of-k holds one task at a time: the fold refuses a task whose episodes come back after another's, while
     // metrics over records in memory takes them in any order.
     const [a, b] = [episodes[0], episodes[3]];
     const scattered = [a, b, { ...a, sampleIndex: 1 }];
-    expect(() => foldRecords(runtime.metricsFold!(), scattered)).toThrow(/records of task .* are not together/);
+    expect(() => foldRecords(runtime.metricsFold(), scattered)).toThrow(/records of task .* are not together/);
     expect(runtime.metrics(scattered)).toStrictEqual(runtime.metrics([a, { ...a, sampleIndex: 1 }, b]));
   });
 

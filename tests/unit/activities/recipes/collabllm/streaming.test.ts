@@ -37,8 +37,8 @@ describe('CollabLLM streams its records', () => {
     const records = await planRecords<CollabEvalRecord>('eval');
     const metrics = runtime.metrics(records);
     expect(metrics.conversations).toBe(records.length);
-    expect(foldRecords(runtime.metricsFold!(), records)).toStrictEqual(metrics);
-    expect(Object.keys(foldRecords(runtime.metricsFold!(), records))).toEqual(Object.keys(metrics));
+    expect(foldRecords(runtime.metricsFold(), records)).toStrictEqual(metrics);
+    expect(Object.keys(foldRecords(runtime.metricsFold(), records))).toEqual(Object.keys(metrics));
   });
 
   it('the streaming builder writes the rows buildData returns, each conversation’s as it arrives', async () => {

@@ -183,7 +183,7 @@ describe('recipe.data in the config', () => {
     const rows: string[] = [];
     let firstRowAt: number | undefined;
     let added = 0;
-    const builder = runtime.dataBuilder!({
+    const builder = runtime.dataBuilder({
       row: (_role, _dataset, line) => {
         rows.push(line);
         firstRowAt ??= added;
@@ -202,7 +202,7 @@ describe('recipe.data in the config', () => {
     // Task a's rows were written as task b's first record arrived, not at the end.
     expect(firstRowAt).toBe(3);
     // A task whose records come back after another's would get its per-task caps twice: refused.
-    const again = runtime.dataBuilder!({ row: () => {}, extra: () => {} });
+    const again = runtime.dataBuilder({ row: () => {}, extra: () => {} });
     for (const r of [conv('a', 0), conv('b', 0), conv('a', 1)]) again.add(r);
     expect(() => again.finish()).toThrow(/task a are not together/);
   });
