@@ -1,4 +1,4 @@
-// The request caches' index (activities/llm/journal-index.ts: LMDB, shared by a host's processes) at the size of a
+// The request caches' index (activities/llm/journal-index.ts: SQLite, shared by a host's processes) at the size of a
 // large cache: N entries written as workers write them (batches of lines in random key order, keys as the caches make
 // them), then a NEW process opens the file and looks keys up (cache-index-probe-main.ts): its start, its memory,
 // and the µs of a hit and of a miss. What an in-memory index cost instead: ~200 bytes of heap per key in every
@@ -24,7 +24,7 @@ const LINE = 1_000;
 /** The key of entry `i`, made as the caches make keys (sha256 hex). */
 export const benchKey = (i: number) => createHash('sha256').update(`bench-${i}`).digest('hex');
 
-/** This process's resident memory (MiB): in all, its own (anonymous), and mapped files' pages (the index's among them,
+/** This process's resident memory (MiB): in all, its own (anonymous), and mapped files' pages (its code and libraries,
  *  shared with every process that maps them, and given back under memory pressure). */
 export interface Rss {
   total: number;
@@ -50,7 +50,7 @@ export interface ProbeFigures {
 
 export async function benchCacheIndex(entries = DEFAULT_ENTRIES): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'collab-loop-bench-index-'));
-  const file = path.join(dir, 'index.lmdb');
+  const file = path.join(dir, 'index.sqlite');
   try {
     const use = new IndexUse(file);
     const index = await use.get();
@@ -76,13 +76,13 @@ export async function benchCacheIndex(entries = DEFAULT_ENTRIES): Promise<void> 
     const p = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ProbeFigures;
     const rss = (r: Rss) => `${r.total.toFixed(0)} MiB (own ${r.anon.toFixed(0)}, mapped files ${r.file.toFixed(0)})`;
     const n = entries.toLocaleString('en-US');
-    console.log(`\ncache-index — the request cache's index (LMDB) with ${n} entries, then a new process that opens it`);
+    console.log(`\ncache-index — the request cache's index (SQLite) with ${n} entries, then a new process that opens it`);
     console.log(
       `  build                    ${buildS.toFixed(1)} s (${((buildS * 1e6) / entries).toFixed(1)} µs per entry, batches of ${BATCH}, ${IN_FLIGHT} in flight)`,
     );
     console.log(`  index on disk            ${(bytes / 2 ** 20).toFixed(0)} MiB (${(bytes / entries).toFixed(0)} bytes per entry)`);
     console.log(
-      `  new process: open        ${p.openMs.toFixed(1)} ms (lmdb loaded and the file mapped; ${p.sinceStartMs.toFixed(0)} ms after the process started)`,
+      `  new process: open        ${p.openMs.toFixed(1)} ms (SQLite loaded and the file opened; ${p.sinceStartMs.toFixed(0)} ms after the process started)`,
     );
     console.log(`  new process: RSS         before opening ${rss(p.before)}`);
     console.log(`                           opened         ${rss(p.opened)}   target ≤ 300 MB per process at 10 M entries`);
@@ -90,8 +90,8 @@ export async function benchCacheIndex(entries = DEFAULT_ENTRIES): Promise<void> 
     console.log(
       `  lookup                   hit ${p.hitUs.toFixed(2)} µs, miss ${p.missUs.toFixed(2)} µs (${LOOKUPS.toLocaleString('en-US')} random keys each)`,
     );
-    console.log("  (own: the process's memory; mapped files: page cache pages it maps, the index's among them — the kernel maps");
-    console.log('  the cached pages around each one touched — shared by every process of the host and given back under memory pressure)');
+    console.log("  (own: the process's memory, SQLite's page cache of the index among it; mapped files: its code and libraries —");
+    console.log('  SQLite reads the index with read(), the kernel keeps its pages in the page cache, not in the process)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -51,7 +51,7 @@ export function requestCacheKey(modelId: string, call: ChatCall, api: ModelApi =
 
 /** The run's durable request cache, beside its artifacts and shared by every stage, worker and host that calls a
  *  model for the run (and every run on the same store: the key says nothing about the run): journals in
- *  <stateDir>/llm-cache on one machine (one per process, indexed in its index.lmdb), journal objects in an object store
+ *  <stateDir>/llm-cache on one machine (one per process, indexed in its index.sqlite), journal objects in an object store
  *  (object-journal-cache.ts; indexed, and kept while the store cannot be written, in this host's
  *  <stateDir>/llm-cache-unsaved/<store>). */
 export function requestCacheFor(config: StorageOf): RequestCache {

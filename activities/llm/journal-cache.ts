@@ -2,7 +2,7 @@
 // (journal-<host>-<pid>-<random>.jsonl), one write() per batch of answers, before any caller sees them. A file per
 // answer cost a create + write + rename in the kernel on every call (0.3–0.8 ms of CPU on ext4, against a few µs
 // for an append: `npm run bench -- llm-cpu`). Where each answer is, is in the index every process of the machine
-// shares (index.lmdb beside the journals: journal-index.ts): a retried shard on a restarted worker finds what a killed
+// shares (index.sqlite beside the journals: journal-index.ts): a retried shard on a restarted worker finds what a killed
 // one paid for without reading the journals again; a miss reads only what the journals hold past their indexed
 // offsets. Same durability as before: an answer is in the page cache (it survives the process being killed) before
 // it is returned, whether or not its index entry is; a torn line (power loss) is skipped.
@@ -17,7 +17,7 @@ import type { CachedAnswer, RequestCache } from './types';
 const JOURNAL = /^journal-.*\.jsonl$/;
 const CHUNK = 16 * 1024 * 1024;
 /** The index's file in the cache's directory. */
-const INDEX_FILE = 'index.lmdb';
+const INDEX_FILE = 'index.sqlite';
 
 export class JournalRequestCache implements RequestCache {
   private own: string;

@@ -1,18 +1,25 @@
 // Where each cached answer is — key → its journal, the line's start and length — for both request caches
-// (journal-cache.ts, object-journal-cache.ts), in an LMDB file beside their journals (lmdb-js) that every process of
-// the host shares: lookups are B-tree reads in the mapped file (µs, nothing loaded when a process starts, nothing held
-// per key in its heap), where an in-memory map cost every worker ~200 bytes per key and a read of every journal.
-// The journals stay the durable store of answers; the index may lag them. Each journal's entry says how far it is
+// (journal-cache.ts, object-journal-cache.ts), in an SQLite file beside their journals that every process of the host
+// shares (@photostructure/sqlite: Node 22's node:sqlite API for Node 20, its binaries inside the npm package). A lookup
+// is a B-tree read through SQLite's page cache, 2 MiB per process whatever the file's size: nothing is loaded
+// when a process starts or held per key in its heap, where an in-memory map cost every worker ~200 bytes per key and
+// a read of every journal. SQLite rather than LMDB: LMDB maps the file, and the kernel maps the cached pages around
+// each page a lookup touches, so after 40k random lookups a worker's RSS held nearly all of a 10 M-entry index
+// (~900 MiB); SQLite read()s its pages, which stay in the kernel's page cache (`npm run bench -- cache-index`).
+// The journals stay the durable store of answers; the index may lag them. Each journal's row says how far it is
 // indexed, written in the same transaction as its lines, so lines past that offset — of a process killed between its
 // journal write and its index commit, of journals written before the index — are read and indexed by the next miss
-// (the caches' catch-up), and only those. Lines recorded here are found at once by this process, while their commit
-// runs in lmdb-js's write thread (batched per event-loop turn).
-// Commits are synced, overlapping the next ones (lmdb-js's default overlappingSync) rather than skipped with noSync: a
-// power loss then leaves the last good transaction, where noSync can leave a torn B-tree that LMDB reads by crashing
-// the process (a truncated index file segfaults node on open) — on every worker of the host at every start.
-import type { Database, RootDatabase } from 'lmdb';
+// (the caches' catch-up), and only those. Lines recorded here are found at once by this process, and committed
+// together once per event-loop turn. WAL with synchronous=NORMAL: a commit is not fsynced (a power loss may take the
+// last ones back, which the catch-up reads again) and never leaves a torn file; readers do not wait for the writer.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { DatabaseSyncInstance, StatementSyncInstance } from '@photostructure/sqlite';
 import { StorageError } from '../storage/storage-error';
 import type { JournalLine } from './journal-format';
+
+type Database = DatabaseSyncInstance;
+type Statement = StatementSyncInstance;
 
 /** Where an answer's line is: its journal (a file name in the cache's directory, or an object name) and bytes. */
 export interface Location {
@@ -21,10 +28,8 @@ export interface Location {
   length: number;
 }
 
-/** lmdb-js's default largest key (bytes): a longer one is not indexed, so it is a miss (real keys are 33 bytes). */
-const MAX_KEY_BYTES = 1978;
-/** Address space reserved for the file (not disk or memory): growing past it remaps, and lmdb-js keeps the old maps. */
-const MAP_SIZE = 2 ** 34;
+/** How long a commit waits for another process's (ms): SQLite lets one process write at a time. */
+const BUSY_MS = 10_000;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** A cache key as stored: a sha256 hex key (every key the caches make) as its 32 bytes, anything else as UTF-8; the
@@ -42,32 +47,46 @@ function keyOf(bytes: Uint8Array): string {
   return b[0] === 1 ? b.toString('hex', 1) : b.toString('utf8', 1);
 }
 
-/** A location as stored: the journal's number (uint32), start (uint48), length (uint32). */
-function locationBytes(journalId: number, start: number, length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(14);
-  bytes.writeUInt32BE(journalId, 0);
-  bytes.writeUIntBE(start, 4, 6);
-  bytes.writeUInt32BE(length, 10);
-  return bytes;
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS journals (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, indexed INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS lines (
+    key BLOB PRIMARY KEY, journal INTEGER NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL
+  ) WITHOUT ROWID;`;
+
+interface Pending {
+  journal: string;
+  located: [string, Location][];
+  from: number;
+  to: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
 }
 
 export class JournalIndex {
-  /** Key → location bytes. */
-  private readonly lines: Database<Buffer, Buffer>;
-  /** Journal → [its number, how far it is indexed]. */
-  private readonly journals: Database<[number, number], string>;
-  /** Journal number → journal (the locations carry numbers: 4 bytes instead of a name). */
-  private readonly names: Database<string, number>;
-  private readonly nameCache = new Map<number, string>();
+  private readonly findLine: Statement;
+  private readonly indexedOf: Statement;
+  private readonly journalOf: Statement;
+  private readonly addJournal: Statement;
+  private readonly setIndexed: Statement;
+  private readonly putLine: Statement;
+  private readonly allKeys: Statement;
   /** Lines recorded by this process and not committed yet, and how far their journals are then indexed. */
   private readonly uncommitted = new Map<string, Location>();
   private readonly uncommittedTo = new Map<string, number>();
-  private readonly writes = new Set<Promise<void>>();
+  /** Recorded since the last commit: committed together at the end of this event-loop turn. */
+  private pending: Pending[] = [];
+  private committing?: Promise<void>;
 
-  constructor(private readonly env: RootDatabase) {
-    this.lines = env.openDB<Buffer, Buffer>({ name: 'lines', keyEncoding: 'binary', encoding: 'binary' });
-    this.journals = env.openDB<[number, number], string>({ name: 'journals' });
-    this.names = env.openDB<string, number>({ name: 'names', keyEncoding: 'uint32' });
+  constructor(private readonly db: Database) {
+    this.findLine = db.prepare(
+      'SELECT journals.name, lines.start, lines.length FROM lines JOIN journals ON journals.id = lines.journal WHERE lines.key = ?',
+    );
+    this.indexedOf = db.prepare('SELECT indexed FROM journals WHERE name = ?');
+    this.journalOf = db.prepare('SELECT id, indexed FROM journals WHERE name = ?');
+    this.addJournal = db.prepare('INSERT INTO journals (name, indexed) VALUES (?, 0)');
+    this.setIndexed = db.prepare('UPDATE journals SET indexed = ? WHERE id = ?');
+    this.putLine = db.prepare('INSERT OR REPLACE INTO lines (key, journal, start, length) VALUES (?, ?, ?, ?)');
+    this.allKeys = db.prepare('SELECT key FROM lines');
   }
 
   /** Where `key` is; on a miss, after `catchUp` has indexed the journal tails no one indexed yet. */
@@ -81,86 +100,78 @@ export class JournalIndex {
   find(key: string): Location | undefined {
     const recorded = this.uncommitted.get(key);
     if (recorded) return recorded;
-    const k = keyBytes(key);
-    const at = k.length <= MAX_KEY_BYTES ? this.lines.getBinaryFast(k) : undefined;
-    if (!at) return undefined;
-    const id = at.readUInt32BE(0);
-    const start = at.readUIntBE(4, 6);
-    const length = at.readUInt32BE(10);
-    const journal = this.nameOf(id); // after reading `at`: the next get reuses its buffer
-    return journal === undefined ? undefined : { journal, start, length };
+    const row = this.findLine.get(keyBytes(key)) as { name: string; start: number; length: number } | undefined;
+    return row && { journal: row.name, start: row.start, length: row.length };
   }
 
   /** How far `journal` is indexed (0: not at all). */
   indexedTo(journal: string): number {
-    return Math.max(this.uncommittedTo.get(journal) ?? 0, this.journals.get(journal)?.[1] ?? 0);
+    const row = this.indexedOf.get(journal) as { indexed: number } | undefined;
+    return Math.max(this.uncommittedTo.get(journal) ?? 0, row?.indexed ?? 0);
   }
 
-  /** Records `lines`, the bytes `from`…`to` of `journal`, committed in the background (resolves then; never throws
-   *  at once). find() has them at once. The journal counts as indexed up to `to` only where the index already reached
-   *  `from`: bytes before it that were never committed (an index that could not be opened, a commit that failed)
-   *  stay past the indexed offset, so the next miss's catch-up reads them again. */
+  /** Records `lines`, the bytes `from`…`to` of `journal`, committed at the end of this event-loop turn (resolves
+   *  then; never throws at once). find() has them at once. The journal counts as indexed up to `to` only where the
+   *  index already reached `from`: bytes before it that were never committed (an index that could not be opened, a
+   *  commit that failed) stay past the indexed offset, so the next miss's catch-up reads them again. */
   record(journal: string, lines: JournalLine[], from: number, to: number): Promise<void> {
     const located = lines.map(([key, start, length]): [string, Location] => [key, { journal, start, length }]);
     for (const [key, at] of located) this.uncommitted.set(key, at);
     if (this.indexedTo(journal) >= from && to > (this.uncommittedTo.get(journal) ?? 0)) this.uncommittedTo.set(journal, to);
-    let commit: Promise<unknown>;
-    try {
-      commit = this.env.transaction(() => {
-        // In the write transaction: another process's commit of this journal or of a new one cannot come in between.
-        const known = this.journals.get(journal);
-        const id = known?.[0] ?? this.numberJournal(journal);
-        for (const [key, at] of located) {
-          const k = keyBytes(key);
-          if (k.length <= MAX_KEY_BYTES) this.lines.put(k, locationBytes(id, at.start, at.length));
-        }
-        const indexed = known?.[1] ?? 0;
-        if (indexed >= from && to > indexed) this.journals.put(journal, [id, to]);
-        else if (!known) this.journals.put(journal, [id, 0]);
-      });
-    } catch (err) {
-      commit = Promise.reject(err); // a closed file: as a failed commit
-    }
-    const settle = () => {
-      for (const [key, at] of located) if (this.uncommitted.get(key) === at) this.uncommitted.delete(key);
-      if (this.uncommittedTo.get(journal) === to) this.uncommittedTo.delete(journal);
-      this.writes.delete(done);
-    };
-    const done: Promise<void> = commit.then(settle, (err) => {
-      settle();
-      throw err;
+    return new Promise<void>((resolve, reject) => {
+      if (!this.pending.length) this.committing = new Promise((done) => setImmediate(() => done(this.commit())));
+      this.pending.push({ journal, located, from, to, resolve, reject });
     });
-    this.writes.add(done);
-    return done;
   }
 
   /** Every key indexed (committed or not). */
   keys(): string[] {
     const keys = new Set(this.uncommitted.keys());
-    for (const k of this.lines.getKeys()) keys.add(keyOf(k));
+    for (const row of this.allKeys.iterate() as Iterable<{ key: Uint8Array }>) keys.add(keyOf(row.key));
     return [...keys];
   }
 
-  /** Waits for the commits under way, then closes the file. */
+  /** Waits for the commit under way, then closes the file. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.writes]);
-    await this.env.close();
+    await this.committing;
+    this.db.close();
   }
 
-  private numberJournal(journal: string): number {
-    let last = 0;
-    for (const id of this.names.getKeys({ reverse: true, limit: 1 })) last = id;
-    this.names.put(last + 1, journal);
-    return last + 1;
-  }
-
-  private nameOf(id: number): string | undefined {
-    let name = this.nameCache.get(id);
-    if (name === undefined) {
-      name = this.names.get(id);
-      if (name !== undefined) this.nameCache.set(id, name);
+  private commit(): void {
+    const batch = this.pending;
+    this.pending = [];
+    let failed: unknown;
+    try {
+      // IMMEDIATE: the write lock is taken before the journals' offsets are read, so another process's commit of the
+      // same journal cannot come in between.
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        this.write(batch);
+        this.db.exec('COMMIT');
+      } catch (err) {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    } catch (err) {
+      failed = err; // busy past BUSY_MS, a full disk: the next miss's catch-up indexes these lines
     }
-    return name;
+    for (const p of batch) {
+      for (const [key, at] of p.located) if (this.uncommitted.get(key) === at) this.uncommitted.delete(key);
+      if (this.uncommittedTo.get(p.journal) === p.to) this.uncommittedTo.delete(p.journal);
+      if (failed === undefined) p.resolve();
+      else p.reject(failed);
+    }
+  }
+
+  /** In the write transaction. */
+  private write(batch: Pending[]): void {
+    for (const { journal, located, from, to } of batch) {
+      const known = this.journalOf.get(journal) as { id: number; indexed: number } | undefined;
+      const id = known?.id ?? Number(this.addJournal.run(journal).lastInsertRowid);
+      for (const [key, at] of located) this.putLine.run(keyBytes(key), id, at.start, at.length);
+      const indexed = known?.indexed ?? 0;
+      if (indexed >= from && to > indexed) this.setIndexed.run(to, id);
+    }
   }
 }
 
@@ -193,8 +204,8 @@ export class IndexUse {
   }
 }
 
-/** The indexes this process has open: one per file however many caches use it (LMDB must not be opened twice by one
- *  process), closed when the last one lets go. */
+/** The indexes this process has open: one connection per file however many caches use it (one batch of lines per
+ *  commit, one writer the other processes wait for), closed when the last one lets go. */
 const open = new Map<string, { index: Promise<JournalIndex>; users: number }>();
 const closing = new Map<string, Promise<void>>();
 
@@ -224,22 +235,28 @@ async function release(file: string): Promise<void> {
 
 async function openIndex(file: string): Promise<JournalIndex> {
   // Loaded on first use: what imports the caches without using them (a simulator's request keys) pays nothing.
-  let lmdb: typeof import('lmdb');
+  let sqlite: typeof import('@photostructure/sqlite');
   try {
-    lmdb = await import('lmdb');
+    sqlite = await import('@photostructure/sqlite');
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new StorageError(
-      `the request cache index needs the lmdb package and its native binary for ${process.platform}-${process.arch}, which did not load (${why}): run \`node bin/setup.js\``,
+      `the request cache index needs the @photostructure/sqlite package and its native binary for ${process.platform}-${process.arch}, which did not load (${why}): run \`node bin/setup.js\``,
     );
   }
+  let db: Database | undefined;
   try {
-    return new JournalIndex(lmdb.open({ path: file, maxDbs: 3, mapSize: MAP_SIZE }));
+    mkdirSync(path.dirname(file), { recursive: true });
+    // The busy timeout first: two processes opening a new file both write its schema.
+    db = new sqlite.DatabaseSync(file, { timeout: BUSY_MS });
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; ${SCHEMA}`);
+    return new JournalIndex(db);
   } catch (err) {
+    db?.close();
     const why = err instanceof Error ? err.message : String(err);
     throw new StorageError(
       `request cache index ${file} cannot be opened (${why}): its directory must be writable and on a local filesystem ` +
-        '(LMDB maps and locks the file). Deleting the file is safe: it is rebuilt from the journals',
+        '(SQLite locks the file). Deleting the file (and its -wal and -shm files) is safe: it is rebuilt from the journals',
     );
   }
 }

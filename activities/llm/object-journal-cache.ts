@@ -7,7 +7,7 @@
 // back). While the store cannot be reached, answers wait on this host instead (unsaved-answers.ts) and go out as one
 // batch once it answers again. Writes and reads serve several stages at once, so they run outside the stage that
 // started them (heartbeat.ts outsideActivity): cancelling one stage never fails another's answers.
-// Where each answer is, is in an index on this host's disk shared by its processes (objects.lmdb in the cache's local
+// Where each answer is, is in an index on this host's disk shared by its processes (objects.sqlite in the cache's local
 // directory: journal-index.ts), so a process that starts reads no journal object the host has indexed already; a miss
 // lists the journal objects and reads only those not indexed yet — at most every REFRESH_MS, so a run of misses (a
 // fresh run: every call is one) costs a LIST now and then, not a request per call. The last few objects' bytes are
@@ -39,8 +39,8 @@ const REFRESH_MS = 2_000;
 const KEPT_OBJECTS = 16;
 /** Journal objects read at once when catching up. */
 const READ_CONCURRENCY = 8;
-/** The index's file in the cache's local directory (index.lmdb there is the unsaved answers' journal cache's). */
-const OBJECTS_INDEX_FILE = 'objects.lmdb';
+/** The index's file in the cache's local directory (index.sqlite there is the unsaved answers' journal cache's). */
+const OBJECTS_INDEX_FILE = 'objects.sqlite';
 
 interface Pending {
   key: string;

@@ -4,9 +4,9 @@ import type { RequestCache } from './types';
 
 export const openedCaches = new Map<string, RequestCache & { close(): Promise<void> }>();
 
-/** Closes the caches, then exits: process.exit() while a request cache's index commit waits for its callback on this
- *  thread hangs for good (lmdb-js's write thread is a libuv pool thread that exit joins). Every exit of a process
- *  that may have used a cache goes through here. */
+/** Closes the caches, then exits: the journal writes under way finish and the index lines recorded this turn are
+ *  committed, where process.exit() would drop them (the answers stay in the journals, but the next process to miss
+ *  pays a catch-up read for them). Every exit of a process that may have used a cache goes through here. */
 export async function exitClosingCaches(code: Parameters<typeof process.exit>[0]): Promise<never> {
   await closeRequestCaches().catch(() => {});
   process.exit(code);

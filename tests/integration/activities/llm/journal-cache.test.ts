@@ -1,5 +1,5 @@
 // The request cache on one machine: answers appended to a journal per process, indexed in one file every process of
-// the machine shares (index.lmdb). What a user relies on: an answer acknowledged by one process is found by any other
+// the machine shares (index.sqlite). What a user relies on: an answer acknowledged by one process is found by any other
 // (a restarted worker, a second worker), even when the writer was SIGKILLed mid-run, and a process that starts reads
 // the journals only past where they are indexed; a torn line costs only a miss; caches written before the index
 // (journals only) or before journals (a file per answer) still answer.
@@ -92,7 +92,7 @@ describe('journal request cache', () => {
     expect(await first.get('o5')).toBeUndefined();
     expect((await first.keys()).sort()).toEqual(['o1', 'o2', 'o3', 'o4']);
     await first.close();
-    expect(existsSync(path.join(dir, 'index.lmdb'))).toBe(true);
+    expect(existsSync(path.join(dir, 'index.sqlite'))).toBe(true);
 
     relabel(old[0], 'o1', 'p1');
     const next = new JournalRequestCache(dir);
@@ -114,11 +114,11 @@ describe('journal request cache', () => {
 
   it('an index that cannot be opened fails lookups with one clear error; answers are still written', async () => {
     const dir = path.join(tempStateDir(), 'llm-cache');
-    mkdirSync(path.join(dir, 'index.lmdb'), { recursive: true }); // not a file LMDB can open
+    mkdirSync(path.join(dir, 'index.sqlite'), { recursive: true }); // not a file SQLite can open
     const cache = new JournalRequestCache(dir);
     await cache.put('k1', answer(1));
-    await expect(cache.get('k1')).rejects.toThrow(/request cache index .*index\.lmdb cannot be opened .*Deleting the file is safe/);
-    rmSync(path.join(dir, 'index.lmdb'), { recursive: true });
+    await expect(cache.get('k1')).rejects.toThrow(/request cache index .*index\.sqlite cannot be opened .*Deleting the file .*is safe/);
+    rmSync(path.join(dir, 'index.sqlite'), { recursive: true });
     expect(await cache.get('k1')).toEqual(answer(1)); // the next lookup opens it, and indexes the journal
     await cache.close();
   });

@@ -1,4 +1,4 @@
-// The request caches' index file (index.lmdb): where each key's line is, and how far each journal is indexed, kept
+// The request caches' index file (index.sqlite): where each key's line is, and how far each journal is indexed, kept
 // on disk for the next process. The caches' tests (journal-cache.test.ts, object-journal-cache.test.ts) cover what a
 // user sees; this one the index's own promises, on keys as the caches make them (sha256 hex) and as tests write them.
 import { createHash } from 'node:crypto';
@@ -11,7 +11,7 @@ const hexKey = (n: number) => createHash('sha256').update(String(n)).digest('hex
 
 describe('request cache index', () => {
   it('keeps every location and indexed offset for the next user of the file', async () => {
-    const file = path.join(tempStateDir(), 'llm-cache', 'index.lmdb');
+    const file = path.join(tempStateDir(), 'llm-cache', 'index.sqlite');
     const first = new IndexUse(file);
     const index = await first.get();
     const big = 2 ** 40 + 7; // a journal past 4 GiB
@@ -43,7 +43,7 @@ describe('request cache index', () => {
   });
 
   it('leaves bytes that never reached the index past its indexed offset, for the next catch-up to read', async () => {
-    const use = new IndexUse(path.join(tempStateDir(), 'llm-cache', 'index.lmdb'));
+    const use = new IndexUse(path.join(tempStateDir(), 'llm-cache', 'index.sqlite'));
     const index = await use.get();
     // The batch of bytes 0…100 was never recorded (the index could not be opened then); the next one was.
     await index.record('journal-a.jsonl', [[hexKey(7), 100, 50]], 100, 151);
@@ -65,7 +65,7 @@ describe('request cache index', () => {
   });
 
   it('finds what this process recorded before it is committed', async () => {
-    const use = new IndexUse(path.join(tempStateDir(), 'llm-cache', 'index.lmdb'));
+    const use = new IndexUse(path.join(tempStateDir(), 'llm-cache', 'index.sqlite'));
     const index = await use.get();
     const committed = index.record('journal-a.jsonl', [[hexKey(5), 10, 20]], 0, 31);
     expect(index.find(hexKey(5))).toEqual({ journal: 'journal-a.jsonl', start: 10, length: 20 });
