@@ -1,11 +1,38 @@
 // A data build's rows written as they are made: each dataset (a role's sft, dpo or rl rows, or a recipe's extra one)
 // goes to its own file, then into the artifact store as one JSONL artifact, so building data from a million
 // conversations holds none of its rows in memory.
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { ArtifactRef } from '../../contracts/artifact-ref';
 import type { ArtifactStore } from '../artifacts/store';
-import type { RowSink } from '../recipes/types';
+import type { DataBuilder, RowSink } from '../recipes/types';
+import type { HeldRows } from './held-rows';
+
+/** What a streamed build made: its datasets by name (`<role>/<dataset>`, `extra/<name>`), counts, records read. */
+export interface StreamedBuild {
+  refs: Map<string, ArtifactRef>;
+  counts: Record<string, number>;
+  records: number;
+}
+
+/** A build over records read shard by shard from the store (`records`, in plan order), its rows written to files
+ *  under `stateDir` as the builder makes them and then stored as artifacts. */
+export async function buildToFiles<B>(
+  store: ArtifactStore,
+  stateDir: string,
+  records: ArtifactRef[],
+  builder: (sink: RowSink) => DataBuilder<B>,
+): Promise<StreamedBuild> {
+  const files = new DatasetFiles(path.join(stateDir, 'tmp'));
+  try {
+    const b = builder(files);
+    const read = await store.forEachRow<B>(records, (r) => b.add(r));
+    const counts = b.finish();
+    return { refs: await files.store(store), counts, records: read };
+  } finally {
+    files.discard();
+  }
+}
 
 /** Bytes gathered before one write(): few syscalls, little held. */
 const FLUSH_BYTES = 1 << 20;
@@ -21,6 +48,7 @@ interface OpenDataset {
 export class DatasetFiles implements RowSink {
   private readonly dir: string;
   private readonly open = new Map<string, OpenDataset>();
+  private readonly heldFds: number[] = [];
 
   /** @param parent where the files go: the worker's state dir (a tmpfs /tmp would hold the rows in memory) */
   constructor(parent: string) {
@@ -34,6 +62,13 @@ export class DatasetFiles implements RowSink {
 
   extra(name: string, line: string): void {
     this.write(`extra/${name}`, line);
+  }
+
+  /** Rows held in a file of their own beside the datasets, read back by handle. */
+  held(): HeldRows {
+    const fd = openSync(path.join(this.dir, `held-${this.heldFds.length}.jsonl`), 'w+');
+    this.heldFds.push(fd);
+    return new HeldFile(fd);
   }
 
   private write(name: string, line: string): void {
@@ -59,6 +94,7 @@ export class DatasetFiles implements RowSink {
   /** Closes and removes the files (after `store`, or instead of it when the build failed). */
   discard(): void {
     for (const d of this.open.values()) closeSync(d.fd);
+    for (const fd of this.heldFds.splice(0)) closeSync(fd);
     this.open.clear();
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -66,9 +102,53 @@ export class DatasetFiles implements RowSink {
 
 function flush(d: OpenDataset): void {
   if (!d.pending.length) return;
-  const bytes = Buffer.from(d.pending.join(''));
-  // write() may take part of the bytes (a full disk fails with ENOSPC on the next try): every byte goes, or it throws.
-  for (let at = 0; at < bytes.length; ) at += writeSync(d.fd, bytes, at, bytes.length - at);
+  writeAll(d.fd, Buffer.from(d.pending.join('')), null);
   d.pending = [];
   d.pendingBytes = 0;
+}
+
+/** write() may take part of the bytes (a full disk fails with ENOSPC on the next try): every byte goes, or it throws.
+ *  `position` null: at the file's end. */
+function writeAll(fd: number, bytes: Buffer, position: number | null): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, position === null ? null : position + at);
+}
+
+/** Held rows in one file: each row's start and byte length in memory (16 bytes a row), its bytes on disk. */
+class HeldFile implements HeldRows {
+  private readonly starts: number[] = [];
+  private readonly lengths: number[] = [];
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private written = 0;
+
+  constructor(private readonly fd: number) {}
+
+  put(line: string): number {
+    const bytes = Buffer.from(line);
+    this.starts.push(this.written + this.pendingBytes);
+    this.lengths.push(bytes.length);
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    return this.starts.length - 1;
+  }
+
+  get(handle: number): string {
+    this.flush();
+    const bytes = Buffer.allocUnsafe(this.lengths[handle]);
+    for (let at = 0; at < bytes.length; ) {
+      const n = readSync(this.fd, bytes, at, bytes.length - at, this.starts[handle] + at);
+      if (n === 0) throw new Error(`held row ${handle}: its file ends before its ${bytes.length} bytes`);
+      at += n;
+    }
+    return bytes.toString('utf8');
+  }
+
+  private flush(): void {
+    if (!this.pendingBytes) return;
+    writeAll(this.fd, Buffer.concat(this.pending), this.written);
+    this.written += this.pendingBytes;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
 }

@@ -1,5 +1,6 @@
 // A streaming data build (RecipeRuntime.dataBuilder) over records already in memory, its rows kept as TrainingData:
 // what `buildData` returns for a recipe whose rows are built by its builder, so the rows are made in one place.
+import { heldInMemory } from '../data/held-rows';
 import type { DataBuilder, RowSink, TrainingData } from './types';
 
 /** `into`: the datasets `buildData` always returned, empty or not (a builder's sink only sees rows). */
@@ -17,6 +18,7 @@ export function collectedData<Build>(
     extra: (name, line) => {
       ((data.extra ??= {})[name] ??= []).push(line);
     },
+    held: heldInMemory,
   });
   for (const r of records) b.add(r);
   data.counts = b.finish();

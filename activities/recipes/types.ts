@@ -17,6 +17,7 @@ import type { OnlineRlRollout, TrainMethod } from '../training/adapters/types';
 import type { PromptCatalog } from './prompt-texts';
 import type { RecipeNeeds } from '../../contracts/activities';
 import type { LoopConfig } from '../../contracts/config';
+import type { HeldRows } from '../data/held-rows';
 
 export type { OnlineRlRollout, RecipeNeeds };
 
@@ -69,6 +70,8 @@ export interface RowSink {
   row(role: string, dataset: keyof RoleTrainingData, line: string): void;
   /** A row of one of the recipe's further datasets (TrainingData.extra). */
   extra(name: string, line: string): void;
+  /** Where the build keeps rows it may still drop, out of its heap (a file beside the datasets). */
+  held(): HeldRows;
 }
 
 /** A data build as the training split's records stream past, in plan order: task-major, so a task's records arrive
@@ -121,8 +124,9 @@ export interface RecipeRuntime<Eval = unknown, Build = Eval, Raw = Eval | Build>
    *  `logProbs`: per role (the agent and each of `needs.scorers`), a Chat that answers the mean log-prob of a call's
    *  last (assistant) message (activities/llm/logprob-api.ts). */
   buildDataWithModels?(records: Build[], chats: Record<string, Chat>, logProbs?: Record<string, Chat>): Promise<TrainingData>;
-  /** The rows that train `needs.scorers` this iteration, before the data that needs them is built. */
-  buildScorerData?(records: Build[]): TrainingData;
+  /** The rows that train `needs.scorers` this iteration, before the data that needs them is built, made as the
+   *  training split's records stream past (as dataBuilder). */
+  scorerDataBuilder?(sink: RowSink): DataBuilder<Build>;
   /** The recipe's own figures in the report, from one iteration's evaluation records (TOA: reward against FLOPs). */
   reportFigures?(records: Eval[]): RecipeFigure[];
 }

@@ -3,7 +3,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { StageContext } from '../../contracts/activities';
 import type { RoleDatasets, ShardResult } from '../../contracts/run';
-import { datasetRef } from '../data/dataset-ref';
+import { buildToFiles } from '../data/dataset-files';
+import { localStateDir } from '../storage/run-storage';
 import { recipeRuntime } from '../recipes/runtime';
 import { storeFor } from '../artifacts/store';
 
@@ -11,13 +12,16 @@ export async function buildScorerData(
   input: StageContext & { checkpoint: string; shards: ShardResult[] },
 ): Promise<{ roles: Record<string, RoleDatasets>; counts: Record<string, number> }> {
   const store = storeFor(input.config);
-  const records = await store.readJsonlAll<unknown>(input.shards.map((s) => s.records));
   const runtime = await recipeRuntime(input.config);
-  if (!runtime.buildScorerData) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} trains no scorer`, 'ConfigError');
-  const data = runtime.buildScorerData(records);
-  const toRef = (lines: string[]) => datasetRef(store, lines);
-  const roles = Object.fromEntries(
-    await Promise.all(Object.entries(data.byRole).map(async ([r, d]) => [r, { sft: await toRef(d.sft), dpo: await toRef(d.dpo) }])),
-  );
-  return { roles, counts: data.counts };
+  const builder = runtime.scorerDataBuilder;
+  if (!builder) throw ApplicationFailure.nonRetryable(`recipe ${input.config.recipe.name} trains no scorer`, 'ConfigError');
+  const shards = input.shards.map((s) => s.records);
+  const { refs, counts } = await buildToFiles(store, localStateDir(input.config), shards, (sink) => builder(sink));
+  // A role without rows has no datasets (it keeps its checkpoint).
+  const roles: Record<string, RoleDatasets> = {};
+  for (const name of refs.keys()) {
+    const role = name.slice(0, name.indexOf('/'));
+    roles[role] ??= { sft: refs.get(`${role}/sft`), dpo: refs.get(`${role}/dpo`) };
+  }
+  return { roles, counts };
 }

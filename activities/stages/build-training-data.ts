@@ -15,9 +15,8 @@ import { storeFor } from '../artifacts/store';
 import type { RecipeRuntime, RoleTrainingData, TrainingData } from '../recipes/types';
 import type { ArtifactRef } from '../../contracts/artifact-ref';
 import type { ArtifactStore } from '../artifacts/store';
-import { DatasetFiles } from '../data/dataset-files';
+import { buildToFiles } from '../data/dataset-files';
 import { localStateDir } from '../storage/run-storage';
-import path from 'node:path';
 import { builderChats, logProbChats } from '../data/builder-models';
 import { datasetRef } from '../data/dataset-ref';
 import { totalTokens } from '../llm/usage';
@@ -40,20 +39,10 @@ interface Built {
 
 /** A recipe with a streaming builder: records read shard by shard, rows written to files as they are made. */
 async function streamed(store: ArtifactStore, input: BuildDataInput, builder: RecipeRuntime['dataBuilder']): Promise<Built> {
-  const files = new DatasetFiles(path.join(localStateDir(input.config), 'tmp'));
-  try {
-    const b = builder(files);
-    const records = await store.forEachRow(
-      input.shards.map((s) => s.records),
-      (r) => b.add(r),
-    );
-    const counts = b.finish();
-    const refs = await files.store(store);
-    const extra = [...refs.keys()].filter((n) => n.startsWith('extra/')).map((n) => n.slice('extra/'.length));
-    return { datasets: async (name) => refs.get(name), extra, counts, records };
-  } finally {
-    files.discard();
-  }
+  const shards = input.shards.map((s) => s.records);
+  const { refs, counts, records } = await buildToFiles(store, localStateDir(input.config), shards, builder);
+  const extra = [...refs.keys()].filter((n) => n.startsWith('extra/')).map((n) => n.slice('extra/'.length));
+  return { datasets: async (name) => refs.get(name), extra, counts, records };
 }
 
 /** Rows built in memory (`buildDataWithModels`), kept as artifacts when asked for. */

@@ -1,5 +1,6 @@
 // A recipe's streaming data build (RecipeRuntime.dataBuilder) against its in-memory `buildData`: the rows may come
 // in another order (plan order, not sorted), never other rows.
+import { heldInMemory } from '../../activities/data/held-rows';
 import type { RecipeRuntime, TrainingData } from '../../activities/recipes/types';
 
 type Rows = Record<string, string[]>;
@@ -16,6 +17,7 @@ export function streamedBuild<B>(runtime: Pick<RecipeRuntime<unknown, B>, 'dataB
       firstRowAt ??= added;
     },
     extra: (name, line) => (rows[`extra/${name}`] ??= []).push(line),
+    held: heldInMemory,
   });
   for (const r of records) {
     b.add(r);

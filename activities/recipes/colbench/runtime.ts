@@ -3,13 +3,22 @@
 // SWEET-RL step pairs (needs the agent and a critic, so built with models) or the MT-DPO / RFT baselines.
 import type { ColbenchRecipeConfig } from './config';
 import type { Chat } from '../../llm/types';
-import { AGENT_ROLE, type RecipeRuntime, type RowSink, type ScoringServices, type Split, type TrainingData } from '../types';
+import {
+  AGENT_ROLE,
+  type DataBuilder,
+  type RecipeRuntime,
+  type RowSink,
+  type ScoringServices,
+  type Split,
+  type TrainingData,
+} from '../types';
 import type { TrainingDataFormat } from '../../data/formats';
 import { formatPreferences } from '../../data/formats';
 import { agentMessages } from './agent-view';
 import { criticPreferencePairs, trajectoryDpoRow, type TrajectoryPair } from './baselines';
 import { colbenchDataBuilder } from './data-builder';
 import { collectedData, emptyDatasets } from '../collected-data';
+import { perTaskBuilder } from '../task-groups';
 import { byTaskAndSample } from '../shared/task-order';
 import { learnedCritic } from './critic';
 import { runColbenchEpisode, trajectoryTokens, type ColbenchTrajectory } from './episode';
@@ -44,8 +53,12 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
   const kind = k.kind;
   const prompts = recipePrompts(kind === 'code' ? COLBENCH_CODE_PROMPTS : COLBENCH_HTML_PROMPTS, cfg);
   const tasksFor = k.tasks;
+  // By id, made once per split: scoring and the critic's rows look a task up per episode and per task.
+  const byId = new Map<Split, Map<string, T>>();
   const taskOf = (split: Split, id: string) => {
-    const t = tasksFor(split).find((x) => x.id === id);
+    let tasks = byId.get(split);
+    if (!tasks) byId.set(split, (tasks = new Map(tasksFor(split).map((t) => [t.id, t]))));
+    const t = tasks.get(id);
     if (!t) throw new Error(`colbench: record for unknown task ${id}`);
     return t;
   };
@@ -148,10 +161,19 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
               },
             };
           },
-          // The learned critic's rows: the trajectory pairs with the reference in front (baselines.ts).
-          buildScorerData: (trajectories: TrainTrajectory<S>[]): TrainingData => {
-            const pairs = criticPreferencePairs(trajectories, trajectories.map(scoreOf), tasksFor('train'), seed, pairOptions);
-            return { byRole: { critic: { sft: [], dpo: trajectoryRows(pairs) } }, counts: { critic_pairs: pairs.length } };
+          // The learned critic's rows: the trajectory pairs with the reference in front (baselines.ts), made per task
+          // as the episodes stream past.
+          scorerDataBuilder: (sink: RowSink): DataBuilder<TrainTrajectory<S>> => {
+            let pairs = 0;
+            return perTaskBuilder<TrainTrajectory<S>>(
+              'colbench critic data',
+              (task) => {
+                const found = criticPreferencePairs(task, task.map(scoreOf), [taskOf('train', task[0].taskId)], seed, pairOptions);
+                for (const line of trajectoryRows(found)) sink.row('critic', 'dpo', line);
+                pairs += found.length;
+              },
+              () => ({ critic_pairs: pairs }),
+            );
           },
         }
       : {}),

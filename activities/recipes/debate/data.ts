@@ -5,11 +5,13 @@
 //   critic_<n>: its whole debate → its final answer when the final answer is the consensus, split into "corrected"
 //     (round 0 said otherwise) and "maintained" (round 0 already agreed); all corrected examples are kept, plus
 //     `maintainedPerCorrected` maintained ones per corrected one, drawn at random (the seed: one with probability
-//     0.5 per corrected example). Only the final reply is the target; the earlier rounds are its context — or, under
+//     0.5 per corrected example): those with the lowest seeded hash of (agent, task, sample), a draw that does not
+//     depend on the order debates arrive in. Only the final reply is the target; the earlier rounds are its context — or, under
 //     `compat: seed`, every reply of the debate is a target (one example per round, each with the rounds before it
 //     as context), as the seed's trainer (lm_ft/lm_ft.py `preprocess`) masks only the user turns of a conversation.
 import type { SftExample } from '../../data/examples';
-import { hashSeed, seededRandom, shuffled } from '../../seeded-random';
+import { type HeldRows, heldInMemory } from '../../data/held-rows';
+import { hashSeed } from '../../seeded-random';
 import { byTaskAndSample } from '../shared/task-order';
 import { type AnswerCompat, isCorrect, sameAnswer } from './answers';
 import { criticRole, generatorRole, type DebateRecord } from './debate';
@@ -45,11 +47,13 @@ const increment = (xs: number[], i: number, by = 1) => {
 };
 
 /** The multi-agent data (generators and critics). Generator examples and corrected critic debates are emitted as
- *  their debate arrives; maintained critic debates are held to the end, because how many are kept is a share of ALL
- *  corrected ones and which are kept a seeded shuffle over all of them (in task order, as buildData always drew). */
+ *  their debate arrives; maintained critic debates wait in `held` (out of the heap: a file in a streamed build) until
+ *  the end, because how many are kept is a share of ALL corrected ones. What stays in memory is 24 bytes a
+ *  maintained debate: its draw and its handle. */
 export function debateSelection(
   o: { dataset: DebateDataset; maintainedPerCorrected: number; seed: number; compat: AnswerCompat },
   emit: EmitExample,
+  held: HeldRows,
 ): DebateSelection {
   // sameAnswer(given, reference): the seed asks grade_answer(round-0 answer, consensus), grade_answer(final answer,
   // consensus) and grade_answer(round-0 answer, final answer) (ft_generator.py, ft_critic.py).
@@ -59,8 +63,9 @@ export function debateSelection(
   const generated: number[] = [];
   const corrected: number[] = [];
   const correctedRows: number[] = [];
-  // Per agent, one entry per maintained debate: its examples (one, or one per round under compat: seed).
-  const maintained: SftExample[][][] = [];
+  // Per agent, one entry per maintained debate: its draw, and the handle of its examples (one, or one per round
+  // under compat: seed) in `held`.
+  const maintained: { draw: number[]; handle: number[] }[] = [];
   return {
     add(r) {
       agents = Math.max(agents, r.agents.length);
@@ -75,8 +80,11 @@ export function debateSelection(
         if (last < 1 || !same(a.answers[last], consensus)) continue;
         // SEED-COMPAT: every reply of the debate is a target (lm_ft.py trains on all assistant turns).
         const turns = (o.compat === 'seed' ? Array.from({ length: last + 1 }, (_, t) => t) : [last]).map((t) => example(r, n, t));
-        if (same(a.answers[0], a.answers[last])) (maintained[n] ??= []).push(turns);
-        else {
+        if (same(a.answers[0], a.answers[last])) {
+          const m = (maintained[n] ??= { draw: [], handle: [] });
+          m.draw.push(hashSeed(o.seed, 'maintained', n, r.taskId, r.sampleIndex));
+          m.handle.push(held.put(JSON.stringify(turns)));
+        } else {
           for (const e of turns) emit(criticRole(n), e);
           increment(corrected, n);
           increment(correctedRows, n, turns.length);
@@ -87,18 +95,25 @@ export function debateSelection(
       const counts: Record<string, number> = {};
       const roles: string[] = [];
       for (let n = 0; n < agents; n++) {
-        const held = (maintained[n] ?? []).sort((a, b) => byTaskAndSample(a[0], b[0]));
-        const keep = Math.min(held.length, Math.round((corrected[n] ?? 0) * o.maintainedPerCorrected));
-        const kept = shuffled(held, seededRandom(hashSeed(o.seed, 'maintained', n)))
-          .slice(0, keep)
-          .flat();
-        for (const e of kept) emit(criticRole(n), e);
+        const { draw, handle } = maintained[n] ?? { draw: [], handle: [] };
+        const keep = Math.min(draw.length, Math.round((corrected[n] ?? 0) * o.maintainedPerCorrected));
+        // The lowest draws; two equal draws (32 bits) in the order their debates came, the plan's order.
+        const chosen = draw
+          .map((_, i) => i)
+          .sort((a, b) => draw[a] - draw[b] || a - b)
+          .slice(0, keep);
+        let kept = 0;
+        for (const i of chosen)
+          for (const e of JSON.parse(held.get(handle[i])) as SftExample[]) {
+            emit(criticRole(n), e);
+            kept++;
+          }
         roles.push(generatorRole(n), criticRole(n));
         counts[`${generatorRole(n)}_examples`] = generated[n] ?? 0;
         counts[`${criticRole(n)}_corrected`] = corrected[n] ?? 0;
         counts[`${criticRole(n)}_maintained`] = keep;
         // Rows written: one per kept debate, or one per round of it under compat: seed.
-        counts[`${criticRole(n)}_examples`] = (correctedRows[n] ?? 0) + kept.length;
+        counts[`${criticRole(n)}_examples`] = (correctedRows[n] ?? 0) + kept;
       }
       return { roles, counts };
     },
@@ -134,16 +149,19 @@ export function baselineSelection(
 }
 
 /** A selection's examples over records in memory, in task order. */
-export function selectedExamples(records: readonly DebateRecord[], selection: (emit: EmitExample) => DebateSelection): DebateData {
+export function selectedExamples(
+  records: readonly DebateRecord[],
+  selection: (emit: EmitExample, held: HeldRows) => DebateSelection,
+): DebateData {
   const collected: Record<string, SftExample[]> = {};
-  const s = selection((role, e) => (collected[role] ??= []).push(e));
+  const s = selection((role, e) => (collected[role] ??= []).push(e), heldInMemory());
   for (const r of [...records].sort(byTaskAndSample)) s.add(r);
   const { roles, counts } = s.finish();
   return { examples: Object.fromEntries(roles.map((role) => [role, collected[role] ?? []])), counts };
 }
 
 export const debateTrainingData = (records: readonly DebateRecord[], o: Parameters<typeof debateSelection>[0]): DebateData =>
-  selectedExamples(records, (emit) => debateSelection(o, emit));
+  selectedExamples(records, (emit, held) => debateSelection(o, emit, held));
 
 export const baselineTrainingData = (records: readonly DebateRecord[], o: Parameters<typeof baselineSelection>[0]): DebateData =>
   selectedExamples(records, (emit) => baselineSelection(o, emit));

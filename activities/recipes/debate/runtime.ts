@@ -2,6 +2,7 @@
 // (task, sample), metrics, and the data every generator and critic role learns from.
 import type { RecipeRuntime, Split } from '../types';
 import { formatSft, type TrainingDataFormat } from '../../data/formats';
+import type { HeldRows } from '../../data/held-rows';
 import { oneModel, shape, type DebateRecipeConfig } from './config';
 import { baselineSelection, debateSelection, type EmitExample, selectedExamples } from './data';
 import { debateDataBuilder } from './data-builder';
@@ -27,10 +28,14 @@ export function debateRuntime(cfg: DebateRecipeConfig, seed: number, format: Tra
   let client: Embed | undefined;
   const embed: Embed | undefined = embedding && ((texts) => (client ??= embeddingsClient(embedding))(texts));
   // The same selection builds the rows in memory (buildData) and streamed (dataBuilder).
-  const selection = (emit: EmitExample) =>
+  const selection = (emit: EmitExample, held: HeldRows) =>
     oneModel(cfg)
       ? baselineSelection({ dataset: cfg.dataset, keep: cfg.mode === 'star' ? 'gold' : 'vote', compat: cfg.compat }, emit)
-      : debateSelection({ dataset: cfg.dataset, maintainedPerCorrected: cfg.data.maintainedPerCorrected, seed, compat: cfg.compat }, emit);
+      : debateSelection(
+          { dataset: cfg.dataset, maintainedPerCorrected: cfg.data.maintainedPerCorrected, seed, compat: cfg.compat },
+          emit,
+          held,
+        );
   return {
     taskCount: (split) => tasksFor(split).length,
     samplesPerTask: (split) => (split === 'eval' ? cfg.evalSamples : cfg.trainSamples),

@@ -1,12 +1,14 @@
 // Evaluation and build-data stream ColBench's episodes (metricsFold, dataBuilder): the fold gives the metrics
 // `metrics` gives (best-of-k one task at a time), and the builder writes the MT-DPO / RFT rows `buildData` returns,
-// each task's once its episodes are in. SWEET-RL's build with models still reads every episode (runtime.ts).
+// each task's once its episodes are in, as SWEET-RL's critic rows are. SWEET-RL's build with models still reads every
+// episode (runtime.ts).
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../../configs/load';
 import { createColbenchSimulatedPolicy, type ColbenchTrajectory } from '../../../../../activities/recipes/colbench';
 import type { ColbenchCodeRecipeConfig } from '../../../../../activities/recipes/colbench/config';
 import { codeKind } from '../../../../../activities/recipes/colbench/kinds';
+import { criticPreferencePairs, trajectoryDpoRow } from '../../../../../activities/recipes/colbench/baselines';
 import { colbenchRuntime, type ScoredTrajectory } from '../../../../../activities/recipes/colbench/runtime';
 import { foldRecords } from '../../../../../activities/recipes/metrics-fold';
 import type { Split } from '../../../../../activities/recipes/types';
@@ -60,5 +62,18 @@ describe('ColBench streams its episodes', () => {
     // Rows were written before the last episode arrived, at a task's end (every 4 episodes).
     expect(streamed.firstRowAt).toBeLessThan(episodes.length);
     expect(streamed.firstRowAt! % 4).toBe(0);
+  });
+
+  it("SWEET-RL's critic rows are the trajectory pairs over all episodes, written one task at a time", async () => {
+    const sweet = colbenchRuntime({ ...cfg, data: { ...cfg.data, method: 'sweet-rl' } }, config.seed, 'trl');
+    const episodes = await planEpisodes('train');
+    const streamed = streamedBuild({ dataBuilder: sweet.scorerDataBuilder! }, episodes);
+    const score = (e: ScoredTrajectory) => (e.score && 'fraction' in e.score ? e.score.fraction : 0);
+    const pairs = criticPreferencePairs(episodes, episodes.map(score), codeKind(cfg).tasks('train'), config.seed);
+    expect(pairs.length).toBeGreaterThan(0);
+    expect(streamed.rows).toEqual({ 'critic/dpo': pairs.map((p) => JSON.stringify(trajectoryDpoRow(p))).sort() });
+    expect(streamed.counts).toEqual({ critic_pairs: pairs.length });
+    expect(streamed.firstRowAt! % 4).toBe(0);
+    expect(streamed.firstRowAt).toBeLessThan(episodes.length);
   });
 });

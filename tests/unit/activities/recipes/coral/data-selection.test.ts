@@ -12,6 +12,7 @@ import {
   type CoralConversation,
   type CoralTurn,
 } from '../../../../../activities/recipes/coral';
+import { heldInMemory } from '../../../../../activities/data/held-rows';
 import type { CoralRecipeConfig } from '../../../../../activities/recipes/coral/config';
 import { coralRuntime } from '../../../../../activities/recipes/coral/runtime';
 import { loadConfig } from '../../../../../configs/load';
@@ -189,6 +190,7 @@ describe('recipe.data in the config', () => {
         firstRowAt ??= added;
       },
       extra: () => {},
+      held: heldInMemory,
     });
     for (const r of records) {
       builder.add(r);
@@ -202,7 +204,7 @@ describe('recipe.data in the config', () => {
     // Task a's rows were written as task b's first record arrived, not at the end.
     expect(firstRowAt).toBe(3);
     // A task whose records come back after another's would get its per-task caps twice: refused.
-    const again = runtime.dataBuilder({ row: () => {}, extra: () => {} });
+    const again = runtime.dataBuilder({ row: () => {}, extra: () => {}, held: heldInMemory });
     for (const r of [conv('a', 0), conv('b', 0), conv('a', 1)]) again.add(r);
     expect(() => again.finish()).toThrow(/task a are not together/);
   });
