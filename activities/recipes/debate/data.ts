@@ -6,9 +6,10 @@
 //     (round 0 said otherwise) and "maintained" (round 0 already agreed); all corrected examples are kept, plus
 //     `maintainedPerCorrected` maintained ones per corrected one, drawn at random (the seed: one with probability
 //     0.5 per corrected example): those with the lowest seeded hash of (agent, task, sample), a draw that does not
-//     depend on the order debates arrive in. Only the final reply is the target; the earlier rounds are its context — or, under
-//     `compat: seed`, every reply of the debate is a target (one example per round, each with the rounds before it
-//     as context), as the seed's trainer (lm_ft/lm_ft.py `preprocess`) masks only the user turns of a conversation.
+//     depend on the order debates arrive in. Only the final reply is the target; the earlier rounds are its
+//     context — or, under `compat: seed`, every reply of the debate is a target (one example per round, each with
+//     the rounds before it as context), as the seed's trainer (lm_ft/lm_ft.py `preprocess`) masks only the user
+//     turns of a conversation.
 import type { SftExample } from '../../data/examples';
 import { type HeldRows, heldInMemory } from '../../data/held-rows';
 import { hashSeed } from '../../seeded-random';
@@ -48,8 +49,8 @@ const increment = (xs: number[], i: number, by = 1) => {
 
 /** The multi-agent data (generators and critics). Generator examples and corrected critic debates are emitted as
  *  their debate arrives; maintained critic debates wait in `held` (out of the heap: a file in a streamed build) until
- *  the end, because how many are kept is a share of ALL corrected ones. What stays in memory is 24 bytes a
- *  maintained debate: its draw and its handle. */
+ *  the end, because how many are kept is a share of ALL corrected ones. What stays in memory is 32 bytes a
+ *  maintained debate: its draw, its handle, and where its row is in the held file. */
 export function debateSelection(
   o: { dataset: DebateDataset; maintainedPerCorrected: number; seed: number; compat: AnswerCompat },
   emit: EmitExample,
