@@ -37,18 +37,10 @@ export async function buildToFiles<B>(
 /** Bytes gathered before one write(): few syscalls, little held. */
 const FLUSH_BYTES = 1 << 20;
 
-interface OpenDataset {
-  file: string;
-  fd: number;
-  rows: number;
-  pending: string[];
-  pendingBytes: number;
-}
-
 export class DatasetFiles implements RowSink {
   private readonly dir: string;
-  private readonly open = new Map<string, OpenDataset>();
-  private readonly heldFds: number[] = [];
+  private readonly open = new Map<string, { file: string; out: AppendFile; rows: number }>();
+  private readonly heldFiles: AppendFile[] = [];
 
   /** @param parent where the files go: the worker's state dir (a tmpfs /tmp would hold the rows in memory) */
   constructor(parent: string) {
@@ -66,89 +58,92 @@ export class DatasetFiles implements RowSink {
 
   /** Rows held in a file of their own beside the datasets, read back by handle. */
   held(): HeldRows {
-    const fd = openSync(path.join(this.dir, `held-${this.heldFds.length}.jsonl`), 'w+');
-    this.heldFds.push(fd);
-    return new HeldFile(fd);
+    const out = new AppendFile(path.join(this.dir, `held-${this.heldFiles.length}.jsonl`), 'w+');
+    this.heldFiles.push(out);
+    return heldIn(out);
   }
 
   private write(name: string, line: string): void {
     let d = this.open.get(name);
     if (!d) {
       const file = path.join(this.dir, `${this.open.size}.jsonl`);
-      this.open.set(name, (d = { file, fd: openSync(file, 'w'), rows: 0, pending: [], pendingBytes: 0 }));
+      this.open.set(name, (d = { file, out: new AppendFile(file, 'w'), rows: 0 }));
     }
-    d.pending.push(line, '\n');
-    d.pendingBytes += line.length + 1;
+    d.out.append(Buffer.from(`${line}\n`));
     d.rows++;
-    if (d.pendingBytes >= FLUSH_BYTES) flush(d);
   }
 
   /** Every dataset as an artifact, by its name (`<role>/<dataset>`, `extra/<name>`). */
   async store(store: ArtifactStore): Promise<Map<string, ArtifactRef>> {
     const refs = new Map<string, ArtifactRef>();
-    for (const d of this.open.values()) flush(d);
+    for (const d of this.open.values()) d.out.flush();
     for (const [name, d] of this.open) refs.set(name, await store.putFile(d.file, { ext: '.jsonl', rows: d.rows }));
     return refs;
   }
 
   /** Closes and removes the files (after `store`, or instead of it when the build failed). */
   discard(): void {
-    for (const d of this.open.values()) closeSync(d.fd);
-    for (const fd of this.heldFds.splice(0)) closeSync(fd);
+    for (const d of this.open.values()) d.out.close();
+    for (const out of this.heldFiles.splice(0)) out.close();
     this.open.clear();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
-function flush(d: OpenDataset): void {
-  if (!d.pending.length) return;
-  writeAll(d.fd, Buffer.from(d.pending.join('')), null);
-  d.pending = [];
-  d.pendingBytes = 0;
-}
-
-/** write() may take part of the bytes (a full disk fails with ENOSPC on the next try): every byte goes, or it throws.
- *  `position` null: at the file's end. */
-function writeAll(fd: number, bytes: Buffer, position: number | null): void {
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, position === null ? null : position + at);
-}
-
-/** Held rows in one file: each row's start and byte length in memory (16 bytes a row), its bytes on disk. */
-class HeldFile implements HeldRows {
-  private readonly starts: number[] = [];
-  private readonly lengths: number[] = [];
+/** A file written at its end through a buffer of FLUSH_BYTES; `append` says where the bytes start. */
+class AppendFile {
+  readonly fd: number;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private written = 0;
 
-  constructor(private readonly fd: number) {}
+  constructor(file: string, flags: 'w' | 'w+') {
+    this.fd = openSync(file, flags);
+  }
 
-  put(line: string): number {
-    const bytes = Buffer.from(line);
-    this.starts.push(this.written + this.pendingBytes);
-    this.lengths.push(bytes.length);
+  append(bytes: Buffer): number {
+    const start = this.written + this.pendingBytes;
     this.pending.push(bytes);
     this.pendingBytes += bytes.length;
     if (this.pendingBytes >= FLUSH_BYTES) this.flush();
-    return this.starts.length - 1;
+    return start;
   }
 
-  get(handle: number): string {
-    this.flush();
-    const bytes = Buffer.allocUnsafe(this.lengths[handle]);
-    for (let at = 0; at < bytes.length; ) {
-      const n = readSync(this.fd, bytes, at, bytes.length - at, this.starts[handle] + at);
-      if (n === 0) throw new Error(`held row ${handle}: its file ends before its ${bytes.length} bytes`);
-      at += n;
-    }
-    return bytes.toString('utf8');
-  }
-
-  private flush(): void {
+  flush(): void {
     if (!this.pendingBytes) return;
-    writeAll(this.fd, Buffer.concat(this.pending), this.written);
-    this.written += this.pendingBytes;
+    const bytes = Buffer.concat(this.pending);
+    // write() may take part of the bytes (a full disk fails with ENOSPC on the next try): every byte goes, or it throws.
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at, this.written + at);
+    this.written += bytes.length;
     this.pending = [];
     this.pendingBytes = 0;
   }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** Held rows in an AppendFile: each row's start and byte length in memory (16 bytes a row), its bytes on disk. */
+function heldIn(out: AppendFile): HeldRows {
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  return {
+    put(line) {
+      const bytes = Buffer.from(line);
+      starts.push(out.append(bytes));
+      lengths.push(bytes.length);
+      return starts.length - 1;
+    },
+    get(handle) {
+      out.flush();
+      const bytes = Buffer.allocUnsafe(lengths[handle]);
+      for (let at = 0; at < bytes.length; ) {
+        const n = readSync(out.fd, bytes, at, bytes.length - at, starts[handle] + at);
+        if (n === 0) throw new Error(`held row ${handle}: its file ends before its ${bytes.length} bytes`);
+        at += n;
+      }
+      return bytes.toString('utf8');
+    },
+  };
 }

@@ -64,7 +64,6 @@ interface Pending {
 
 export class JournalIndex {
   private readonly findLine: Statement;
-  private readonly indexedOf: Statement;
   private readonly journalOf: Statement;
   private readonly addJournal: Statement;
   private readonly setIndexed: Statement;
@@ -81,7 +80,6 @@ export class JournalIndex {
     this.findLine = db.prepare(
       'SELECT journals.name, lines.start, lines.length FROM lines JOIN journals ON journals.id = lines.journal WHERE lines.key = ?',
     );
-    this.indexedOf = db.prepare('SELECT indexed FROM journals WHERE name = ?');
     this.journalOf = db.prepare('SELECT id, indexed FROM journals WHERE name = ?');
     this.addJournal = db.prepare('INSERT INTO journals (name, indexed) VALUES (?, 0)');
     this.setIndexed = db.prepare('UPDATE journals SET indexed = ? WHERE id = ?');
@@ -106,7 +104,7 @@ export class JournalIndex {
 
   /** How far `journal` is indexed (0: not at all). */
   indexedTo(journal: string): number {
-    const row = this.indexedOf.get(journal) as { indexed: number } | undefined;
+    const row = this.journalOf.get(journal) as { indexed: number } | undefined;
     return Math.max(this.uncommittedTo.get(journal) ?? 0, row?.indexed ?? 0);
   }
 

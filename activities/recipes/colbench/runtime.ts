@@ -53,12 +53,15 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
   const kind = k.kind;
   const prompts = recipePrompts(kind === 'code' ? COLBENCH_CODE_PROMPTS : COLBENCH_HTML_PROMPTS, cfg);
   const tasksFor = k.tasks;
-  // By id, made once per split: scoring and the critic's rows look a task up per episode and per task.
+  // By id, made once per split: scoring, the critic's rows and the report look a task up per episode and per task.
   const byId = new Map<Split, Map<string, T>>();
-  const taskOf = (split: Split, id: string) => {
+  const findTask = (split: Split, id: string): T | undefined => {
     let tasks = byId.get(split);
     if (!tasks) byId.set(split, (tasks = new Map(tasksFor(split).map((t) => [t.id, t]))));
-    const t = tasks.get(id);
+    return tasks.get(id);
+  };
+  const taskOf = (split: Split, id: string) => {
+    const t = findTask(split, id);
     if (!t) throw new Error(`colbench: record for unknown task ${id}`);
     return t;
   };
@@ -177,11 +180,7 @@ function kindRuntime<T extends ColbenchTask, S extends CodeScore | HtmlScore>(
           },
         }
       : {}),
-    describeRecord: (split, r) =>
-      colbenchConversationView(
-        r,
-        tasksFor(split).find((t) => t.id === r.taskId),
-      ),
+    describeRecord: (split, r) => colbenchConversationView(r, findTask(split, r.taskId)),
     probePrompts: (n) =>
       tasksFor('eval')
         .slice(0, n)
